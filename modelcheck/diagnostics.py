@@ -1,0 +1,72 @@
+"""Source spans and diagnostics.  Rendering to text lives here too (it is pure:
+it returns a string; the CLI decides where it goes)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Span", "Diagnostic", "Severity", "render_diagnostic"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file; lines and columns are 1-based, end exclusive."""
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class Severity:
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a spec.  ``code``: MC1xxx syntax, MC2xxx names,
+    MC3xxx types, MC4xxx model well-formedness, MC5xxx evaluation."""
+    code: str
+    message: str
+    span: Span | None
+    hint: str | None = None
+    notes: tuple[str, ...] = ()
+    severity: str = Severity.ERROR
+
+    def __str__(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        return f"{where}{self.severity}[{self.code}]: {self.message}"
+
+
+def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
+    """Render as::
+
+        error[MC2004]: unknown name 'leadr'
+          --> specs/raft.mc:12:9
+           |
+        12 |     if leadr == n {
+           |        ^^^^^
+           = hint: did you mean 'leader'?
+    """
+    lines = [f"{diag.severity}[{diag.code}]: {diag.message}"]
+    span = diag.span
+    if span is not None:
+        lines.append(f"  --> {span.file}:{span.line}:{span.col}")
+        src_lines = source.splitlines() if source is not None else []
+        if 1 <= span.line <= len(src_lines):
+            text = src_lines[span.line - 1].expandtabs(4)
+            gutter = str(span.line)
+            pad = " " * len(gutter)
+            width = (span.end_col - span.col) if span.end_line == span.line else len(text) - span.col + 1
+            width = max(1, width)
+            lines.append(f"{pad} |")
+            lines.append(f"{gutter} | {text}")
+            lines.append(f"{pad} | {' ' * (span.col - 1)}{'^' * width}")
+    for note in diag.notes:
+        lines.append(f"   = note: {note}")
+    if diag.hint:
+        lines.append(f"   = hint: {diag.hint}")
+    return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""The engine interface: ``Engine.check(model, options, reporter) -> CheckResult``.
+
+Every engine reads only the IR, reports progress through a ``Reporter``, and
+returns a ``CheckResult``.  HOLDS is reported only when the search finished;
+any bound hit, timeout, interruption or memory exhaustion gives UNKNOWN with a
+reason (or HOLDS_UP_TO_BOUND for bounded model checking).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.trace.trace import Trace
+
+__all__ = ["Status", "PropertyResult", "CheckOptions", "Stats", "Progress", "CheckResult",
+           "Reporter", "NullReporter", "Engine", "DEADLOCK"]
+
+#: The name under which deadlock appears among the property results.
+DEADLOCK = "deadlock"
+
+
+class Status(enum.Enum):
+    HOLDS = "holds"
+    VIOLATED = "violated"
+    HOLDS_UP_TO_BOUND = "holds_up_to_bound"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class PropertyResult:
+    """The verdict on one property.
+
+    For an invariant or step invariant: VIOLATED comes with the shortest
+    counterexample.  For ``sometimes P``: HOLDS comes with the shortest witness
+    trace (P is reachable); VIOLATED means the search finished and P is never
+    reachable.  The deadlock check appears as a property named ``deadlock``
+    (kind None).  ``trace_file`` is set by whoever wrote the trace to disk.
+    """
+    name: str
+    kind: PropertyKind | None
+    status: Status
+    trace: Trace | None = None
+    reason: str | None = None
+    trace_file: str | None = None
+
+    @property
+    def steps(self) -> int | None:
+        return len(self.trace) if self.trace is not None else None
+
+
+@dataclass
+class CheckOptions:
+    """Everything an engine may be asked; engines ignore what they do not use."""
+    invariants: tuple[str, ...] | None = None   # property names to check; None = all
+    deadlock: bool = True                       # report deadlock (unless a terminal state)
+    max_states: int | None = None
+    max_depth: int | None = None                # in TLC levels: initial states are depth 1
+    timeout_s: float | None = None
+    stop_on_first: bool = False                 # stop at the first violation of any property
+    # simulation (reference engine)
+    simulate: int | None = None                 # number of random runs
+    sim_depth: int = 100
+    seed: int = 0
+    # compiled engine
+    exact: bool = False                         # store whole packed states, no fingerprints
+    symmetry: bool = True                       # use symmetric declarations
+    checkpoint_dir: str | None = None
+    checkpoint_every_s: float = 300.0
+    resume_dir: str | None = None
+    dump_kernel: str | None = None              # path to write the generated source
+    cache_dir: str | None = None
+    # Z3 engine
+    depth: int | None = None                    # BMC depth (steps)
+    k: int = 1                                  # k-induction
+    lemmas: tuple[str, ...] = ()
+    # Spark engine
+    master: str | None = None
+    partitions: int | None = None
+    spark_threshold: int | None = None
+    verbose: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Stats:
+    distinct_states: int = 0
+    generated_states: int = 0
+    depth: int = 0                              # TLC-style: levels, initial states = 1
+    elapsed_s: float = 0.0
+    action_counts: dict[str, int] = field(default_factory=dict)   # successors per action
+    never_enabled: tuple[str, ...] = ()
+    extras: dict[str, Any] = field(default_factory=dict)          # engine-specific figures
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress tick; engines emit one every ~0.5 s and one per level."""
+    distinct_states: int
+    generated_states: int
+    depth: int
+    queue: int
+    elapsed_s: float
+    phase: str = "explore"
+
+
+@dataclass
+class CheckResult:
+    model_name: str
+    engine: str
+    properties: list[PropertyResult]
+    stats: Stats
+    reason: str | None = None          # why the search stopped early (bounds, timeout, Ctrl-C)
+    error: Any = None                  # an EvalError (MC5xxx) with its trace, if the spec failed
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.reason is None and self.error is None
+
+    def get_property(self, name: str) -> PropertyResult:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all hold, 1 a property violated, 2 spec error, 3 unknown."""
+        if self.error is not None:
+            return 2
+        if any(p.status is Status.VIOLATED for p in self.properties):
+            return 1
+        if any(p.status in (Status.UNKNOWN, Status.HOLDS_UP_TO_BOUND) for p in self.properties):
+            return 3
+        return 0
+
+
+class Reporter(Protocol):
+    def progress(self, progress: Progress) -> None: ...
+    def note(self, message: str) -> None: ...
+
+
+class NullReporter:
+    def progress(self, progress: Progress) -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        pass
+
+
+class Engine(Protocol):
+    name: str
+
+    def check(self, model: Model, options: CheckOptions, reporter: Reporter) -> CheckResult: ...

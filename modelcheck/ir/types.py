@@ -1,0 +1,179 @@
+"""The finite types of the IR.
+
+Every type here has a finite, enumerable domain; the front end rejects anything
+else (an unbounded ``int``, a set over an infinite type).  Int bounds and
+sequence/bag capacities are part of the type so that engines can size their
+encodings (bit widths, slots) statically.
+
+Two types are *compatible* when they have the same shape; int bounds and
+capacities may differ (a value is checked against the declared type of the
+variable it is written to, at run time: MC5001).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = [
+    "BoolType", "IntType", "EnumType", "ModelType", "SetType", "MapType",
+    "SeqType", "BagType", "RecordType", "TupleType", "OptionType", "Type",
+    "BOOL", "compatible", "join", "render_type",
+]
+
+
+@dataclass(frozen=True)
+class BoolType:
+    pass
+
+
+@dataclass(frozen=True)
+class IntType:
+    """Integers lo..hi inclusive.  Expression types carry the static interval
+    computed by the type checker, so engines know every intermediate range."""
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class EnumType:
+    name: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelType:
+    """A set of interchangeable named ids (model values), e.g. the nodes.
+    ``symmetric`` types may be reduced under permutation by engines."""
+    name: str
+    members: tuple[str, ...]
+    symmetric: bool = False
+
+
+@dataclass(frozen=True)
+class SetType:
+    elem: "Type"
+
+
+@dataclass(frozen=True)
+class MapType:
+    """A total function from every value of ``key`` to a ``value``.
+    Partial maps are written ``map[K, option[V]]``."""
+    key: "Type"
+    value: "Type"
+
+
+@dataclass(frozen=True)
+class SeqType:
+    """Sequences of at most ``capacity`` elements, indexed from 0."""
+    elem: "Type"
+    capacity: int
+
+
+@dataclass(frozen=True)
+class BagType:
+    """Multisets holding at most ``capacity`` elements in total."""
+    elem: "Type"
+    capacity: int
+
+
+@dataclass(frozen=True)
+class RecordType:
+    """Named fields, in declaration order.  ``name`` is the declared type name
+    (used as the constructor, ``Msg(term=1, ...)``), or None if anonymous."""
+    name: str | None
+    fields: tuple[tuple[str, "Type"], ...]
+
+    def field_type(self, field: str) -> "Type":
+        for name, ftype in self.fields:
+            if name == field:
+                return ftype
+        raise KeyError(field)
+
+
+@dataclass(frozen=True)
+class TupleType:
+    elems: tuple["Type", ...]
+
+
+@dataclass(frozen=True)
+class OptionType:
+    """``none`` or ``some(v)``; options do not nest."""
+    elem: "Type"
+
+
+Type = Union[BoolType, IntType, EnumType, ModelType, SetType, MapType, SeqType,
+             BagType, RecordType, TupleType, OptionType]
+
+BOOL = BoolType()
+
+
+def compatible(a: Type, b: Type) -> bool:
+    """Same shape, ignoring int bounds and capacities."""
+    return join(a, b) is not None
+
+
+def join(a: Type, b: Type) -> Type | None:
+    """The smallest type holding the values of both, or None if the shapes differ."""
+    if isinstance(a, IntType) and isinstance(b, IntType):
+        return IntType(min(a.lo, b.lo), max(a.hi, b.hi))
+    if type(a) is not type(b):
+        return None
+    if isinstance(a, (BoolType, EnumType, ModelType)):
+        return a if a == b else None
+    if isinstance(a, SetType):
+        e = join(a.elem, b.elem)
+        return None if e is None else SetType(e)
+    if isinstance(a, OptionType):
+        e = join(a.elem, b.elem)
+        return None if e is None else OptionType(e)
+    if isinstance(a, MapType):
+        if a.key != b.key and join(a.key, b.key) != a.key:
+            return None
+        v = join(a.value, b.value)
+        return None if v is None else MapType(a.key, v)
+    if isinstance(a, (SeqType, BagType)):
+        e = join(a.elem, b.elem)
+        return None if e is None else type(a)(e, max(a.capacity, b.capacity))
+    if isinstance(a, RecordType):
+        if [n for n, _ in a.fields] != [n for n, _ in b.fields]:
+            return None
+        fields = []
+        for (n, ta), (_, tb) in zip(a.fields, b.fields):
+            t = join(ta, tb)
+            if t is None:
+                return None
+            fields.append((n, t))
+        return RecordType(a.name if a.name == b.name else None, tuple(fields))
+    if isinstance(a, TupleType):
+        if len(a.elems) != len(b.elems):
+            return None
+        elems = [join(x, y) for x, y in zip(a.elems, b.elems)]
+        return None if any(e is None for e in elems) else TupleType(tuple(elems))
+    return None
+
+
+def render_type(t: Type) -> str:
+    """The type as a user writes it."""
+    if isinstance(t, BoolType):
+        return "bool"
+    if isinstance(t, IntType):
+        return f"{t.lo}..{t.hi}"
+    if isinstance(t, (EnumType, ModelType)):
+        return t.name
+    if isinstance(t, SetType):
+        return f"set[{render_type(t.elem)}]"
+    if isinstance(t, MapType):
+        return f"map[{render_type(t.key)}, {render_type(t.value)}]"
+    if isinstance(t, SeqType):
+        return f"seq[{render_type(t.elem)}, {t.capacity}]"
+    if isinstance(t, BagType):
+        return f"bag[{render_type(t.elem)}, {t.capacity}]"
+    if isinstance(t, OptionType):
+        return f"option[{render_type(t.elem)}]"
+    if isinstance(t, TupleType):
+        return "tuple[" + ", ".join(render_type(e) for e in t.elems) + "]"
+    if isinstance(t, RecordType):
+        if t.name:
+            return t.name
+        return "record {" + ", ".join(f"{n}: {render_type(ft)}" for n, ft in t.fields) + "}"
+    raise TypeError(t)

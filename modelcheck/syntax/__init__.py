@@ -1,0 +1,4 @@
+"""The syntax phase: text -> ``ast.Module`` (``parse``)."""
+from modelcheck.syntax.parser import parse
+
+__all__ = ["parse"]

@@ -1,0 +1,55 @@
+# modelcheck: everyday targets.  `make check` and `make test` work on a fresh
+# machine with python3 >= 3.11: both create the virtual environment first.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# Re-installs when pyproject.toml changes (new dependencies), not on every run.
+STAMP  := $(VENV)/.modelcheck-installed
+
+VERDICT_FILES := specs/examples/verdicts.toml $(wildcard specs/verdicts.toml)
+GOLDEN_TESTS  := $(wildcard tests/golden) tests/cli
+BENCHES       := $(sort $(wildcard bench/*.py))
+
+.PHONY: setup check test test-fast bench golden clean distclean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The expected verdicts of the example specs and of the RabbitMQ specs.
+check: setup
+	$(BIN)/modelcheck verdicts $(VERDICT_FILES)
+
+# Every tier, the slow one included.  pytest's exit 5 ("no tests ran") fails too.
+test: setup
+	$(BIN)/python -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
+	exit $$rc
+
+test-fast: setup
+	$(BIN)/python -m pytest -m "not slow"; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; \
+	exit $$rc
+
+bench: setup
+	@if [ -z "$(BENCHES)" ]; then echo "make bench: no bench/*.py" >&2; exit 1; fi
+	@for f in $(BENCHES); do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Rewrite the golden files from the current output; review the diff before committing.
+golden: setup
+	$(BIN)/python -m pytest -q $(GOLDEN_TESTS) --regen-golden
+
+clean:
+	rm -rf counterexamples build dist .pytest_cache .hypothesis .modelcheck-cache \
+	       spark-warehouse metastore_db derby.log
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -path ./$(VENV) -prune -o -name '*.egg-info' -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
+
+-include mk/*.mk

@@ -1,0 +1,55 @@
+"""The Python API: load a spec, check it with an engine.
+
+``check`` is the one door to every engine: whatever engine ran, every trace in
+its result (counterexamples, witnesses, the trace to a run-time error) is
+replayed under the reference semantics before the result is handed back.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from modelcheck.engines import get_engine
+from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
+from modelcheck.engines.reference.explorer import select_properties
+from modelcheck.ir.nodes import Model
+from modelcheck.trace.replay import TraceReplayError, check_replays
+
+__all__ = ["load", "load_source", "check", "TraceReplayError"]
+
+
+def load(path: str, consts: Mapping[str, Any] | None = None) -> Model:
+    """The spec at ``path`` compiled to IR, ``consts`` overriding its consts
+    (values as text, as with ``-D``, or Python ints/bools).  Raises CompileError or UsageError.
+    (``modelcheck.pipeline.load``; imported on use, so that engines and traces
+    can be used without loading the front end.)"""
+    from modelcheck import pipeline
+    return pipeline.load(path, consts=consts)
+
+
+def load_source(source: str, path: str = "<string>",
+                consts: Mapping[str, Any] | None = None) -> Model:
+    """Like ``load`` for spec text held in memory (``path`` names it in messages)."""
+    from modelcheck import pipeline
+    return pipeline.load_source(source, path=path, consts=consts)
+
+
+def check(model: Model, engine: str = "reference", options: CheckOptions | None = None,
+          reporter: Reporter | None = None) -> CheckResult:
+    """Check ``model`` with the named engine and return its result, every trace
+    in it replayed.  Raises UsageError for an unknown property name in
+    ``options.invariants``, ValueError for an unknown engine, and
+    TraceReplayError (an internal error) if the engine returned a trace that
+    is not a behaviour of the model."""
+    options = options if options is not None else CheckOptions()
+    reporter = reporter if reporter is not None else NullReporter()
+    select_properties(model, options)      # unknown names fail here, for every engine
+    result = get_engine(engine).check(model, options, reporter)
+    for prop in result.properties:
+        if prop.trace is not None:
+            check_replays(model, prop.trace,
+                          f"the {engine} engine's trace for property '{prop.name}'")
+    error_trace = getattr(result.error, "trace", None)
+    if error_trace is not None and error_trace.steps:
+        check_replays(model, error_trace, f"the {engine} engine's trace to a run-time error")
+    return result

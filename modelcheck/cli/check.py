@@ -1,0 +1,188 @@
+"""``modelcheck check`` and ``modelcheck parse``."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from rich.console import Console
+
+from modelcheck.engines import ENGINES
+from modelcheck.errors import ModelcheckError, UsageError
+from modelcheck.ir.nodes import Model
+from modelcheck.cli.console import err_console, out_console
+from modelcheck.cli.json_out import dumps, failure_json, outcome_json
+from modelcheck.cli.options import (REFERENCE, CheckFlags, build_options, default_engine,
+                                    parse_defines, parse_sweeps)
+from modelcheck.cli.progress import ProgressDisplay
+from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
+from modelcheck.cli.runner import Outcome, exit_code, load_model, run_engine, save_traces
+
+__all__ = ["check_cmd", "parse_cmd", "choose_engine", "DEFAULT_OUT"]
+
+#: Where traces go unless --out says otherwise.
+DEFAULT_OUT = "counterexamples"
+
+
+def choose_engine(requested: str | None, flags: CheckFlags, err: Console) -> str:
+    """The engine to run: the one asked for, else the reference engine for a
+    simulation, else the default engine (with a notice when it falls back)."""
+    if flags.simulate is not None:
+        if requested not in (None, REFERENCE):
+            raise UsageError(f"--simulate runs on the reference engine, not {requested}",
+                             hint="drop --engine, or drop --simulate for an exhaustive check")
+        return REFERENCE
+    if requested is not None:
+        return requested
+    engine, notice = default_engine()
+    if notice:
+        err.print(f"note: {notice}")
+    return engine
+
+
+@contextmanager
+def json_failure(enabled: bool, spec: str, engine: str | None,
+                 defines: Mapping[str, str]) -> Iterator[None]:
+    """In --json mode, a spec or usage error still prints its one JSON object
+    before it is rendered on stderr (by main) and turned into exit code 2."""
+    try:
+        yield
+    except ModelcheckError as exc:
+        if enabled:
+            click.echo(dumps(failure_json(spec, engine, defines, exc)))
+        raise
+
+
+def _options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of ``check``, in the order --help lists them."""
+    decorators = [
+        click.argument("spec", type=click.Path(exists=True, dir_okay=False)),
+        click.option("-D", "--define", "defines", multiple=True, metavar="NAME=VALUE",
+                     help="Set a const (repeatable); '-' in names and values reads as '_'."),
+        click.option("--invariant", "invariants", multiple=True, metavar="NAME",
+                     help="Check only this property (repeatable). Default: every property."),
+        click.option("--engine", type=click.Choice(list(ENGINES)), default=None,
+                     help="Engine to run. Default: compiled if numba works, else reference."),
+        click.option("--json", "json_mode", is_flag=True,
+                     help="Print one JSON object on stdout and nothing else (see docs/cli.md)."),
+        click.option("--max-states", type=click.IntRange(min=1), metavar="N",
+                     help="Stop after N distinct states (the result is then unknown)."),
+        click.option("--max-depth", type=click.IntRange(min=1), metavar="N",
+                     help="Explore N levels at most (initial states are level 1)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+                     help="Stop after S seconds (the result is then unknown)."),
+        click.option("--no-deadlock", is_flag=True, help="Do not report deadlocks."),
+        click.option("--simulate", type=click.IntRange(min=1), metavar="N",
+                     help="Random simulation: N runs (reference engine)."),
+        click.option("--depth", type=click.IntRange(min=0), metavar="D",
+                     help="Step bound of --simulate runs and of the bmc engine."),
+        click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+                     help="Random seed of --simulate."),
+        click.option("--out", type=click.Path(file_okay=False), default=DEFAULT_OUT,
+                     show_default=True, help="Folder for counterexample and witness traces."),
+        click.option("--sweep", "sweeps", multiple=True, metavar="NAME=V1,V2",
+                     help="Check every combination of these const values (repeatable)."),
+        click.option("--exact", is_flag=True,
+                     help="[compiled] Store whole states instead of fingerprints."),
+        click.option("--no-symmetry", is_flag=True,
+                     help="[compiled, spark] Do not reduce symmetric types."),
+        click.option("--checkpoint", type=click.Path(file_okay=False), metavar="DIR",
+                     help="[compiled] Write checkpoints to DIR."),
+        click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True),
+                     metavar="S", help="[compiled] Seconds between checkpoints (default 300)."),
+        click.option("--resume", type=click.Path(exists=True, file_okay=False), metavar="DIR",
+                     help="[compiled] Resume from the checkpoint in DIR."),
+        click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="[compiled] Write the generated kernel source to FILE."),
+        click.option("--k", type=click.IntRange(min=1), metavar="K",
+                     help="[z3] k of k-induction (default 1)."),
+        click.option("--lemma", "lemmas", multiple=True, metavar="NAME",
+                     help="[z3] Use this invariant as a lemma (repeatable)."),
+        click.option("--master", metavar="URL", help="[spark] Spark master URL."),
+        click.option("--partitions", type=click.IntRange(min=1), metavar="N",
+                     help="[spark] Number of partitions."),
+        click.option("--spark-threshold", type=click.IntRange(min=0), metavar="N",
+                     help="[spark] Frontier size from which a level runs on Spark."),
+        click.option("--verbose", is_flag=True, help="Engine-specific detail on stderr."),
+    ]
+    for decorator in reversed(decorators):
+        f = decorator(f)
+    return f
+
+
+def _flags(kw: dict[str, Any]) -> CheckFlags:
+    return CheckFlags(
+        invariants=tuple(kw["invariants"]), deadlock=not kw["no_deadlock"],
+        max_states=kw["max_states"], max_depth=kw["max_depth"], timeout_s=kw["timeout"],
+        simulate=kw["simulate"], depth=kw["depth"], seed=kw["seed"], exact=kw["exact"],
+        symmetry=not kw["no_symmetry"], checkpoint_dir=kw["checkpoint"],
+        checkpoint_every_s=kw["checkpoint_every"], resume_dir=kw["resume"],
+        dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
+        master=kw["master"], partitions=kw["partitions"],
+        spark_threshold=kw["spark_threshold"], verbose=kw["verbose"])
+
+
+@click.command("check")
+@_options
+@click.pass_context
+def check_cmd(ctx: click.Context, **kw: Any) -> None:
+    """Check the properties of SPEC: every invariant, step invariant and
+    sometimes, and deadlock.  Exit code: 0 all hold, 1 a property violated,
+    2 bad input or a spec error, 3 unknown (a bound, timeout or Ctrl-C)."""
+    out, err = out_console(), err_console()
+    spec: str = kw["spec"]
+    json_mode: bool = kw["json_mode"]
+    flags = _flags(kw)
+    engine: str | None = kw["engine"]
+    with json_failure(json_mode, spec, engine, {}):
+        defines = parse_defines(kw["defines"])
+        axes = parse_sweeps(kw["sweeps"], defines)
+    if axes:
+        from modelcheck.cli.sweep import run_sweep
+        ctx.exit(run_sweep(spec, axes, defines, engine, flags, json_mode, kw["out"]))
+    with json_failure(json_mode, spec, engine, defines):
+        model = load_model(spec, defines)
+        options = build_options(model, flags)
+        # Chosen once the spec loaded, so a spec error is not preceded by an engine note.
+        engine = choose_engine(engine, flags, err)
+        with ProgressDisplay(err, enabled=not json_mode) as reporter:
+            result = run_engine(model, engine, options, reporter)
+    outcome = Outcome(spec, model, engine, result)
+    save_traces(outcome, kw["out"], model.name)
+    if json_mode:
+        click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
+    else:
+        show_outcome(out, outcome)
+    ctx.exit(exit_code(result))
+
+
+def show_outcome(out: Console, outcome: Outcome) -> None:
+    """The summary, then each trace step by step, then a run-time error."""
+    model, result = outcome.model, outcome.result
+    print_summary(out, model, outcome.engine, result, outcome.spec)
+    print_traces(out, model, result)
+    if result.error is not None:
+        out.print()
+        print_run_error(out, model, result.error, outcome.error_trace_file)
+
+
+def model_summary(model: Model) -> str:
+    """``die_hard: 2 variables, 6 actions, 1 property, 0 terminals; consts (none)``."""
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    props = count(len(model.properties), "property").replace("propertys", "properties")
+    return (f"{model.name}: {count(len(model.vars), 'variable')}, "
+            f"{count(len(model.actions), 'action')}, {props}, "
+            f"{count(len(model.terminals), 'terminal')}; consts {consts_text(model.consts)}")
+
+
+@click.command("parse")
+@click.argument("spec", type=click.Path(exists=True, dir_okay=False))
+@click.option("-D", "--define", "defines", multiple=True, metavar="NAME=VALUE",
+              help="Set a const (repeatable).")
+def parse_cmd(spec: str, defines: tuple[str, ...]) -> None:
+    """Compile SPEC and report its diagnostics; check nothing.  On success,
+    print a one-line summary of the spec."""
+    model = load_model(spec, parse_defines(defines))
+    out_console().print(model_summary(model))

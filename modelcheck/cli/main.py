@@ -1,0 +1,103 @@
+"""The ``modelcheck`` command group and the console-script entry point.
+
+Every failure reaches the user as text and an exit code, never as a Python
+traceback (unless ``--debug``): a spec or usage error is rendered as
+diagnostics and exits 2; anything unexpected is an internal error, exit 4."""
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+import click
+from rich.console import Console
+
+from modelcheck.diagnostics import render_diagnostic
+from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
+from modelcheck.cli.check import check_cmd, parse_cmd
+from modelcheck.cli.console import err_console
+from modelcheck.cli.render import source_for
+from modelcheck.cli.verdicts import verdicts_cmd
+from modelcheck.cli.replay_cmd import replay
+from modelcheck.cli.trace_cmds import trace
+
+__all__ = ["cli", "main", "render_error", "EXIT_OK", "EXIT_VIOLATED", "EXIT_USAGE",
+           "EXIT_UNKNOWN", "EXIT_INTERNAL"]
+
+EXIT_OK = 0
+EXIT_VIOLATED = 1
+EXIT_USAGE = 2
+EXIT_UNKNOWN = 3
+EXIT_INTERNAL = 4
+
+
+def render_error(exc: ModelcheckError) -> str:
+    """A modelcheck error as the user sees it: diagnostics with the source line
+    and a caret, or ``error: ...`` with a hint."""
+    if isinstance(exc, CompileError):
+        parts = [render_diagnostic(d, source_for(d, exc.sources)) for d in exc.diagnostics]
+        if len(exc.diagnostics) > 1:
+            parts.append(f"{len(exc.diagnostics)} errors")
+        return "\n\n".join(parts)
+    if isinstance(exc, EvalError):
+        return render_diagnostic(exc.diagnostic, source_for(exc.diagnostic, {}))
+    lines = [f"error: {exc}"]
+    if isinstance(exc, UsageError) and exc.hint:
+        lines.append(f"   = hint: {exc.hint}")
+    return "\n".join(lines)
+
+
+class ModelcheckGroup(click.Group):
+    """A click group that turns every exception of a command into a message
+    on stderr and an exit code (see the module docstring)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        debug = bool(ctx.params.get("debug"))
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except ModelcheckError as exc:
+            err = err_console()
+            if debug:
+                err.print(traceback.format_exc().rstrip())
+            err.print(render_error(exc))
+            raise click.exceptions.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            err_console().print("interrupted")
+            raise click.exceptions.Exit(EXIT_UNKNOWN) from None
+        except Exception as exc:
+            _internal_error(err_console(), exc, debug)
+            raise click.exceptions.Exit(EXIT_INTERNAL) from None
+
+
+def _internal_error(err: Console, exc: Exception, debug: bool) -> None:
+    if debug:
+        err.print(traceback.format_exc().rstrip())
+        err.print(f"internal error: {type(exc).__name__}: {exc}")
+    else:
+        err.print(f"internal error: {type(exc).__name__}: {exc} "
+                  "(rerun with --debug for the traceback)")
+
+
+@click.group(cls=ModelcheckGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show Python tracebacks of errors.")
+@click.version_option(package_name="modelcheck", prog_name="modelcheck")
+def cli(debug: bool) -> None:
+    """modelcheck: a model checker for replication protocols.
+
+    Exit codes: 0 every property holds, 1 a property is violated, 2 bad input
+    or a spec error, 3 unknown (a bound, a timeout, Ctrl-C), 4 internal error."""
+
+
+cli.add_command(check_cmd)
+cli.add_command(parse_cmd)
+cli.add_command(verdicts_cmd)
+# Commands owned by other parts of the CLI are added below, one line each.
+cli.add_command(trace)
+cli.add_command(replay)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The console script: run the command line and exit with its code."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="modelcheck")

@@ -1,0 +1,193 @@
+"""Command-line values turned into the objects the library takes: ``-D`` and
+``--sweep`` pairs, the engine flags (-> ``CheckOptions``), and the default
+engine.  Nothing here prints; bad input raises ``UsageError``."""
+from __future__ import annotations
+
+import difflib
+import importlib
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from modelcheck.engines.base import DEADLOCK, CheckOptions
+from modelcheck.errors import UsageError
+from modelcheck.ir.nodes import Model
+
+__all__ = ["REFERENCE", "CheckFlags", "SweepAxis", "parse_defines", "parse_sweeps", "sweep_configs",
+           "build_options", "default_engine", "did_you_mean", "const_key"]
+
+#: The engine every run falls back to; it is always importable.
+REFERENCE = "reference"
+
+
+def const_key(name: str) -> str:
+    """The const name as the spec spells it: ``-`` on the command line reads as
+    ``_`` (so ``-D ha-sync-mode=manual`` names ``ha_sync_mode``)."""
+    return name.strip().replace("-", "_")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """A "did you mean 'x'?" hint, or None when nothing is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def parse_defines(pairs: Sequence[str]) -> dict[str, str]:
+    """``["N=3", "ha-mode=all"]`` -> ``{"N": "3", "ha_mode": "all"}``.  The
+    values stay text: the front end reads them by the const's declared type."""
+    defines: dict[str, str] = {}
+    for raw in pairs:
+        name, sep, value = raw.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise UsageError(f"bad -D {raw!r}: expected NAME=VALUE", hint="for example: -D N=3")
+        key = const_key(name)
+        if key in defines:
+            raise UsageError(f"-D {name.strip()} is given twice")
+        defines[key] = value.strip()
+    return defines
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """One ``--sweep NAME=V1,V2``: a const and the values it takes in turn."""
+    name: str
+    values: tuple[str, ...]
+
+
+def parse_sweeps(pairs: Sequence[str], defines: dict[str, str]) -> list[SweepAxis]:
+    axes: list[SweepAxis] = []
+    for raw in pairs:
+        name, sep, values_text = raw.partition("=")
+        values = tuple(v.strip() for v in values_text.split(","))
+        if not sep or not name.strip() or not all(values):
+            raise UsageError(f"bad --sweep {raw!r}: expected NAME=V1,V2,...",
+                             hint="for example: --sweep N=2,3,4")
+        key = const_key(name)
+        if key in defines:
+            raise UsageError(f"{name.strip()} is given both with -D and with --sweep",
+                             hint="a swept const takes each of its --sweep values in turn")
+        if any(a.name == key for a in axes):
+            raise UsageError(f"--sweep {name.strip()} is given twice",
+                             hint="list every value in one --sweep NAME=V1,V2,...")
+        if len(set(values)) != len(values):
+            raise UsageError(f"--sweep {name.strip()} lists a value twice")
+        axes.append(SweepAxis(key, values))
+    return axes
+
+
+def sweep_configs(axes: Sequence[SweepAxis], defines: dict[str, str]) -> list[dict[str, str]]:
+    """Every combination of the swept values (the first axis varies slowest),
+    each merged over the fixed ``-D`` values."""
+    configs = []
+    for combo in itertools.product(*(a.values for a in axes)):
+        config = dict(defines)
+        config.update({a.name: v for a, v in zip(axes, combo)})
+        configs.append(config)
+    return configs
+
+
+@dataclass(frozen=True)
+class CheckFlags:
+    """The search flags of ``modelcheck check`` as given (None: not given)."""
+    invariants: tuple[str, ...] = ()
+    deadlock: bool = True
+    max_states: int | None = None
+    max_depth: int | None = None
+    timeout_s: float | None = None
+    simulate: int | None = None
+    depth: int | None = None
+    seed: int = 0
+    exact: bool = False
+    symmetry: bool = True
+    checkpoint_dir: str | None = None
+    checkpoint_every_s: float | None = None
+    resume_dir: str | None = None
+    dump_kernel: str | None = None
+    k: int | None = None
+    lemmas: tuple[str, ...] = ()
+    master: str | None = None
+    partitions: int | None = None
+    spark_threshold: int | None = None
+    verbose: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def _check_property_names(model: Model, names: Sequence[str], flag: str) -> None:
+    known = [p.name for p in model.properties]
+    for name in names:
+        if name in known:
+            continue
+        if name == DEADLOCK:
+            raise UsageError(f"{flag} {DEADLOCK}: deadlock is not a declared property",
+                             hint="deadlock is checked unless --no-deadlock is given")
+        hint = did_you_mean(name, known)
+        if hint is None:
+            hint = ("the spec declares: " + ", ".join(known)) if known else \
+                "the spec declares no properties"
+        raise UsageError(f"{flag} {name}: no property of that name in {model.name}", hint=hint)
+
+
+def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
+    """``CheckOptions`` for ``model`` from the command-line flags; property and
+    lemma names are checked against the spec here, before any search starts."""
+    _check_property_names(model, flags.invariants, "--invariant")
+    _check_property_names(model, flags.lemmas, "--lemma")
+    options = CheckOptions(
+        invariants=tuple(flags.invariants) or None,
+        deadlock=flags.deadlock,
+        max_states=flags.max_states,
+        max_depth=flags.max_depth,
+        timeout_s=flags.timeout_s,
+        simulate=flags.simulate,
+        seed=flags.seed,
+        exact=flags.exact,
+        symmetry=flags.symmetry,
+        checkpoint_dir=flags.checkpoint_dir,
+        resume_dir=flags.resume_dir,
+        dump_kernel=flags.dump_kernel,
+        depth=flags.depth,
+        lemmas=tuple(flags.lemmas),
+        master=flags.master,
+        partitions=flags.partitions,
+        spark_threshold=flags.spark_threshold,
+        verbose=flags.verbose,
+        extra=dict(flags.extra),
+    )
+    # --depth is the one step bound of both simulation and bmc; the fields
+    # keep their own defaults when it is not given.
+    if flags.depth is not None:
+        options.sim_depth = flags.depth
+    if flags.checkpoint_every_s is not None:
+        options.checkpoint_every_s = flags.checkpoint_every_s
+    if flags.k is not None:
+        options.k = flags.k
+    return options
+
+
+def default_engine() -> tuple[str, str | None]:
+    """The engine used when ``--engine`` is not given, and a one-line notice
+    when it is not the first choice: the compiled engine when it imports and
+    numba can compile, otherwise the reference engine."""
+    try:
+        module = importlib.import_module("modelcheck.engines.compiled.engine")
+        available = getattr(module, "available", None)
+        if callable(available):
+            usable = available()
+            # available() may answer a bool, or (bool, reason).
+            ok, why = usable if isinstance(usable, tuple) else (bool(usable), None)
+            if not ok:
+                return REFERENCE, _fallback_notice(why or "numba cannot compile here")
+        else:
+            importlib.import_module("numba")
+    except Exception as exc:  # an optional engine may fail to import in any way
+        return REFERENCE, _fallback_notice(_first_line(exc))
+    return "compiled", None
+
+
+def _fallback_notice(why: str) -> str:
+    return f"the compiled engine is not available ({why}); using the reference engine"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

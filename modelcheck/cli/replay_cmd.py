@@ -1,0 +1,221 @@
+"""``modelcheck replay SPEC SCENARIO``: replay a scenario (the steps of an
+incident report or a Jepsen history) against a spec.  The answer: feasible
+or not (and at which step, with the guard that was false), which properties
+break along the way, and whether the scenario's ``expect`` lines are met.
+
+Exit 0 when the scenario is feasible (or expected not to be) and every
+expectation is met, 1 otherwise, 2 on bad input.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from modelcheck.cli.console import out_console
+from modelcheck.cli.options import parse_defines
+from modelcheck.cli.trace_render import NEW_STYLE, OLD_STYLE, render_trace
+from modelcheck.diagnostics import Diagnostic, Span
+from modelcheck.errors import CompileError, UsageError
+from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.trace.itf import to_itf
+from modelcheck.trace.scenario import Scenario, load_scenario
+from modelcheck.trace.scenario_run import Guard, ReplayReport, run_scenario
+from modelcheck.trace.view import step_label
+
+__all__ = ["replay", "render_report", "report_json", "scenario_model"]
+
+
+def scenario_model(spec: str, scenario: Scenario, defines: Mapping[str, str]) -> Model:
+    """The spec loaded with the scenario's consts, ``-D`` taking precedence.
+    A bad const line is reported at that line (MC2101)."""
+    from modelcheck.cli.options import const_key
+    from modelcheck.cli.runner import load_model
+    consts = {const_key(c.name): c.value for c in scenario.consts}
+    try:
+        return load_model(spec, {**consts, **defines})
+    except UsageError as err:
+        for line in scenario.consts:
+            key = const_key(line.name)
+            if key in defines:
+                continue
+            try:
+                load_model(spec, {key: line.value})
+            except UsageError as own:
+                raise CompileError([Diagnostic("MC2101", str(own), line.span, hint=own.hint)],
+                                   {scenario.path: scenario.source}) from None
+        raise err
+
+
+def _source_line(span: Span | None, sources: Mapping[str, str]) -> list[Text]:
+    """``--> file:line:col``, the line and a caret under the span."""
+    if span is None:
+        return []
+    lines = [Text(f"--> {span}", style="dim")]
+    text = sources.get(span.file)
+    if text is None:
+        try:
+            with open(span.file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            return lines
+    src = text.splitlines()
+    if 1 <= span.line <= len(src):
+        line = src[span.line - 1].expandtabs(4)
+        gutter = str(span.line)
+        width = span.end_col - span.col if span.end_line == span.line else len(line) - span.col + 1
+        lines.append(Text(f"{gutter} | {line}"))
+        lines.append(Text(f"{' ' * len(gutter)} | {' ' * (span.col - 1)}{'^' * max(1, width)}", style="red"))
+    return lines
+
+
+def _guard(g: Guard, sources: Mapping[str, str]) -> RenderableType:
+    head = Text("the guard ", style="")
+    head.append(f"require {g.text}", style="bold")
+    head.append(" is false")
+    return Group(head, Padding(Group(*_source_line(g.span, sources)), (0, 0, 0, 2), expand=False))
+
+
+def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
+                  show_trace: bool = True) -> RenderableType:
+    """The answer for a person: feasibility, properties, expectations, steps."""
+    sources = {**dict(model.sources), scenario.path: scenario.source}
+    parts: list[RenderableType] = []
+    title = Text(f"scenario {scenario.path} on {model.name}", style="bold")
+    if model.consts:
+        title.append(" (" + ", ".join(f"{n}={v}" for n, _, v in model.consts) + ")", style="dim")
+    parts.append(title)
+    if report.feasible:
+        parts.append(Text(f"feasible: all {report.steps} steps can be taken", style=NEW_STYLE))
+    else:
+        line = Text(f"infeasible: step {report.failed_step} ", style=OLD_STYLE)
+        line.append(report.failed_label or "", style="bold")
+        line.append(" cannot be taken", style=OLD_STYLE)
+        parts.append(line)
+        parts.append(Padding(Group(*_source_line(report.failed_span, sources)), (0, 0, 0, 2), expand=False))
+        if report.blocked:
+            for g in report.blocked:
+                parts.append(Padding(_guard(g, sources), (0, 0, 0, 2), expand=False))
+        else:
+            parts.append(Text("  no guard failed: a pick over an empty set leaves no outcome"))
+    if report.branching:
+        steps = ", ".join(str(k) for k in report.branching)
+        where = "in the initial state" if report.branching == (0,) else \
+            f"after step{'s' if len(report.branching) > 1 else ''} {steps}"
+        parts.append(Text(f"the spec chose among several states {where}; a property counts "
+                          "as broken (or reached) when one of the choices gets there", style="dim"))
+    parts.append(Text(""))
+    parts.append(Text("properties along the way:", style="bold"))
+    table = Table.grid(padding=(0, 2))
+    for p in report.properties:
+        kind = p.kind.value
+        if p.status in ("violated", "reached"):
+            style = OLD_STYLE if p.status == "violated" else NEW_STYLE
+            label = step_label(p.trace.steps[p.step], model, p.step) \
+                if p.step and p.trace is not None else None
+            where = f"{p.status} at step {p.step}" + (f" ({label})" if label else "") \
+                if p.step else f"{p.status} in the initial state"
+            table.add_row(Text(p.name, style="bold"), Text(kind, style="dim"), Text(where, style=style))
+        else:
+            table.add_row(Text(p.name, style="bold"), Text(kind, style="dim"), Text(p.status, style="dim"))
+    parts.append(Padding(table, (0, 0, 0, 2), expand=False))
+    if report.expectations:
+        parts.append(Text(""))
+        parts.append(Text("expectations:", style="bold"))
+        exp = Table.grid(padding=(0, 2))
+        for r in report.expectations:
+            mark = Text("✓ met" if r.met else "✗ not met", style=NEW_STYLE if r.met else OLD_STYLE)
+            exp.add_row(mark, Text(r.expectation.text()), Text(f"({r.actual})", style="dim"))
+        parts.append(Padding(exp, (0, 0, 0, 2), expand=False))
+    if show_trace:
+        parts.append(Text(""))
+        parts.append(render_trace(report.trace, model))
+        for p in report.properties:
+            if p.trace is not None and not _is_prefix(p.trace, report.trace):
+                what = "reached" if p.kind is PropertyKind.SOMETIMES else "violated"
+                parts.append(Text(""))
+                parts.append(Text(f"{p.name} is {what} on another of the spec's choices:", style="bold"))
+                parts.append(render_trace(p.trace, model))
+    verdict = "OK" if report.ok else "NOT OK"
+    parts.append(Text(""))
+    parts.append(Text(f"{verdict}: " + _verdict_words(report), style=NEW_STYLE if report.ok else OLD_STYLE))
+    return Group(*parts)
+
+
+def _is_prefix(short: Any, long: Any) -> bool:
+    return len(short.steps) <= len(long.steps) and all(
+        a.state == b.state and a.action == b.action for a, b in zip(short.steps, long.steps))
+
+
+def _verdict_words(report: ReplayReport) -> str:
+    unmet = [r for r in report.expectations if not r.met]
+    if unmet:
+        return f"{len(unmet)} of {len(report.expectations)} expectations not met"
+    if not report.feasible and report.ok:
+        return "infeasible, as expected"
+    if not report.feasible:
+        return "the scenario is not feasible"
+    if report.expectations:
+        return "feasible, every expectation met"
+    return "feasible"
+
+
+def _span_json(span: Span | None) -> dict[str, Any] | None:
+    if span is None:
+        return None
+    return {"file": span.file, "line": span.line, "col": span.col}
+
+
+def report_json(report: ReplayReport, model: Model) -> dict[str, Any]:
+    """The answer as JSON (``--json``); traces in ITF."""
+    return {
+        "spec": model.name,
+        "source": model.path,
+        "scenario": report.scenario_path,
+        "consts": {n: v for n, _, v in model.consts if isinstance(v, (bool, int, str))},
+        "ok": report.ok,
+        "feasible": report.feasible,
+        "steps": report.steps,
+        "failed_step": report.failed_step,
+        "failed_action": report.failed_label,
+        "blocked": [{"require": g.text, "at": _span_json(g.span)} for g in report.blocked],
+        "branching": list(report.branching),
+        "properties": [{"name": p.name, "kind": p.kind.value, "status": p.status, "step": p.step}
+                       for p in report.properties],
+        "expectations": [{"expect": r.expectation.text(), "met": r.met, "actual": r.actual}
+                         for r in report.expectations],
+        "trace": to_itf(report.trace, model),
+    }
+
+
+@click.command("replay")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("scenario_file", metavar="SCENARIO", type=click.Path(dir_okay=False))
+@click.option("-D", "defines", multiple=True, metavar="NAME=VALUE",
+              help="Set a const (overrides the scenario's const lines).")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@click.option("--no-trace", is_flag=True, help="Do not print the steps taken.")
+def replay(spec: str, scenario_file: str, defines: Sequence[str], as_json: bool, no_trace: bool) -> None:
+    """Replay SCENARIO (a .scenario file, or JSON/ITF) against SPEC: is it
+    feasible, which properties break along the way, are its expectations met.
+
+    Exit 0 when feasible and every expectation is met, 1 otherwise, 2 on bad input."""
+    try:
+        scenario = load_scenario(scenario_file)
+    except OSError as err:
+        raise UsageError(f"cannot read {scenario_file}: {err.strerror or err}") from None
+    model = scenario_model(spec, scenario, parse_defines(defines))
+    report = run_scenario(model, scenario)
+    console = out_console()
+    if as_json:
+        click.echo(json.dumps(report_json(report, model), indent=2, default=str))
+    else:
+        console.print(render_report(report, model, scenario, show_trace=not no_trace))
+    if report.exit_code:
+        raise click.exceptions.Exit(report.exit_code)

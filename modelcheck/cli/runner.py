@@ -1,0 +1,150 @@
+"""One check from the command line's point of view, without printing: load
+the spec, run an engine, write every trace it returned.  ``check``, sweeps and
+the verdict table all go through here."""
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
+from modelcheck.ir.nodes import Model
+
+__all__ = ["Outcome", "load_model", "run_engine", "save_traces", "trace_path",
+           "interrupts_deferred", "InterruptWatch", "exit_code", "combined_exit_code",
+           "ERROR_TRACE"]
+
+#: The name under which the trace to a run-time error is written.
+ERROR_TRACE = "error"
+
+
+@dataclass
+class Outcome:
+    """A finished (or interrupted) check: what was asked and what came back.
+    ``error_trace_file`` is the trace to a run-time error, when one was written."""
+    spec: str
+    model: Model
+    engine: str
+    result: CheckResult
+    error_trace_file: str | None = None
+
+
+def load_model(spec: str, defines: Mapping[str, str]) -> Model:
+    """The spec compiled to IR with the ``-D`` values applied.  Raises
+    ``CompileError`` or ``UsageError``."""
+    from modelcheck.api import load
+    return load(spec, consts=dict(defines))
+
+
+def run_engine(model: Model, engine: str, options: CheckOptions, reporter: Reporter) -> CheckResult:
+    """The engine's result; ``modelcheck.api.check`` replays every trace an
+    engine returns under the reference semantics before handing it over."""
+    from modelcheck.api import check
+    return check(model, engine=engine, options=options, reporter=reporter)
+
+
+def exit_code(result: CheckResult) -> int:
+    """0 all hold, 1 a property violated, 2 a run-time error in the spec,
+    3 unknown.  A violation outranks an incomplete search: its trace has been
+    replayed, so it stands even when the search was cut short (Ctrl-C)."""
+    code = result.exit_code
+    if code == 0 and not result.complete:
+        return 3
+    return code
+
+
+def combined_exit_code(codes: list[int]) -> int:
+    """The exit code of several checks: a spec error (2) first, then a
+    violation (1), then unknown (3); 0 when every check passed."""
+    for code in (2, 1, 3):
+        if code in codes:
+            return code
+    return 0
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
+
+
+def trace_path(out_dir: str | Path, stem: str, name: str) -> Path:
+    """``<out>/<stem>-<name>.itf.json``, with characters a file name should not
+    hold replaced, so names stay stable and portable."""
+    return Path(out_dir) / f"{_UNSAFE.sub('_', stem)}-{_UNSAFE.sub('_', name)}.itf.json"
+
+
+def save_traces(outcome: Outcome, out_dir: str | Path, stem: str) -> list[str]:
+    """Write the trace of every violated or witnessed property (and the trace
+    to a run-time error) as ITF JSON; record each file on its PropertyResult.
+    Returns the files written, in property order.  ``write_trace`` replays
+    each trace before writing it, and writes atomically."""
+    from modelcheck.trace.store import write_trace
+    written: list[str] = []
+    result = outcome.result
+    todo: list[tuple[Any, Path]] = []
+    for prop in result.properties:
+        if prop.trace is not None:
+            todo.append((prop, trace_path(out_dir, stem, prop.name)))
+    error_trace = getattr(result.error, "trace", None)
+    # A Ctrl-C while a file is being written must not leave half of it.
+    with interrupts_deferred():
+        for prop, path in todo:
+            write_trace(prop.trace, outcome.model, path.parent, path.name)
+            prop.trace_file = str(path)
+            written.append(str(path))
+        if error_trace is not None and error_trace.steps:
+            path = trace_path(out_dir, stem, ERROR_TRACE)
+            write_trace(error_trace, outcome.model, path.parent, path.name)
+            outcome.error_trace_file = str(path)
+            written.append(str(path))
+    return written
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C until the block is done, then raise it.  Only the main
+    thread can own signal handlers; elsewhere the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received and callable(previous):
+        previous(*received[0])
+
+
+class InterruptWatch:
+    """Notes whether Ctrl-C was pressed during the block and passes it on
+    unchanged (the engine still gets its KeyboardInterrupt and returns partial
+    results), so that a sweep or a verdict table knows to stop there."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> "InterruptWatch":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+            self._installed = False
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.hit = True
+        if callable(self._previous):
+            self._previous(signum, frame)
+        else:
+            raise KeyboardInterrupt

@@ -1,0 +1,376 @@
+"""``modelcheck trace``: look at trace files (ITF JSON, ours or another
+tool's).  ``show`` prints a trace step by step, ``diff`` says where two traces
+part, ``explain`` says why an invariant failed, ``html`` writes the trace
+page, ``serve`` serves the pages of a folder of traces on 127.0.0.1.
+
+A trace is read with the types of its spec when the spec is known: given
+with ``--spec``, or named in the file's ``#meta`` (``source``, as modelcheck
+writes it) and still there.  The spec's consts are those the file records,
+overridden by ``-D``.  With a spec, the trace is replayed first (filling in
+the actions of traces that do not name them); without one, values are shown
+by their shape.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from modelcheck.cli.console import out_console
+from modelcheck.cli.options import parse_defines
+from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes, render_trace,
+                                         select_vars)
+from modelcheck.errors import UsageError
+from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.trace.diff import TraceDiff, diff_traces
+from modelcheck.trace.explain import Explanation, Finding, explain
+from modelcheck.trace.itf import from_itf
+from modelcheck.trace.replay import replay
+from modelcheck.trace.trace import Trace
+from modelcheck.trace.view import var_names
+
+__all__ = ["trace", "LoadedTrace", "load_trace", "render_diff", "render_explanation"]
+
+
+@dataclass
+class LoadedTrace:
+    """A trace read from a file, with the model it was read by (None: read
+    without types) and notes for the user (spec not found, does not replay)."""
+    path: str
+    trace: Trace
+    model: Model | None
+    notes: list[str] = field(default_factory=list)
+
+
+def _read_json(path: str) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}",
+                         hint="a trace file is ITF JSON, as `modelcheck check` writes it") from None
+
+
+def _const_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)):
+        return str(value)
+    if isinstance(value, Mapping) and set(value) == {"#bigint"}:
+        return str(value["#bigint"])
+    return None
+
+
+def _recorded_consts(meta: Mapping[str, Any]) -> dict[str, str]:
+    consts = meta.get("consts")
+    if not isinstance(consts, Mapping):
+        return {}
+    out = {}
+    for name, value in consts.items():
+        text = _const_text(value)
+        if text is not None:
+            out[str(name)] = text
+    return out
+
+
+def _load_model(spec: str, recorded: Mapping[str, str], defines: Mapping[str, str]) -> Model:
+    from modelcheck.cli.runner import load_model
+    merged = {**recorded, **defines}
+    try:
+        return load_model(spec, merged)
+    except UsageError:
+        if not recorded:
+            raise
+        # consts recorded by another version of the spec: the -D values alone
+        return load_model(spec, dict(defines))
+
+
+def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | None = None,
+               *, need_model: bool = False) -> LoadedTrace:
+    """Read a trace file, with its spec's types when the spec is known (see
+    the module doc).  Raises ``UsageError``/``CompileError`` for bad input,
+    and ``UsageError`` when ``need_model`` and no spec is known."""
+    defines = dict(defines or {})
+    data = _read_json(path)
+    meta = data.get("#meta") if isinstance(data, dict) and isinstance(data.get("#meta"), dict) else {}
+    recorded = _recorded_consts(meta)
+    notes: list[str] = []
+    spec_path = spec
+    if spec_path is None and isinstance(meta.get("source"), str) and Path(meta["source"]).is_file():
+        spec_path = meta["source"]
+    model = None
+    if spec_path is not None:
+        if spec is not None:
+            model = _load_model(spec_path, recorded, defines)
+        else:
+            try:
+                model = _load_model(spec_path, recorded, defines)
+            except UsageError as err:
+                notes.append(f"read without types: the spec {spec_path} it names does not load ({err})")
+            except Exception as err:  # a spec that no longer compiles: still show the trace
+                notes.append(f"read without types: the spec {spec_path} it names does not compile "
+                             f"({type(err).__name__})")
+    if model is None and need_model:
+        raise UsageError(f"{path}: this needs the spec the trace is from",
+                         hint="give it with --spec SPEC (and -D for its consts)")
+    if model is not None:
+        try:
+            trace = from_itf(data, model, source=path)
+        except UsageError as err:
+            if spec is not None:
+                raise
+            notes.append(f"read without types: {err}")
+            model = None
+    if model is None:
+        return LoadedTrace(path, from_itf(data, None, source=path), None, notes)
+    result = replay(model, trace)
+    if result.ok and result.trace is not None:
+        trace = result.trace
+    elif not result.ok:
+        notes.append(f"this trace is not a behaviour of {model.name}: {result.reason}")
+    return LoadedTrace(path, trace, model, notes)
+
+
+def _notes(console: Any, loaded: LoadedTrace) -> None:
+    for note in loaded.notes:
+        console.print(Text(f"note: {loaded.path}: {note}", style="yellow"))
+
+
+_spec_option = click.option("--spec", type=click.Path(dir_okay=False), default=None,
+                            help="The spec the trace is from (default: the one the file names).")
+_define_option = click.option("-D", "defines", multiple=True, metavar="NAME=VALUE",
+                              help="Set a const of the spec (overrides the file's).")
+
+
+@click.group("trace")
+def trace() -> None:
+    """Look at trace files: show, diff, explain, html, serve."""
+
+
+@trace.command("show")
+@click.argument("file", type=click.Path(dir_okay=False))
+@_spec_option
+@_define_option
+@click.option("--vars", "vars_", default=None, metavar="A,B", help="Show only these variables.")
+@click.option("--hide", default=None, metavar="A,B", help="Do not show these variables.")
+@click.option("--full", is_flag=True, help="Show the whole state at every step.")
+@click.option("--by", default=None, metavar="NAME",
+              help="Lay out the variables keyed by this model-value type as a table, one column per value.")
+def show_cmd(file: str, spec: str | None, defines: Sequence[str], vars_: str | None,
+             hide: str | None, full: bool, by: str | None) -> None:
+    """Show a trace step by step: each action and what it changed."""
+    loaded = load_trace(file, spec, parse_defines(defines))
+    console = out_console()
+    _notes(console, loaded)
+    console.print(render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by))
+
+
+# ------------------------------------------------------------------ diff
+
+def render_diff(d: TraceDiff, name_a: str, name_b: str) -> RenderableType:
+    """Where the traces part, in words."""
+    if d.same:
+        return Text(f"The traces are the same ({d.steps_a} steps).")
+    parts: list[RenderableType] = []
+    where = "in the initial state" if d.index == 0 else f"at step {d.index}"
+    parts.append(Text(f"The traces part {where} (the first {d.index} "
+                      f"step{'s are' if d.index != 1 else ' is'} the same).", style="bold"))
+    for tag, name, label, steps in (("A", name_a, d.label_a, d.steps_a), ("B", name_b, d.label_b, d.steps_b)):
+        line = Text(f"  {tag} ", style="bold")
+        line.append(f"{name} ({steps} steps): ", style="dim")
+        line.append(label if label is not None else f"(ends after step {steps})",
+                    style="yellow" if label is not None else "dim")
+        parts.append(line)
+    if d.action_differs and not d.changes:
+        parts.append(Text("  The actions differ; they reach the same state."))
+    if d.changes:
+        parts.append(Text("  The states there differ (A → B):"))
+        parts.append(Padding(render_changes(d.changes), (0, 0, 0, 4), expand=False))
+    if d.rejoin is not None:
+        a, b = d.rejoin
+        parts.append(Text(f"  They reach the same state again at A's step {a} and B's step {b}."))
+    return Group(*parts)
+
+
+@trace.command("diff")
+@click.argument("file_a", type=click.Path(dir_okay=False))
+@click.argument("file_b", type=click.Path(dir_okay=False))
+@_spec_option
+@_define_option
+def diff_cmd(file_a: str, file_b: str, spec: str | None, defines: Sequence[str]) -> None:
+    """Where two traces part: the first step that differs, and how.
+
+    Exit 0 when they are the same, 1 when they differ."""
+    consts = parse_defines(defines)
+    a = load_trace(file_a, spec, consts)
+    b = load_trace(file_b, spec, consts)
+    console = out_console()
+    _notes(console, a)
+    _notes(console, b)
+    d = diff_traces(a.trace, b.trace, a.model or b.model)
+    console.print(render_diff(d, file_a, file_b))
+    if not d.same:
+        raise click.exceptions.Exit(1)
+
+
+# ------------------------------------------------------------------ explain
+
+def _finding_label(f: Finding) -> Text:
+    text = Text()
+    text.append("✗ " if f.failed else "✓ ", style=OLD_STYLE if f.failed else NEW_STYLE)
+    text.append(f.text, style="bold")
+    text.append(f"  is {f.value}", style=OLD_STYLE if f.failed else "dim")
+    if f.reason and f.reason not in (f"is {f.value}", "holds as needed"):
+        text.append(f": {f.reason}", style="dim")
+    if f.span is not None:
+        text.append(f"  ({f.span})", style="dim")
+    return text
+
+
+def _grow(tree: Tree, f: Finding) -> None:
+    node = tree.add(_finding_label(f))
+    for name, value in f.bindings:
+        if f"{name} = {value}" in f.reason:
+            continue  # already named by the reason ("fails for v = 0")
+        line = Text("with ", style="dim")
+        line.append(name, style=NAME_STYLE)
+        line.append(f" = {value}")
+        node.add(line)
+    for text, value in f.operands:
+        line = Text(text, style=NAME_STYLE)
+        line.append(" = ")
+        line.append(value, style="bold")
+        node.add(line)
+    for child in f.children:
+        _grow(node, child)
+
+
+def render_explanation(e: Explanation) -> RenderableType:
+    """The failing step and the tree of sub-formulas down to the ones that failed."""
+    if e.step is None:
+        what = "is never reached" if e.kind is PropertyKind.SOMETIMES else "holds at every step"
+        return Text(f"{e.property_name} {what} on this trace: nothing to explain.")
+    if e.kind is PropertyKind.SOMETIMES:
+        head = f"{e.property_name} first holds in state {e.step}"
+    elif e.kind is PropertyKind.STEP:
+        head = f"The step invariant {e.property_name} fails on step {e.step}"
+    else:
+        head = f"{e.property_name} is false in state {e.step}"
+    title = Text(head, style="bold")
+    if e.step > 0:
+        title.append(f", reached by step {e.step}: ", style="bold")
+        title.append(e.label or "", style="yellow")
+    else:
+        title.append(", the initial state", style="bold")
+    tree = Tree(title, guide_style="dim")
+    if e.root is not None:
+        _grow(tree, e.root)
+    parts: list[RenderableType] = [tree]
+    if e.variables:
+        parts.append(Text("The variables it reads there:", style="bold"))
+        grid = Table.grid(padding=(0, 1))
+        for name, value in e.variables:
+            grid.add_row(Text(name, style=NAME_STYLE), Text(value))
+        parts.append(grid)
+    return Group(*parts)
+
+
+@trace.command("explain")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--invariant", "name", required=True, metavar="NAME",
+              help="The property to explain (an invariant, a step invariant, or a sometimes property).")
+@_spec_option
+@_define_option
+def explain_cmd(file: str, name: str, spec: str | None, defines: Sequence[str]) -> None:
+    """Why a property failed: the step where it turned false, and the
+    smallest sub-formula that made it false, with its values.
+
+    Exit 0 with an explanation, 1 when the property never fails on the trace."""
+    loaded = load_trace(file, spec, parse_defines(defines), need_model=True)
+    assert loaded.model is not None
+    console = out_console()
+    _notes(console, loaded)
+    result = explain(loaded.trace, loaded.model, name)
+    console.print(render_explanation(result))
+    if result.step is None:
+        raise click.exceptions.Exit(1)
+
+
+# ------------------------------------------------------------------ html and serve
+
+def _default_html_path(file: str) -> str:
+    p = Path(file)
+    name = p.name
+    for suffix in (".itf.json", ".json"):
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+            break
+    return str(p.with_name(name + ".html"))
+
+
+@trace.command("html")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="The page to write (default: FILE with .html).")
+@_spec_option
+@_define_option
+@click.option("--by", default=None, metavar="NAME",
+              help="One lane per value of this model-value type (default: the first that keys map variables).")
+@click.option("--vars", "vars_", default=None, metavar="A,B", help="Show only these variables.")
+@click.option("--hide", default=None, metavar="A,B", help="Do not show these variables.")
+def html_cmd(file: str, output: str | None, spec: str | None, defines: Sequence[str], by: str | None,
+             vars_: str | None, hide: str | None) -> None:
+    """Write the trace page: one self-contained HTML file (steps, swimlanes,
+    the state at the selected step); arrow keys move between steps."""
+    from modelcheck.trace.html import render_html
+    loaded = load_trace(file, spec, parse_defines(defines))
+    names = select_vars(var_names(loaded.trace, loaded.model), vars_, hide)
+    page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file)
+    target = Path(output or _default_html_path(file))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write {target}: {err.strerror or err}") from None
+    console = out_console()
+    _notes(console, loaded)
+    console.print(Text(f"wrote {target}"))
+
+
+@trace.command("serve")
+@click.argument("directory", default="counterexamples", type=click.Path(file_okay=False))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="The port on 127.0.0.1 (0: any free port).")
+@_spec_option
+@_define_option
+def serve_cmd(directory: str, port: int, spec: str | None, defines: Sequence[str]) -> None:
+    """Serve the page of every trace in DIRECTORY (default counterexamples/),
+    with an index, on 127.0.0.1 only.  Pages are made on request; Ctrl-C stops."""
+    from modelcheck.cli.trace_serve import make_server
+    if not Path(directory).is_dir():
+        raise UsageError(f"{directory}: no such folder",
+                         hint="`modelcheck check` writes traces to counterexamples/")
+    console = out_console()
+    server = make_server(directory, port, spec, parse_defines(defines),
+                         log=lambda line: console.print(Text(line, style="dim")))
+    host, bound = server.server_address[:2]
+    console.print(Text(f"serving the traces in {directory} at http://{host}:{bound}/ (Ctrl-C stops)"))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        console.print(Text("stopped"))
+    finally:
+        server.server_close()

@@ -1,0 +1,244 @@
+"""A trace for the terminal, as rich renderables: per step the action and its
+parameters and what changed (old -> new, highlighted), nested values laid out
+over lines when they do not fit on one.  ``--by Node`` turns the variables
+keyed by a model-value type into a table, one column per node.
+
+``render_trace`` returns renderables and never prints: ``check`` shows
+counterexamples with it, ``trace show`` shows files with it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from modelcheck.errors import UsageError
+from modelcheck.ir.nodes import Model
+from modelcheck.ir.types import MapType, Type
+from modelcheck.trace.lanes import LaneSet, choose_lane_set
+from modelcheck.trace.trace import Trace
+from modelcheck.trace.view import (Change, format_lines, format_value, param_texts, step_changes,
+                                   var_names, var_types)
+
+__all__ = ["render_trace", "render_step_title", "render_changes", "select_vars", "trace_title",
+           "OLD_STYLE", "NEW_STYLE", "NAME_STYLE"]
+
+OLD_STYLE = "red"
+NEW_STYLE = "bold green"
+NAME_STYLE = "cyan"
+ACTION_STYLE = "bold yellow"
+ARROW = " → "
+#: Width a value may take on one line before it is laid out over several.
+VALUE_WIDTH = 60
+#: A table cell's width before its value goes over several lines.
+CELL_WIDTH = 28
+
+
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    parts = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    names = [p.strip() for p in parts if p.strip()]
+    return names or None
+
+
+def select_vars(all_names: Sequence[str], vars: str | Sequence[str] | None = None,
+                hide: str | Sequence[str] | None = None) -> list[str]:
+    """The variables to show: ``vars`` (in the order given) or all, less ``hide``.
+    An unknown name is a ``UsageError`` naming the variables there are."""
+    keep, drop = _names(vars), _names(hide)
+    for flag, names in (("--vars", keep), ("--hide", drop)):
+        for name in names or ():
+            if name not in all_names:
+                from modelcheck.cli.options import did_you_mean
+                raise UsageError(f"{flag}: no state variable '{name}' in this trace",
+                                 hint=did_you_mean(name, all_names)
+                                 or "the variables are: " + ", ".join(all_names))
+    chosen = list(keep) if keep else list(all_names)
+    return [n for n in chosen if n not in set(drop or ())]
+
+
+def trace_title(trace: Trace) -> Text:
+    """``counterexample to NotFour in die_hard: 6 steps``."""
+    kind = trace.kind or "trace"
+    what = f"{kind} to {trace.property_name}" if trace.property_name and kind == "counterexample" \
+        else f"{kind} for {trace.property_name}" if trace.property_name else kind
+    steps = len(trace)
+    text = Text(what, style="bold")
+    text.append(f" in {trace.model_name}" if trace.model_name else "")
+    text.append(f": {steps} step{'s' if steps != 1 else ''}")
+    return text
+
+
+def render_step_title(trace: Trace, index: int, model: Model | None = None) -> Text:
+    """``Step 3  Crash(n=node1)``; the initial state is ``State 0  Init``."""
+    step = trace.steps[index]
+    text = Text()
+    if index == 0:
+        text.append("State 0  ", style="bold")
+        text.append("Init", style=ACTION_STYLE)
+        return text
+    text.append(f"Step {index}  ", style="bold")
+    if step.action is None:
+        text.append("(action not recorded)", style="dim")
+        return text
+    text.append(step.action, style=ACTION_STYLE)
+    params = param_texts(step, model)
+    if params:
+        text.append("(")
+        for j, (name, value) in enumerate(params):
+            if j:
+                text.append(", ")
+            text.append(f"{name}=", style="dim")
+            text.append(value)
+        text.append(")")
+    return text
+
+
+def _value_text(lines: list[str], style: str | None = None) -> Text:
+    return Text("\n".join(lines), style=style or "")
+
+
+def render_changes(changes: Iterable[Change]) -> Table:
+    """One row per change: where, then ``old → new``, ``+ elem`` or ``- elem``;
+    values too long for one line go below, one item per line."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    last_where = None
+    for ch in changes:
+        # consecutive elements added to (or taken from) one place share its name
+        where = Text(ch.where if ch.where != last_where else "", style=NAME_STYLE)
+        last_where = ch.where
+        if ch.kind == "added":
+            body = Text("+ ", style=NEW_STYLE)
+            body.append_text(_value_text(format_lines(ch.new_value, ch.type, VALUE_WIDTH)
+                                         if ch.new_value is not None else [ch.new or ""], NEW_STYLE))
+        elif ch.kind == "removed":
+            body = Text("- ", style=OLD_STYLE)
+            body.append_text(_value_text(format_lines(ch.old_value, ch.type, VALUE_WIDTH)
+                                         if ch.old_value is not None else [ch.old or ""], OLD_STYLE))
+        else:
+            body = _old_new(ch)
+        grid.add_row(where, body)
+    return grid
+
+
+def _old_new(ch: Change) -> Text:
+    old = ch.old if ch.old is not None else "(absent)"
+    new = ch.new or ""
+    if len(old) + len(new) + len(ARROW) <= VALUE_WIDTH:
+        text = Text(old, style=OLD_STYLE)
+        text.append(ARROW)
+        text.append(new, style=NEW_STYLE)
+        return text
+    text = _value_text(format_lines(ch.old_value, ch.type, VALUE_WIDTH)
+                       if ch.old is not None else [old], OLD_STYLE)
+    text.append("\n" + ARROW.strip() + " ")
+    text.append_text(_value_text(format_lines(ch.new_value, ch.type, VALUE_WIDTH), NEW_STYLE))
+    return text
+
+
+def _state_grid(state: Mapping[str, Any], names: Sequence[str], types: Mapping[str, Type | None],
+                changed: set[str], marks: bool) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for name in names:
+        if name not in state:
+            continue
+        hot = name in changed
+        mark = ("* " if hot else "  ") if marks else ""
+        grid.add_row(Text(mark + name, style=NAME_STYLE + (" bold" if hot else "")),
+                     _value_text(format_lines(state[name], types.get(name), VALUE_WIDTH),
+                                 NEW_STYLE if hot else None))
+    return grid
+
+
+def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
+                types: Mapping[str, Type | None], full: bool) -> Table | None:
+    """Rows: the lane-keyed variables (those that changed, unless ``full``),
+    columns: the lanes; changed cells show old → new."""
+    cur = trace.steps[index].state
+    prev = trace.steps[index - 1].state if index > 0 else None
+    rows = [n for n in names if n in lanes.keyed_vars and n in cur
+            and (full or prev is None or prev.get(n) != cur[n])]
+    if not rows:
+        return None
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column("", style=NAME_STYLE, no_wrap=True)
+    for member in lanes.members:
+        table.add_column(str(member))
+    for name in rows:
+        t = types.get(name)
+        vt = t.value if isinstance(t, MapType) else None
+        cells: list[Text] = []
+        for member in lanes.members:
+            new = cur[name].get(member) if isinstance(cur[name], Mapping) else None
+            old = prev[name].get(member) if prev is not None and isinstance(prev.get(name), Mapping) \
+                else new
+            if old != new:
+                old_text, new_text = format_value(old, vt), format_value(new, vt)
+                if len(old_text) + len(new_text) + len(ARROW) <= CELL_WIDTH:
+                    cell = Text(old_text, style=OLD_STYLE)
+                    cell.append(ARROW)
+                    cell.append(new_text, style=NEW_STYLE)
+                else:
+                    cell = _value_text(format_lines(new, vt, CELL_WIDTH), NEW_STYLE)
+            else:
+                cell = _value_text(format_lines(new, vt, CELL_WIDTH), "dim" if prev is not None else None)
+            cells.append(cell)
+        table.add_row(name, *cells)
+    return table
+
+
+def render_trace(trace: Trace, model: Model | None = None, *, vars: str | Sequence[str] | None = None,
+                 hide: str | Sequence[str] | None = None, full: bool = False,
+                 by: str | None = None) -> RenderableType:
+    """The whole trace: a title, then the initial state in full and, for each
+    step, its action and what changed (``full``: the whole state, changes
+    starred).  ``vars``/``hide`` keep or drop variables (comma lists or
+    sequences).  ``by`` names a model-value type (or a map variable): the
+    variables keyed by it become a table with one column per value.
+    Raises ``UsageError`` for an unknown variable or ``by`` name."""
+    names = var_names(trace, model)
+    shown = select_vars(names, vars, hide)
+    types = var_types(trace, model)
+    lanes = choose_lane_set(trace, model, by, types) if by is not None else None
+    parts: list[RenderableType] = [trace_title(trace)]
+    for index, step in enumerate(trace.steps):
+        parts.append(render_step_title(trace, index, model))
+        body = _step_body(trace, index, shown, types, lanes, full)
+        parts.append(Padding(body, (0, 0, 0, 4), expand=False))
+    return Group(*parts)
+
+
+def _step_body(trace: Trace, index: int, shown: Sequence[str], types: Mapping[str, Type | None],
+               lanes: LaneSet | None, full: bool) -> RenderableType:
+    state = trace.steps[index].state
+    in_table = set(lanes.keyed_vars) if lanes is not None else set()
+    rest = [n for n in shown if n not in in_table]
+    pieces: list[RenderableType] = []
+    if lanes is not None:
+        table = _lane_table(trace, index, lanes, shown, types, full or index == 0)
+        if table is not None:
+            pieces.append(table)
+    if index == 0 or full:
+        changed = set()
+        if index > 0:
+            prev = trace.steps[index - 1].state
+            changed = {n for n in state if prev.get(n) != state[n]}
+        if rest:
+            pieces.append(_state_grid(state, rest, types, changed, full))
+    else:
+        keep = set(rest)
+        changes = [c for c in step_changes(trace, index, types) if c.var in keep]
+        if changes:
+            pieces.append(render_changes(changes))
+    if not pieces:
+        pieces.append(Text("(no change to the variables shown)", style="dim"))
+    return Group(*pieces)

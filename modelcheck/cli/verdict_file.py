@@ -1,0 +1,220 @@
+"""Verdict files: TOML tables of spec configurations and the verdict each
+property must get.  This module reads and validates them; running the rows
+is ``modelcheck.cli.verdicts``.
+
+::
+
+    [[row]]
+    id = "CMQ-1"
+    spec = "classic_mirrored_queue.mc"      # relative to the toml file
+    description = "2 nodes, manual sync"    # optional
+    consts = { ha_sync_mode = "manual" }    # optional
+    engine = "reference"                    # optional
+    no_deadlock = true                      # optional
+    large = false                           # optional: runs only with --large
+    max_states = 100000                     # optional bounds: max_states, max_depth,
+                                            # timeout (s), depth (bmc steps)
+    [[row.check]]
+    property = "NoLostConfirmed"
+    expect = "violated"                     # holds | violated | unknown | holds_up_to_bound
+    steps = 9                               # optional: exact shortest trace length
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from modelcheck.cli.options import const_key, did_you_mean
+from modelcheck.engines import ENGINES
+from modelcheck.engines.base import DEADLOCK, Status
+from modelcheck.errors import UsageError
+
+__all__ = ["Expectation", "Row", "read_verdict_file", "select_rows"]
+
+ROW_KEYS = ("id", "spec", "description", "consts", "engine", "no_deadlock", "large",
+            "max_states", "max_depth", "timeout", "depth", "check")
+CHECK_KEYS = ("property", "expect", "steps")
+EXPECTS = tuple(s.value for s in Status)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    property: str
+    expect: Status
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    file: str                       # the verdict file, as given
+    spec: str                       # the spec path, resolved against the file's folder
+    description: str
+    consts: dict[str, str] = field(hash=False)
+    checks: tuple[Expectation, ...]
+    engine: str | None = None
+    no_deadlock: bool = False
+    large: bool = False
+    max_states: int | None = None
+    max_depth: int | None = None
+    timeout: float | None = None
+    depth: int | None = None
+    line: int | None = None         # where the row's id is written, for messages
+
+
+class _Locator:
+    """Finds the line of a row (by its id) in the file's text: tomllib keeps no
+    positions, and a message that points at the row saves a search."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def row_line(self, row_id: Any) -> int | None:
+        pattern = re.compile(r"^\s*id\s*=\s*[\"']" + re.escape(str(row_id)) + r"[\"']")
+        for i, line in enumerate(self.lines, start=1):
+            if pattern.match(line):
+                return i
+        return None
+
+    def error(self, message: str, row_id: Any = None, index: int | None = None,
+              hint: str | None = None) -> UsageError:
+        line = self.row_line(row_id) if row_id is not None else None
+        where = f"{self.path}:{line}" if line else self.path
+        what = f"row {row_id!r}" if row_id is not None else f"row {index}"
+        text = f"{where}: {what}: {message}"
+        if line:
+            text += f"\n  {line} | {self.lines[line - 1].strip()}"
+        return UsageError(text, hint=hint)
+
+
+def _const_text(value: Any) -> str:
+    # TOML booleans are written as the language writes them.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _typed(loc: _Locator, row_id: Any, key: str, value: Any, kinds: tuple[type, ...],
+           what: str) -> Any:
+    ok = isinstance(value, kinds) and not (bool not in kinds and isinstance(value, bool))
+    if not ok:
+        raise loc.error(f"'{key}' must be {what}, not {value!r}", row_id)
+    return value
+
+
+def _read_check(loc: _Locator, row_id: Any, raw: Any) -> Expectation:
+    if not isinstance(raw, dict):
+        raise loc.error("each [[row.check]] must be a table", row_id)
+    for key in raw:
+        if key not in CHECK_KEYS:
+            raise loc.error(f"unknown key '{key}' in [[row.check]]", row_id,
+                            hint=did_you_mean(key, CHECK_KEYS)
+                            or "a check has: " + ", ".join(CHECK_KEYS))
+    if "property" not in raw or "expect" not in raw:
+        raise loc.error("each [[row.check]] needs 'property' and 'expect'", row_id)
+    name = _typed(loc, row_id, "property", raw["property"], (str,), "a property name")
+    expect = _typed(loc, row_id, "expect", raw["expect"], (str,), "a verdict")
+    if expect not in EXPECTS:
+        raise loc.error(f"'expect' must be one of {', '.join(EXPECTS)}, not {expect!r}", row_id,
+                        hint=did_you_mean(expect, EXPECTS))
+    steps = raw.get("steps")
+    if steps is not None:
+        _typed(loc, row_id, "steps", steps, (int,), "a number of steps")
+        if steps < 0:
+            raise loc.error("'steps' must be 0 or more", row_id)
+    return Expectation(name, Status(expect), steps)
+
+
+def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
+    if not isinstance(raw, dict):
+        raise loc.error("each [[row]] must be a table", index=index)
+    row_id = raw.get("id")
+    if not isinstance(row_id, str) or not row_id:
+        raise loc.error("needs an 'id' (a non-empty string)", index=index)
+    for key in raw:
+        if key not in ROW_KEYS:
+            raise loc.error(f"unknown key '{key}'", row_id,
+                            hint=did_you_mean(key, ROW_KEYS) or "a row has: " + ", ".join(ROW_KEYS))
+    if "spec" not in raw:
+        raise loc.error("needs a 'spec' (a path relative to the verdict file)", row_id)
+    spec = _typed(loc, row_id, "spec", raw["spec"], (str,), "a path")
+    consts = _typed(loc, row_id, "consts", raw.get("consts", {}), (dict,), "a table")
+    engine = raw.get("engine")
+    if engine is not None and engine not in ENGINES:
+        raise loc.error(f"unknown engine {engine!r}", row_id,
+                        hint=did_you_mean(str(engine), ENGINES)
+                        or "engines: " + ", ".join(ENGINES))
+    checks_raw = raw.get("check", [])
+    if not isinstance(checks_raw, list) or not checks_raw:
+        raise loc.error("needs at least one [[row.check]]", row_id)
+    checks = tuple(_read_check(loc, row_id, c) for c in checks_raw)
+    seen: set[str] = set()
+    for c in checks:
+        if c.property in seen:
+            raise loc.error(f"property {c.property!r} is checked twice", row_id)
+        seen.add(c.property)
+    no_deadlock = _typed(loc, row_id, "no_deadlock", raw.get("no_deadlock", False), (bool,),
+                         "true or false")
+    if no_deadlock and DEADLOCK in seen:
+        raise loc.error("checks 'deadlock' but sets no_deadlock = true", row_id)
+    bounds: dict[str, Any] = {}
+    for key, kinds, what in (("max_states", (int,), "a number"), ("max_depth", (int,), "a number"),
+                             ("timeout", (int, float), "a number of seconds"),
+                             ("depth", (int,), "a number of steps")):
+        if key in raw:
+            bounds[key] = _typed(loc, row_id, key, raw[key], kinds, what)
+    return Row(
+        id=row_id, file=loc.path, spec=str(folder / spec),
+        description=str(raw.get("description", "")),
+        consts={const_key(k): _const_text(v) for k, v in consts.items()},
+        checks=checks, engine=engine, no_deadlock=no_deadlock,
+        large=_typed(loc, row_id, "large", raw.get("large", False), (bool,), "true or false"),
+        line=loc.row_line(row_id), **bounds)
+
+
+def read_verdict_file(path: str) -> list[Row]:
+    """Every row of one verdict file, validated; the spec paths are resolved
+    against the file's folder (and not opened yet)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read verdict file {path}: {exc.strerror or exc}") from None
+    loc = _Locator(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    rows_raw = data.get("row")
+    if not isinstance(rows_raw, list) or not rows_raw:
+        raise UsageError(f"{path}: no [[row]] tables", hint="see docs/cli.md, 'Verdict files'")
+    extra = [k for k in data if k != "row"]
+    if extra:
+        raise UsageError(f"{path}: unknown top-level key '{extra[0]}'",
+                         hint="a verdict file holds only [[row]] tables")
+    folder = Path(path).parent
+    return [_read_row(loc, folder, i, raw) for i, raw in enumerate(rows_raw, start=1)]
+
+
+def select_rows(rows: list[Row], only: tuple[str, ...], large: bool) -> tuple[list[Row], list[Row]]:
+    """(rows to run, large rows skipped).  Row ids must be unique across the
+    files; ``--only`` names rows (a named large row runs without --large)."""
+    seen: dict[str, Row] = {}
+    for row in rows:
+        if row.id in seen:
+            first = seen[row.id]
+            raise UsageError(f"row id {row.id!r} appears twice ({first.file} and {row.file})",
+                             hint="row ids name trace files, so they must be unique")
+        seen[row.id] = row
+    for wanted in only:
+        if wanted not in seen:
+            raise UsageError(f"--only {wanted}: no row of that id",
+                             hint=did_you_mean(wanted, seen) or "ids: " + ", ".join(seen))
+    if only:
+        return [r for r in rows if r.id in only], []
+    chosen = [r for r in rows if large or not r.large]
+    skipped = [r for r in rows if r.large and not large]
+    return chosen, skipped

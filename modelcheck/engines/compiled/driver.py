@@ -1,0 +1,269 @@
+"""The model-independent part of every kernel module: batch entry points and
+the breadth-first search over one chunk of a level.
+
+It is source text, appended to each generated module after the
+model-specific functions it calls (``unpack``, ``successors``,
+``state_props``, ``step_props``, ``is_terminal``, ``canon``), so that numba
+compiles and caches it with them: a jitted function cannot take another as an
+argument and still be cached.
+
+Statuses returned by ``explore_chunk`` and ``admit``, with the row reached
+(every row before it is fully done, its successors counted once):
+"""
+from __future__ import annotations
+
+__all__ = ["DRIVER_SOURCE", "DONE", "GROW_TABLE", "GROW_NEXT", "GROW_SUCC", "FAULT", "STOPPED",
+           "AT_BOUND", "PHASE_SUCCESSORS", "PHASE_TERMINAL", "PHASE_STEP", "PHASE_STATE",
+           "C_GENERATED", "C_NEXT", "C_CUT", "O_DEADLOCK", "O_STORE", "O_SYMMETRY", "O_STOP_FIRST",
+           "O_MAX_STATES", "O_GROW_AT"]
+
+DONE, GROW_TABLE, GROW_NEXT, GROW_SUCC, FAULT, STOPPED, AT_BOUND = 0, 1, 2, 3, 4, 5, 6
+# err[3]: where a run-time error happened
+PHASE_SUCCESSORS, PHASE_TERMINAL, PHASE_STEP, PHASE_STATE = 1, 2, 3, 4
+# ctr[]: counters kept across calls
+C_GENERATED, C_NEXT, C_CUT = 0, 1, 2
+# opts[]: settings of one call
+O_DEADLOCK, O_STORE, O_SYMMETRY, O_STOP_FIRST, O_MAX_STATES, O_GROW_AT = 0, 1, 2, 3, 4, 5
+
+DRIVER_SOURCE = '''
+# ---------------------------------------------------------------- driver
+
+@njit(cache=True, nogil=True)
+def canon_row(row, U, S, out):
+    if NSYM == 0:
+        for w in range(W):
+            out[w] = row[w]
+    else:
+        unpack(row, U)
+        canon(U, S, out)
+
+
+@njit(cache=True, nogil=True)
+def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
+    """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
+    active = False
+    for q in range(want.shape[0]):
+        if want[q] != 0:
+            active = True
+    if not active:
+        return 0
+    unpack(row, V)
+    if state_props(V, S, err, want, flags) < 0:
+        return -1
+    stop = 0
+    for q in range(want.shape[0]):
+        if want[q] == 0:
+            continue
+        hit = (kinds[q] == 0 and flags[q] == 0) or (kinds[q] == 1 and flags[q] != 0)
+        if hit:
+            want[q] = 0
+            found[q] = 1
+            for w in range(W):
+                frows[q, w] = row[w]
+            if kinds[q] == 0 and stop_first:
+                stop = 1
+    return stop
+
+
+@njit(cache=True, nogil=True)
+def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opts,
+          found, frows, U, S, V, crow, err, flags):
+    """Initial states: count, store, check.  (status, row reached)."""
+    for i in range(start, rows.shape[0]):
+        if meta[1] >= opts[5]:
+            return 1, i
+        if ctr[1] >= nxt.shape[0]:
+            return 2, i
+        canon_row(rows[i], U, S, crow)
+        key = fingerprint(crow) ^ SIGN
+        if opts[4] >= 0 and meta[1] >= opts[4]:
+            if table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, False) == -2:
+                ctr[0] += 1
+                return 6, i
+            ctr[0] += 1
+            continue
+        res = table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, True)
+        if res == -1:
+            return 1, i
+        ctr[0] += 1
+        if res == 1:
+            for w in range(W):
+                nxt[ctr[1], w] = crow[w]
+            ctr[1] += 1
+            r = _check_new(crow, V, S, err, want, kinds, flags, found, frows, opts[3] != 0)
+            if r < 0:
+                err[3] = 4
+                err[4] = i
+                for w in range(W):
+                    err[8 + w] = crow[w]
+                return 4, i
+            if r > 0:
+                return 5, i + 1
+    return 0, rows.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
+                  act_counts, act_of, want, kinds, want_step, opts,
+                  found, frows, frows2, faid, U, P, S, V, buf, bufaid, crow, err, flags, sflags):
+    """Expand ``front[start:stop]``: successors, deadlock, step invariants,
+    new states stored in the table and appended to ``nxt``, invariants and
+    sometimes checked on them.  (status, row reached)."""
+    nstate = want.shape[0]
+    nstep = want_step.shape[0]
+    dl = nstate + nstep
+    for i in range(start, stop):
+        if meta[1] >= opts[5]:
+            return 1, i
+        row = front[i]
+        k = successors(row, U, P, S, buf, bufaid, err)
+        if k == -2:
+            return 3, i
+        if k < 0:
+            err[3] = 1
+            err[4] = i
+            return 4, i
+        if ctr[1] + k > nxt.shape[0]:
+            return 2, i
+        ptag = (fingerprint(row) >> TAG_SHIFT) & TAG_MASK
+        ctr[0] += k
+        if k == 0 and opts[0] != 0 and found[dl] == 0:
+            t = is_terminal(U, S, err)
+            if t < 0:
+                err[3] = 2
+                err[4] = i
+                return 4, i
+            if t == 0:
+                found[dl] = 1
+                for w in range(W):
+                    frows[dl, w] = row[w]
+                if opts[3] != 0:
+                    return 5, i + 1
+        for j in range(k):
+            a = bufaid[j]
+            act_counts[act_of[a]] += 1
+            succ = buf[j]
+            if nstep > 0:
+                active = False
+                for q in range(nstep):
+                    if want_step[q] != 0:
+                        active = True
+                if active:
+                    unpack(succ, V)
+                    if step_props(U, V, S, err, want_step, sflags) < 0:
+                        err[3] = 3
+                        err[4] = i
+                        err[5] = j
+                        err[6] = a
+                        for w in range(W):
+                            err[8 + w] = succ[w]
+                        return 4, i
+                    halt = False
+                    for q in range(nstep):
+                        if want_step[q] != 0 and sflags[q] == 0:
+                            want_step[q] = 0
+                            found[nstate + q] = 1
+                            faid[nstate + q] = a
+                            for w in range(W):
+                                frows[nstate + q, w] = row[w]
+                                frows2[nstate + q, w] = succ[w]
+                            if opts[3] != 0:
+                                halt = True
+                    if halt:
+                        return 5, i + 1
+            canon_row(succ, V, S, crow)
+            key = fingerprint(crow) ^ SIGN
+            allow = opts[1] != 0
+            if allow and opts[4] >= 0 and meta[1] >= opts[4]:
+                if table_insert(keys, tlo, thi, tstates, meta, key, ptag, crow, False) == -2:
+                    return 6, i
+                continue
+            res = table_insert(keys, tlo, thi, tstates, meta, key, ptag, crow, allow)
+            if res == -1:
+                # The table is full mid-row: undo this row's counts, grow, redo it.
+                ctr[0] -= k
+                for jj in range(j + 1):
+                    act_counts[act_of[bufaid[jj]]] -= 1
+                return 1, i
+            if res == -2:
+                ctr[2] = 1
+                continue
+            if res == 1:
+                for w in range(W):
+                    nxt[ctr[1], w] = crow[w]
+                ctr[1] += 1
+                r = _check_new(crow, V, S, err, want, kinds, flags, found, frows, opts[3] != 0)
+                if r < 0:
+                    err[3] = 4
+                    err[4] = i
+                    err[5] = j
+                    err[6] = a
+                    for w in range(W):
+                        err[8 + w] = crow[w]
+                    return 4, i
+                if r > 0:
+                    return 5, i + 1
+    return 0, stop
+
+
+@njit(cache=True, nogil=True)
+def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
+    """Successors of ``rows[start:]`` into succ/parent/aid from row m0.
+    (status, row reached, rows written): status 0 done, 2 succ is full,
+    3 buf is too small, 4 run-time error at the row reached."""
+    m = m0
+    for i in range(start, rows.shape[0]):
+        k = successors(rows[i], U, P, S, buf, bufaid, err)
+        if k == -2:
+            return 3, i, m
+        if k < 0:
+            err[3] = 1
+            err[4] = i
+            return 4, i, m
+        if m + k > succ.shape[0]:
+            return 2, i, m
+        for j in range(k):
+            for w in range(W):
+                succ[m, w] = buf[j, w]
+            parent[m] = i
+            aid[m] = bufaid[j]
+            m += 1
+    return 0, rows.shape[0], m
+
+
+@njit(cache=True, nogil=True)
+def props_batch(rows, U, S, err, want, flags):
+    """State-property columns for each row; -1 - row on a run-time error."""
+    for i in range(rows.shape[0]):
+        unpack(rows[i], U)
+        if state_props(U, S, err, want, flags[i]) < 0:
+            return -1 - i
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def terminal_batch(rows, U, S, err, out):
+    for i in range(rows.shape[0]):
+        unpack(rows[i], U)
+        t = is_terminal(U, S, err)
+        if t < 0:
+            return -1 - i
+        out[i] = t
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def steps_batch(pre, post, U, V, S, err, want, flags):
+    for i in range(pre.shape[0]):
+        unpack(pre[i], U)
+        unpack(post[i], V)
+        if step_props(U, V, S, err, want, flags[i]) < 0:
+            return -1 - i
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def canon_batch(rows, out, U, S):
+    for i in range(rows.shape[0]):
+        canon_row(rows[i], U, S, out[i])
+'''

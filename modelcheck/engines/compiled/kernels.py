@@ -1,0 +1,263 @@
+"""``compile_model``: a model's compiled kernels behind a batch API.
+
+This is the stable interface the compiled engine's search and the Spark
+engine use (documented in docs/engines/compiled.md)::
+
+    kernels = compile_model(model, options)        # -> CompiledModel
+    kernels.layout.words                           # W
+    kernels.initial_states()                       # (n, W) uint64
+    succ, parent, aid, fault = kernels.expand(batch)
+    kernels.fingerprint(batch)                     # (n,) uint64
+    kernels.check_state_properties(batch)          # (n, len(state_columns)) bool
+    kernels.check_steps(pre, post, aid)            # (n, len(step_columns)) bool
+    kernels.decode(words); kernels.action_label(aid); kernels.canonicalize(batch)
+
+A ``CompiledModel`` pickles as its IR and options and recompiles (from the
+disk cache) when unpickled, so Spark executors can rebuild it.  One instance
+holds scratch buffers: use it from one thread at a time.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.compiled.gen_module import ActionInfo, generate
+from modelcheck.engines.compiled.kcache import load_kernel_module
+from modelcheck.engines.compiled.layout import Layout
+from modelcheck.engines.compiled.symmetry import usable_symmetric_types
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.values import domain
+
+__all__ = ["CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError", "compile_model"]
+
+_ERR_CODE_NAMES = {5001 + i: f"MC{5001 + i}" for i in range(6)}
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    """The options that shape a kernel module (and so its cache entry)."""
+    symmetry: bool = True
+    cache_dir: str | None = None
+    dump_kernel: str | None = None
+
+    @classmethod
+    def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
+        if options is None:
+            return cls()
+        return cls(options.symmetry, options.cache_dir, options.dump_kernel)
+
+
+@dataclass(frozen=True)
+class KernelFault:
+    """A run-time error a kernel hit: the MC5xxx code, the IR node, where
+    (``phase``: 1 successors, 2 terminal check, 3 step property, 4 state
+    property), the batch row, and for properties the column."""
+    code: str
+    node: Any
+    phase: int
+    row: int
+    column: int | None = None
+    successor: int | None = None
+    action_id: int | None = None
+
+
+class KernelFaultError(Exception):
+    def __init__(self, fault: KernelFault):
+        super().__init__(f"{fault.code} in phase {fault.phase} at row {fault.row}")
+        self.fault = fault
+
+
+def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
+    """Generate, cache and load the kernels of ``model``.  Raises
+    ``reps.Unsupported`` for a model the compiled engine cannot lay out and
+    ImportError when numba is missing."""
+    if not isinstance(options, KernelOptions):
+        options = KernelOptions.from_check_options(options)
+    return CompiledModel(model, options)
+
+
+class CompiledModel:
+    """A model's kernels; see the module docstring for the API."""
+
+    def __init__(self, model: ir.Model, options: KernelOptions):
+        start = time.perf_counter()
+        self.model = model
+        self.options = options
+        self.layout = Layout.from_model(model)
+        symmetric, notes = usable_symmetric_types(model) if options.symmetry else ([], [])
+        self.notes: list[str] = notes
+        self.generated = generate(model, self.layout, symmetric)
+        self.symmetric = list(self.generated.symmetric)
+        if options.dump_kernel:
+            with open(options.dump_kernel, "w") as f:
+                f.write(self.generated.source)
+        self.module, self.path = load_kernel_module(self.generated.source, options.cache_dir)
+        self.codegen_s = time.perf_counter() - start
+        self.actions: list[ActionInfo] = self.generated.actions
+        self.state_columns: list[ir.Property] = self.generated.state_cols
+        self.step_columns: list[ir.Property] = self.generated.step_cols
+        self._bases = [a.base for a in self.actions]
+        self._bindings = [list(itertools.product(*(domain(p.type) for p in a.params)))
+                          for a in self.actions]
+        # action instance id -> action index, for per-action counts
+        self.action_of = np.zeros(max(1, self.generated.instances), dtype=np.int64)
+        for k, a in enumerate(self.actions):
+            self.action_of[a.base:a.base + a.count] = k
+        w, n = self.layout.words, self.layout.slots
+        self.U = np.zeros(max(1, n), dtype=np.int64)
+        self.P = np.zeros(max(1, n), dtype=np.int64)
+        self.V = np.zeros(max(1, n), dtype=np.int64)
+        self.S = np.zeros(max(1, self.generated.scratch), dtype=np.int64)
+        self.err = np.zeros(8 + w, dtype=np.int64)
+        self.buf = np.zeros((64, w), dtype=np.int64)
+        self.bufaid = np.zeros(64, dtype=np.int32)
+        self.compile_s = 0.0
+        self.warm_up()
+
+    def __reduce__(self) -> Any:
+        return (compile_model, (self.model, self.options))
+
+    # ------------------------------------------------------------ compilation
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) every entry point now, so that
+        compile time is measured apart from search time."""
+        start = time.perf_counter()
+        w = self.layout.words
+        rows = np.zeros((0, w), dtype=np.int64)
+        self.expand(rows)
+        self.fingerprint(rows)
+        self.check_state_properties(rows)
+        self.check_steps(rows, rows, np.zeros(0, dtype=np.int32))
+        self.canonicalize(rows)
+        self.terminal(rows)
+        self.compile_s = time.perf_counter() - start
+
+    def grow_buffer(self) -> None:
+        self.buf = np.zeros((self.buf.shape[0] * 2, self.layout.words), dtype=np.int64)
+        self.bufaid = np.zeros(self.buf.shape[0], dtype=np.int32)
+
+    # ------------------------------------------------------------ batch API
+
+    def _rows(self, batch: np.ndarray) -> np.ndarray:
+        rows = np.ascontiguousarray(batch)
+        if rows.ndim == 1:
+            rows = rows.reshape(1, -1)
+        return rows.view(np.int64)
+
+    def initial_states(self) -> np.ndarray:
+        """The initial states, packed, in the reference order (a run-time error
+        in an initial value raises the reference evaluator's EvalError)."""
+        from modelcheck.engines.reference.evaluator import Evaluator
+        states = Evaluator(self.model).initial_states()
+        out = np.zeros((len(states), self.layout.words), dtype=np.uint64)
+        for i, s in enumerate(states):
+            out[i] = self.layout.pack(s)
+        return out
+
+    def fault(self, phase: int, row: int) -> KernelFault:
+        code = _ERR_CODE_NAMES.get(int(self.err[0]), f"MC{int(self.err[0])}")
+        node = self.generated.nodes.nodes[int(self.err[1])]
+        column = int(self.err[2]) if phase in (3, 4) else None
+        return KernelFault(code, node, phase, row, column)
+
+    def expand(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, KernelFault | None]:
+        """Every successor of every row: (succ (m, W) uint64, parent (m,) int64
+        row in batch, action_id (m,) int32, fault).  On a run-time error the
+        arrays hold the successors of the rows before the faulting one."""
+        rows = self._rows(batch)
+        cap = max(16, rows.shape[0] * 8)
+        succ = np.zeros((cap, self.layout.words), dtype=np.int64)
+        parent = np.zeros(cap, dtype=np.int64)
+        aid = np.zeros(cap, dtype=np.int32)
+        start, m = 0, 0
+        while True:
+            status, start, m = self.module.expand_batch(
+                rows, start, succ, parent, aid, self.U, self.P, self.S, self.buf, self.bufaid,
+                self.err, m)
+            if status == 0:
+                return succ[:m].view(np.uint64), parent[:m], aid[:m], None
+            if status == 2:
+                cap *= 2
+                succ = np.resize(succ, (cap, self.layout.words))
+                parent, aid = np.resize(parent, cap), np.resize(aid, cap)
+            elif status == 3:
+                self.grow_buffer()
+            else:
+                fault = self.fault(1, int(start))
+                return succ[:m].view(np.uint64), parent[:m], aid[:m], fault
+
+    def fingerprint(self, batch: np.ndarray) -> np.ndarray:
+        rows = self._rows(batch)
+        out = np.zeros(rows.shape[0], dtype=np.int64)
+        from modelcheck.engines.compiled.runtime import fingerprint_rows
+        fingerprint_rows(rows, out)
+        return out.view(np.uint64)
+
+    def check_state_properties(self, batch: np.ndarray, want: np.ndarray | None = None) -> np.ndarray:
+        """(n, len(state_columns)) booleans: invariants, then sometimes, then
+        terminals (``state_columns`` names them).  Raises KernelFaultError."""
+        rows = self._rows(batch)
+        ncol = len(self.state_columns)
+        flags = np.zeros((rows.shape[0], max(1, ncol)), dtype=np.int64)
+        want = np.ones(max(1, ncol), dtype=np.int64) if want is None else want
+        if ncol == 0:
+            return np.zeros((rows.shape[0], 0), dtype=bool)
+        r = self.module.props_batch(rows, self.U, self.S, self.err, want, flags)
+        if r < 0:
+            raise KernelFaultError(self.fault(4, -1 - int(r)))
+        return flags[:, :ncol] != 0
+
+    def terminal(self, batch: np.ndarray) -> np.ndarray:
+        """Whether each row satisfies some terminal declaration."""
+        rows = self._rows(batch)
+        out = np.zeros(rows.shape[0], dtype=np.int64)
+        r = self.module.terminal_batch(rows, self.U, self.S, self.err, out)
+        if r < 0:
+            raise KernelFaultError(self.fault(2, -1 - int(r)))
+        return out != 0
+
+    def check_steps(self, pre: np.ndarray, post: np.ndarray, action_id: np.ndarray) -> np.ndarray:
+        """(n, len(step_columns)) booleans for the steps pre[i] -> post[i]
+        (``action_id`` is accepted for symmetry with ``expand``; step
+        invariants read only the two states).  Raises KernelFaultError."""
+        a, b = self._rows(pre), self._rows(post)
+        ncol = len(self.step_columns)
+        flags = np.zeros((a.shape[0], max(1, ncol)), dtype=np.int64)
+        if ncol == 0:
+            return np.zeros((a.shape[0], 0), dtype=bool)
+        want = np.ones(ncol, dtype=np.int64)
+        r = self.module.steps_batch(a, b, self.U, self.V, self.S, self.err, want, flags)
+        if r < 0:
+            raise KernelFaultError(self.fault(3, -1 - int(r)))
+        return flags[:, :ncol] != 0
+
+    def canonicalize(self, batch: np.ndarray) -> np.ndarray:
+        """Each row's symmetry representative (the row itself without symmetry)."""
+        rows = self._rows(batch)
+        out = np.zeros_like(rows)
+        self.module.canon_batch(rows, out, self.U, self.S)
+        return out.view(np.uint64)
+
+    def decode(self, words: np.ndarray) -> tuple[Any, ...]:
+        return self.layout.unpack(words)
+
+    def decode_dict(self, words: np.ndarray) -> dict[str, Any]:
+        return self.layout.to_dict(self.layout.unpack(words))
+
+    def action_label(self, action_id: int) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """(action name, ((parameter, value), ...)) of an action instance id."""
+        import bisect
+        k = bisect.bisect_right(self._bases, int(action_id)) - 1
+        a = self.actions[k]
+        binding = self._bindings[k][int(action_id) - a.base]
+        return a.name, tuple((p.name, v) for p, v in zip(a.params, binding))
+
+    @property
+    def instances(self) -> int:
+        return self.generated.instances

@@ -1,0 +1,178 @@
+"""Small numba functions every generated kernel module imports: bit counting
+and the 64-bit state fingerprint.
+
+All arithmetic is on int64 (numba turns int64/uint64 mixtures into floats);
+shifts that must not drag the sign bit along are masked, and multiplications
+wrap, as the hash needs.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["popcount", "fingerprint", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
+           "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
+           "copy_ints", "less"]
+
+#: The sign bit: a table key is ``fingerprint ^ SIGN``, so that signed order is
+#: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
+#: (the table's empty marker).
+SIGN = np.int64(-9223372036854775808)
+#: A state's tag is its fingerprint's top 40 bits; a table entry stores its
+#: parent's tag (0 for an initial state: no fingerprint has a zero tag).
+TAG_SHIFT = 24
+TAG_MASK = (1 << 40) - 1
+
+_M1 = np.int64(0x5555555555555555)
+_M2 = np.int64(0x3333333333333333)
+_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.int64(0x0101010101010101)
+_C1 = np.int64(-8663945395140668459)        # 0x87c37b91114253d5
+_C2 = np.int64(5545529020109919103)         # 0x4cf5ad432745937f
+_F1 = np.int64(-49064778989728563)          # 0xff51afd7ed558ccd
+_F2 = np.int64(-4265267296055464877)        # 0xc4ceb9fe1a85ec53
+_SEED = np.int64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, nogil=True)
+def popcount(x: np.int64) -> np.int64:
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return ((x * _H01) >> 56) & 0xFF
+
+
+@njit(cache=True, nogil=True)
+def _rotl(x: np.int64, r: int) -> np.int64:
+    return (x << r) | ((x >> (64 - r)) & ((np.int64(1) << r) - 1))
+
+
+@njit(cache=True, nogil=True)
+def _fmix(k: np.int64) -> np.int64:
+    k ^= (k >> 33) & 0x7FFFFFFF
+    k *= _F1
+    k ^= (k >> 33) & 0x7FFFFFFF
+    k *= _F2
+    k ^= (k >> 33) & 0x7FFFFFFF
+    return k
+
+
+@njit(cache=True, nogil=True)
+def fingerprint(row: np.ndarray) -> np.int64:
+    """MurmurHash3-style 64-bit hash of a packed state, never 0 and with a
+    non-zero tag.  The bits are an unsigned fingerprint held in an int64."""
+    h = _SEED ^ row.shape[0]
+    for i in range(row.shape[0]):
+        k = row[i] * _C1
+        k = _rotl(k, 31)
+        k *= _C2
+        h ^= k
+        h = _rotl(h, 27) * 5 + 0x52DCE729
+    h = _fmix(h ^ (row.shape[0] * 8))
+    if ((h >> TAG_SHIFT) & TAG_MASK) == 0:
+        h |= np.int64(1) << TAG_SHIFT
+    return h
+
+
+@njit(cache=True, nogil=True)
+def tag_of(fp: np.int64) -> np.int64:
+    return (fp >> TAG_SHIFT) & TAG_MASK
+
+
+@njit(cache=True, nogil=True)
+def fingerprint_rows(rows: np.ndarray, out: np.ndarray) -> None:
+    for i in range(rows.shape[0]):
+        out[i] = fingerprint(rows[i])
+
+
+# ---------------------------------------------------------------- symmetry helpers
+
+@njit(cache=True, nogil=True)
+def hmix(h: np.int64, x: np.int64) -> np.int64:
+    """Order-dependent combination of a hash and a value."""
+    return _fmix((h * _C1) ^ _rotl(np.int64(x) * _C2 + 0x165667B1, 29))
+
+
+@njit(cache=True, nogil=True)
+def sort_members(sig: np.ndarray, order: np.ndarray) -> None:
+    """order := member indices sorted by (signature, index)."""
+    n = sig.shape[0]
+    for i in range(n):
+        order[i] = i
+    for i in range(1, n):
+        x = order[i]
+        j = i - 1
+        while j >= 0 and sig[order[j]] > sig[x]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = x
+
+
+@njit(cache=True, nogil=True)
+def tie_candidates(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
+    """How many orderings of tied members there are, or 1 past ``limit``."""
+    total = 1
+    i = 0
+    n = order.shape[0]
+    while i < n:
+        j = i
+        while j + 1 < n and sig[order[j + 1]] == sig[order[i]]:
+            j += 1
+        for f in range(2, j - i + 2):
+            total *= f
+            if total > limit:
+                return 1
+        i = j + 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
+    """Next lexicographic order of a[lo:hi]; False (and sorted) after the last."""
+    i = hi - 2
+    while i >= lo and a[i] >= a[i + 1]:
+        i -= 1
+    if i < lo:
+        a[lo:hi] = np.sort(a[lo:hi])
+        return False
+    j = hi - 1
+    while a[j] <= a[i]:
+        j -= 1
+    a[i], a[j] = a[j], a[i]
+    a[i + 1:hi] = a[i + 1:hi][::-1].copy()
+    return True
+
+
+@njit(cache=True, nogil=True)
+def next_tie_order(sig: np.ndarray, order: np.ndarray) -> bool:
+    """The next ordering of tied members (an odometer over the tie groups)."""
+    n = order.shape[0]
+    hi = n
+    while hi > 0:
+        lo = hi - 1
+        while lo > 0 and sig[order[lo - 1]] == sig[order[hi - 1]]:
+            lo -= 1
+        if hi - lo > 1 and _next_permutation(order, lo, hi):
+            return True
+        hi = lo
+    return False
+
+
+@njit(cache=True, nogil=True)
+def invert(order: np.ndarray, pi: np.ndarray) -> None:
+    for pos in range(order.shape[0]):
+        pi[order[pos]] = pos
+
+
+@njit(cache=True, nogil=True)
+def copy_ints(a: np.ndarray, b: np.ndarray) -> None:
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
+@njit(cache=True, nogil=True)
+def less(a: np.ndarray, b: np.ndarray) -> bool:
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return a[i] < b[i]
+    return False

@@ -1,0 +1,287 @@
+"""Breadth-first exploration storing whole states: the reference explorer.
+
+Plain and deterministic: states are numbered in the order they are found;
+each number keeps its parent, the action and the parameters that reached it,
+so the first violation found is a shortest counterexample (BFS finds states
+in order of distance).  The counts follow docs/design.md (TLC's conventions).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
+                                     Reporter, Stats, Status)
+from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.errors import EvalError, UsageError
+from modelcheck.ir.nodes import Model, Property, PropertyKind
+from modelcheck.trace.trace import Trace
+
+__all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S"]
+
+#: Seconds between two progress ticks within a level.
+PROGRESS_EVERY_S = 0.5
+
+
+def select_properties(model: Model, options: CheckOptions) -> list[Property]:
+    """The properties to check, in declaration order (``options.invariants``
+    names a subset; ``deadlock`` may be named there too and is handled apart)."""
+    if options.invariants is None:
+        return list(model.properties)
+    known = {p.name for p in model.properties}
+    unknown = [n for n in options.invariants if n not in known and n != DEADLOCK]
+    if unknown:
+        raise UsageError(f"no property named {unknown[0]!r} in spec {model.name!r}",
+                         hint="properties: " + (", ".join(sorted(known)) or "(none)"))
+    wanted = set(options.invariants)
+    return [p for p in model.properties if p.name in wanted]
+
+
+def attach_error_trace(err: EvalError, trace: Trace) -> None:
+    """Give a run-time error the trace to the state where it happened (the
+    failing step itself, which has no state, is named in the diagnostic)."""
+    trace.meta["error"] = err.diagnostic.code
+    trace.meta["message"] = err.diagnostic.message
+    err.trace = trace
+
+
+@dataclass
+class Verdicts:
+    """The verdicts settled so far; what is left unsettled at the end is
+    decided by whether the search finished (shared with the simulator)."""
+    properties: list[Property]
+    deadlock: bool
+    settled: dict[str, PropertyResult] = field(default_factory=dict)
+
+    def open(self, name: str) -> bool:
+        return name not in self.settled
+
+    def settle(self, name: str, kind: PropertyKind | None, status: Status, trace: Trace) -> None:
+        self.settled[name] = PropertyResult(name, kind, status, trace)
+
+    def all_settled(self) -> bool:
+        return (all(p.name in self.settled for p in self.properties)
+                and (not self.deadlock or DEADLOCK in self.settled))
+
+    def results(self, finished: bool, reason: str | None) -> list[PropertyResult]:
+        """Every verdict: unsettled ones hold (or, for ``sometimes``, are
+        violated) only if the search finished; otherwise they are UNKNOWN."""
+        out = []
+        for p in self.properties:
+            out.append(self.settled.get(p.name) or self._unsettled(p.name, p.kind, finished, reason))
+        if self.deadlock:
+            out.append(self.settled.get(DEADLOCK) or self._unsettled(DEADLOCK, None, finished, reason))
+        return out
+
+    @staticmethod
+    def _unsettled(name: str, kind: PropertyKind | None, finished: bool,
+                   reason: str | None) -> PropertyResult:
+        if not finished:
+            return PropertyResult(name, kind, Status.UNKNOWN, reason=reason)
+        if kind is PropertyKind.SOMETIMES:
+            return PropertyResult(name, kind, Status.VIOLATED,
+                                  reason="no reachable state satisfies it")
+        return PropertyResult(name, kind, Status.HOLDS)
+
+
+class _Bound(Exception):
+    """The search hit a bound; the message is the reason."""
+
+
+class _Search:
+    def __init__(self, model: Model, options: CheckOptions, reporter: Reporter):
+        self.model = model
+        self.options = options
+        self.reporter = reporter
+        self.ev = Evaluator(model)
+        props = select_properties(model, options)
+        self.verdicts = Verdicts(props, options.deadlock)
+        self.invariants = [p.name for p in props if p.kind is PropertyKind.INVARIANT]
+        self.steps = [p.name for p in props if p.kind is PropertyKind.STEP]
+        self.sometimes = [p.name for p in props if p.kind is PropertyKind.SOMETIMES]
+        self.states: list[State] = []
+        self.index: dict[State, int] = {}
+        self.parent: list[int] = []
+        self.via: list[tuple[str | None, tuple]] = []
+        self.generated = 0
+        self.depth = 0
+        self.action_counts = {a.name: 0 for a in model.actions}
+        self.start = time.monotonic()
+        self.last_tick = self.start
+        self.stopped_on_first = False
+        self.cut_at_depth = False
+
+    # -------------------------------------------------------------- traces
+
+    def path(self, i: int) -> list[tuple[str | None, tuple, State]]:
+        out = []
+        while i >= 0:
+            action, params = self.via[i]
+            out.append((action, params, self.states[i]))
+            i = self.parent[i]
+        out.reverse()
+        return out
+
+    def trace_to(self, i: int, kind: str, prop: str | None,
+                 last: tuple[str, tuple, State] | None = None) -> Trace:
+        path = self.path(i)
+        if last is not None:
+            path.append(last)
+        return self.ev.trace(path, kind, prop)
+
+    # -------------------------------------------------------------- checks
+
+    def found(self, name: str, kind: PropertyKind | None, status: Status, trace: Trace) -> None:
+        self.verdicts.settle(name, kind, status, trace)
+        if status is Status.VIOLATED and self.options.stop_on_first:
+            self.stopped_on_first = True
+
+    def check_state(self, i: int) -> None:
+        state = self.states[i]
+        check = self.ev.check_property
+        for name in self.invariants:
+            if self.verdicts.open(name) and not self.guarded(i, None, check, name, state):
+                self.found(name, PropertyKind.INVARIANT, Status.VIOLATED,
+                           self.trace_to(i, "counterexample", name))
+        for name in self.sometimes:
+            if self.verdicts.open(name) and self.guarded(i, None, check, name, state):
+                self.found(name, PropertyKind.SOMETIMES, Status.HOLDS,
+                           self.trace_to(i, "witness", name))
+
+    def add(self, state: State, parent: int, action: str | None, params: tuple) -> None:
+        if state in self.index:
+            return
+        limit = self.options.max_states
+        if limit is not None and len(self.states) >= limit:
+            raise _Bound(f"stopped at the state bound: {len(self.states):,} distinct states "
+                         f"(max_states={limit:,}), depth {self.depth}")
+        i = len(self.states)
+        self.states.append(state)
+        self.parent.append(parent)
+        self.via.append((action, params))
+        # Registered last: an interrupt between these lines leaves a state
+        # that is never looked up, not an index pointing past the lists.
+        self.index[state] = i
+        self.check_state(i)
+
+    # -------------------------------------------------------------- search
+
+    def tick(self, queue: int, force: bool = False) -> None:
+        now = time.monotonic()
+        timeout = self.options.timeout_s
+        if timeout is not None and now - self.start >= timeout:
+            raise _Bound(f"timeout after {timeout:g} s: {len(self.states):,} distinct states, "
+                         f"depth {self.depth}")
+        if force or now - self.last_tick >= PROGRESS_EVERY_S:
+            self.report(queue, now)
+
+    def report(self, queue: int, now: float) -> None:
+        self.last_tick = now
+        self.reporter.progress(Progress(len(self.states), self.generated, self.depth, queue,
+                                        now - self.start))
+
+    def run(self) -> None:
+        initial = self.ev.initial_states()
+        self.depth = 1 if initial else 0
+        for state in initial:
+            self.generated += 1
+            self.add(state, -1, None, ())
+            if self.stopped_on_first:
+                return
+        level_end = len(self.states)
+        max_depth = self.options.max_depth
+        i = 0
+        while i < len(self.states) and not self.stopped_on_first:
+            if i == level_end:
+                self.depth += 1
+                level_end = len(self.states)
+                self.tick(level_end - i, force=True)
+            self.expand(i, max_depth is not None and self.depth >= max_depth)
+            i += 1
+            self.tick(len(self.states) - i)
+        if self.cut_at_depth and not self.stopped_on_first:
+            raise _Bound(f"stopped at the depth bound: depth {self.depth} "
+                         f"(max_depth={self.options.max_depth}) has successors not explored; "
+                         f"{len(self.states):,} distinct states")
+
+    def expand(self, i: int, at_depth_bound: bool) -> None:
+        state = self.states[i]
+        transitions = self.transitions(i)
+        self.generated += len(transitions)
+        if not transitions and self.options.deadlock and self.verdicts.open(DEADLOCK) \
+                and not self.guarded(i, None, self.ev.is_terminal, state):
+            self.found(DEADLOCK, None, Status.VIOLATED, self.trace_to(i, "counterexample", DEADLOCK))
+        counts = self.action_counts
+        for action, params, new in transitions:
+            counts[action] += 1
+            for name in self.steps:
+                if self.verdicts.open(name) and not self.guarded(
+                        i, (action, params, new), self.ev.check_property, name, state, new):
+                    self.found(name, PropertyKind.STEP, Status.VIOLATED,
+                               self.trace_to(i, "counterexample", name, (action, params, new)))
+            if self.stopped_on_first:
+                return
+            if at_depth_bound:
+                # States past the bound are not stored, but the rest of this
+                # level is still expanded so its deadlocks and steps are checked.
+                if new not in self.index:
+                    self.cut_at_depth = True
+                continue
+            self.add(new, i, action, params)
+            if self.stopped_on_first:
+                return
+
+    def guarded(self, i: int, last: tuple | None, check: Any, *args: Any) -> Any:
+        """Run a property check, attaching the trace to state ``i`` (and the
+        step ``last``) to a run-time error it raises."""
+        try:
+            return check(*args)
+        except EvalError as err:
+            attach_error_trace(err, self.trace_to(i, "error", None, last))
+            raise
+
+    def transitions(self, i: int) -> list:
+        try:
+            return list(self.ev.successors(self.states[i]))
+        except EvalError as err:
+            attach_error_trace(err, self.trace_to(i, "error", None))
+            raise
+
+    def stats(self) -> Stats:
+        elapsed = time.monotonic() - self.start
+        never = tuple(a for a, n in self.action_counts.items() if n == 0)
+        extras: dict[str, Any] = {}
+        if elapsed > 0:
+            extras["states_per_s"] = round(len(self.states) / elapsed)
+        return Stats(distinct_states=len(self.states), generated_states=self.generated,
+                     depth=self.depth, elapsed_s=elapsed, action_counts=dict(self.action_counts),
+                     never_enabled=never, extras=extras)
+
+
+def explore(model: Model, options: CheckOptions, reporter: Reporter) -> CheckResult:
+    """Explore every reachable state breadth-first and settle the properties."""
+    search = _Search(model, options, reporter)
+    reason: str | None = None
+    error: EvalError | None = None
+    try:
+        search.run()
+    except _Bound as bound:
+        reason = str(bound)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    except MemoryError:
+        n = len(search.states)
+        # Drop the state store first: building the result needs memory.
+        search.index.clear()
+        reason = f"out of memory at {n:,} states"
+    except EvalError as err:
+        error = err
+        reason = f"stopped by a run-time error ({err.diagnostic.code})"
+    if search.stopped_on_first and reason is None:
+        reason = "stopped at the first violation (stop_on_first)"
+    stats = search.stats()
+    if reason is None:
+        search.report(0, time.monotonic())
+    return CheckResult(model.name, "reference", search.verdicts.results(reason is None, reason),
+                       stats, reason=None if error is not None else reason, error=error)

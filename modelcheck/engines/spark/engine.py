@@ -1,0 +1,250 @@
+"""SparkEngine: the level-synchronous, hash-partitioned search, on Spark when it pays.
+
+The search starts in this process and moves to Spark when a level's frontier
+reaches ``options.spark_threshold`` states (default 200,000); a spec whose
+levels stay narrow never starts Spark.  ``spark_threshold=0`` runs every
+level on Spark.  Results follow docs/design.md exactly like the reference
+explorer's (the counts, verdicts and shortest trace lengths agree), with
+64-bit fingerprints: the probability of a collision is reported.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter,
+                                     PropertyResult, Reporter, Stats, Status)
+from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.engines.reference.explorer import Verdicts, select_properties
+from modelcheck.engines.spark.checkpoint import (Hit, SearchState, model_digest, part_path,
+                                                 read_manifest, read_part)
+from modelcheck.engines.spark.inprocess import InProcessLevels
+from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, plan_properties
+from modelcheck.engines.spark.levels import LevelBackend, LevelSearch
+from modelcheck.engines.spark.partition import Part, initial_candidates
+from modelcheck.engines.spark.summary import level_notes, stats_extras
+from modelcheck.engines.spark.walkback import (WalkBackError, replay_forward, successor_with,
+                                               to_trace, walk_back)
+from modelcheck.errors import EvalError, UsageError
+from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.trace.trace import Trace
+
+__all__ = ["SparkEngine", "KernelsFactory"]
+
+#: Builds the batch kernels of a model (the compiled engine's, by default).
+KernelsFactory = Callable[[Model, CheckOptions, PropertyPlan], SearchKernels]
+
+
+def _compiled_kernels(model: Model, options: CheckOptions, plan: PropertyPlan) -> SearchKernels:
+    from modelcheck.engines.spark.compiled_adapter import compiled_kernels
+    return compiled_kernels(model, options, plan)
+
+
+class SparkEngine:
+    """``modelcheck check SPEC --engine spark [--master URL] [--partitions N]``."""
+
+    name = "spark"
+
+    def __init__(self, kernels_factory: KernelsFactory | None = None):
+        self.kernels_factory = kernels_factory or _compiled_kernels
+
+    def check(self, model: Model, options: CheckOptions,
+              reporter: Reporter | None = None) -> CheckResult:
+        reporter = reporter if reporter is not None else NullReporter()
+        _validate(options)
+        props = select_properties(model, options)
+        plan = plan_properties(props)
+        kernels = self.kernels_factory(model, options, plan)
+        digest = model_digest(model, options, kernels.words)
+        run = _Run(model, options, reporter, kernels, plan)
+        try:
+            return run.check(props, digest)
+        finally:
+            run.close()
+
+
+def _validate(options: CheckOptions) -> None:
+    if options.partitions is not None and options.partitions < 1:
+        raise UsageError(f"--partitions must be at least 1, not {options.partitions}")
+    if options.spark_threshold is not None and options.spark_threshold < 0:
+        raise UsageError(f"the Spark threshold must be 0 or more, not {options.spark_threshold}")
+
+
+class _Run:
+    """One check: the search, then the traces, then the result."""
+
+    def __init__(self, model: Model, options: CheckOptions, reporter: Reporter,
+                 kernels: SearchKernels, plan: PropertyPlan):
+        self.model = model
+        self.options = options
+        self.reporter = reporter
+        self.kernels = kernels
+        self.plan = plan
+        self.started = time.monotonic()
+        self.backend: LevelBackend | None = None
+        self.spark_info: dict[str, Any] = {}
+
+    # ------------------------------------------------------------ Spark
+
+    def to_spark(self, parts: list[Part]) -> LevelBackend:
+        from modelcheck.engines.spark.distributed import SparkLevels
+        sc, partitions = self._spark()
+        return SparkLevels.from_parts(sc, self.kernels, self.plan, parts, partitions)
+
+    def _spark(self) -> tuple[Any, int]:
+        from modelcheck.engines.spark.session import (conf_from_options, default_partitions,
+                                                      spark_context)
+        sc, info = spark_context(self.options.master, self.options.verbose,
+                                 conf_from_options(self.options.extra))
+        partitions = self.options.partitions or default_partitions(info.default_parallelism)
+        self.spark_info = {"master": info.master, "partitions": partitions}
+        if info.log_file:
+            self.spark_info["spark_log"] = info.log_file
+        return sc, partitions
+
+    # ------------------------------------------------------------ the check
+
+    def check(self, props: list, digest: str) -> CheckResult:
+        open_names = {p.name for p in props} | ({DEADLOCK} if self.options.deadlock else set())
+        if self.options.resume_dir:
+            state, self.backend = self._resume(digest)
+            for name in state.hits:
+                open_names.discard(name)
+            search = self._search(state, digest, open_names)
+        else:
+            try:
+                routed, generated = initial_candidates(self.kernels, 1)
+            except EvalError as err:
+                return self._result(props, None, reason=None, error=err)
+            self.backend = InProcessLevels(self.kernels, self.plan)
+            search = self._search(SearchState(), digest, open_names)
+            search.seed(self.backend.seed(routed), generated)
+        if search.reason is None:
+            search.run()
+        self.backend = search.backend
+        if search.failed is not None:
+            return self._result(props, search, reason=None, error=self._error(search))
+        return self._result(props, search, reason=search.reason, error=None)
+
+    def _search(self, state: SearchState, digest: str, open_names: set[str]) -> LevelSearch:
+        assert self.backend is not None
+        return LevelSearch(self.backend, self.plan, self.options, self.reporter, state, digest,
+                           self.kernels.words, self.to_spark, open_names)
+
+    def _resume(self, digest: str) -> tuple[SearchState, LevelBackend]:
+        directory = self.options.resume_dir
+        assert directory is not None
+        manifest = read_manifest(directory, digest)
+        if manifest.words != self.kernels.words:
+            raise UsageError(f"the checkpoint in {directory!r} was written with another "
+                             f"state layout ({manifest.words} words, now {self.kernels.words})")
+        state = manifest.state
+        on_spark = bool(state.levels) and state.levels[-1].where == "spark"
+        threshold = self.options.spark_threshold
+        if on_spark or threshold == 0:
+            from modelcheck.engines.spark.distributed import SparkLevels
+            sc, partitions = self._spark()
+            backend: LevelBackend = SparkLevels.from_checkpoint(
+                sc, self.kernels, self.plan, directory, manifest.folder, manifest.parts, partitions)
+        else:
+            parts = [read_part(part_path(directory, manifest.folder, i))
+                     for i in range(manifest.parts)]
+            backend = InProcessLevels.from_parts(self.kernels, self.plan, parts)
+        self.reporter.note(f"resumed from the checkpoint at depth {state.depth} "
+                           f"({state.distinct:,} distinct states) in {directory}")
+        return state, backend
+
+    # ------------------------------------------------------------ traces
+
+    def _paths(self, search: LevelSearch, fps: list[int]) -> dict[int, list[int]]:
+        return walk_back(search.backend.parents, sorted(set(fps)), search.state.depth + 1)
+
+    def _traces(self, search: LevelSearch) -> dict[str, Trace]:
+        hits = list(search.state.hits.values())
+        if not hits:
+            return {}
+        paths = self._paths(search, [h.fps[0] for h in hits])
+        evaluator = Evaluator(self.model)
+        return {h.name: self._trace(h, paths[h.fps[0]], evaluator) for h in hits}
+
+    def _trace(self, hit: Hit, path: list[int], evaluator: Evaluator) -> Trace:
+        steps = replay_forward(self.kernels, path)
+        if hit.what == "step":
+            column = hit.column
+            kernels = self.kernels
+
+            def violates(pre: Any, post: Any, action: int) -> bool:
+                import numpy as np
+                holds = kernels.step_props(pre[None, :], post[None, :],
+                                           np.array([action], dtype=np.int32))
+                return not bool(holds[0, column])
+
+            steps.append(successor_with(self.kernels, steps[-1][1], hit.fps[1], violates))
+        kind = "counterexample"
+        if hit.what == "state" and self.plan.state[hit.column].kind is PropertyKind.SOMETIMES:
+            kind = "witness"
+        return to_trace(self.kernels, evaluator, steps, kind, hit.name)
+
+    def _error(self, search: LevelSearch) -> EvalError:
+        """The run-time error of the first failing state, as the reference
+        evaluator raises it, with the trace to that state."""
+        assert search.failed is not None
+        fp, _ = search.failed
+        steps = replay_forward(self.kernels, self._paths(search, [fp])[fp])
+        evaluator = Evaluator(self.model)
+        state = self.kernels.decode(steps[-1][1])
+        try:
+            list(evaluator.successors(state))
+        except EvalError as err:
+            err.trace = to_trace(self.kernels, evaluator, steps, "error", None)
+            return err
+        raise WalkBackError("the kernels report a run-time error in a state where the "
+                            "reference evaluator finds none")
+
+    # ------------------------------------------------------------ result
+
+    def _result(self, props: list, search: LevelSearch | None, reason: str | None,
+                error: EvalError | None) -> CheckResult:
+        verdicts = Verdicts(props, self.options.deadlock)
+        traces = self._traces(search) if search is not None else {}
+        for name, trace in traces.items():
+            hit = search.state.hits[name]          # type: ignore[union-attr]
+            kind, status = self._verdict(hit)
+            verdicts.settle(name, kind, status, trace)
+        finished = search is not None and search.finished and error is None
+        stop_reason = reason
+        if error is not None:
+            stop_reason = f"stopped by a run-time error ({error.diagnostic.code})"
+        results: list[PropertyResult] = verdicts.results(finished, stop_reason)
+        stats = self._stats(search)
+        notes = level_notes(search.state.levels, self.spark_info) if search is not None else []
+        return CheckResult(self.model.name, "spark", results, stats, reason=reason,
+                           error=error, notes=notes)
+
+    def _verdict(self, hit: Hit) -> tuple[PropertyKind | None, Status]:
+        if hit.what == "deadlock":
+            return None, Status.VIOLATED
+        if hit.what == "step":
+            return PropertyKind.STEP, Status.VIOLATED
+        kind = self.plan.state[hit.column].kind
+        return kind, Status.HOLDS if kind is PropertyKind.SOMETIMES else Status.VIOLATED
+
+    def _stats(self, search: LevelSearch | None) -> Stats:
+        elapsed = time.monotonic() - self.started
+        if search is None:
+            return Stats(elapsed_s=elapsed)
+        st = search.state
+        counts = {a.name: 0 for a in self.model.actions}
+        for action_id, n in enumerate(st.action_counts):
+            counts[self.kernels.action_label(action_id)[0]] += n
+        never = tuple(name for name, n in counts.items() if n == 0)
+        extras = stats_extras(st, elapsed, search.collision_probability(), self.spark_info)
+        return Stats(distinct_states=st.distinct, generated_states=st.generated, depth=st.depth,
+                     elapsed_s=elapsed, action_counts=counts, never_enabled=never, extras=extras)
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+

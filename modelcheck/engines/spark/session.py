@@ -1,0 +1,178 @@
+"""Getting a SparkContext for the engine: reuse, configuration, shipping the package.
+
+One context serves a whole process (Spark allows one per JVM, and starting
+one costs seconds): ``spark_context`` returns the active one when its master
+is the one asked for, else starts one.  With no master the engine runs
+Spark embedded in this process (``local[*]``); ``spark://``, ``yarn`` and
+``k8s://`` masters run the same job on a cluster.
+
+Workers run this interpreter (``spark.pyspark.python``); on a cluster the
+modelcheck package is zipped and added with ``addPyFile`` so executors import
+the same code as the driver.  Unless verbose, the driver JVM's output goes to
+a log file and its log level is ERROR, so Spark prints nothing of its own.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+if TYPE_CHECKING:
+    from pyspark import SparkContext
+
+__all__ = ["SessionInfo", "spark_context", "stop_spark", "is_local", "default_partitions",
+           "package_zip", "log_dir", "java_version", "conf_from_options", "DEFAULT_MASTER"]
+
+DEFAULT_MASTER = "local[*]"
+_APP_NAME = "modelcheck"
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    master: str
+    default_parallelism: int
+    log_file: str | None
+
+
+def is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+def log_dir() -> str:
+    """Per-user folder for the driver logs and the package zip."""
+    path = os.path.join(tempfile.gettempdir(), f"modelcheck-spark-{os.getuid()}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[str, str]:
+    settings = {
+        "spark.master": master,
+        "spark.app.name": _APP_NAME,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "true" if verbose else "false",
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.sql.shuffle.partitions": "8",
+        # Each level is a short job over cached parts: waiting seconds for a
+        # busy executor that holds a part costs more than fetching the part.
+        "spark.locality.wait": "100ms",
+        "spark.executorEnv.PYTHONHASHSEED": "0",
+    }
+    host = urlparse(master).hostname if "://" in master else None
+    if is_local(master) or (host is not None and host in _LOCAL_HOSTS):
+        # Keep an embedded or one-machine run off the network.
+        settings["spark.driver.host"] = "127.0.0.1"
+        settings["spark.driver.bindAddress"] = "127.0.0.1"
+    if is_local(master):
+        settings["spark.driver.memory"] = "2g"
+    settings.update(extra)
+    return settings
+
+
+def spark_context(master: str | None, verbose: bool = False,
+                  conf: dict[str, str] | None = None) -> tuple["SparkContext", SessionInfo]:
+    """The process's SparkContext for ``master``.  ``None`` reuses the active
+    context whatever its master (one made by the caller, say), else starts an
+    embedded one; a context for another master is stopped first."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    wanted = master or DEFAULT_MASTER
+    # pyspark keeps the one active context of the process in this class field.
+    with SparkContext._lock:
+        active = SparkContext._active_spark_context
+        if active is not None:
+            if master is None or active.master == wanted:
+                _set_verbosity(active, verbose)
+                return active, _info(active, None)
+            active.stop()
+        # Workers must run this interpreter with this package: pyspark reads
+        # the executable from the environment when the context starts.
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        spark_conf = SparkConf()
+        for key, value in _conf_settings(wanted, verbose, conf or {}).items():
+            spark_conf.set(key, value)
+        log_file = None
+        gateway = None
+        if not verbose and SparkContext._gateway is None:
+            log_file = os.path.join(log_dir(), f"driver-{os.getpid()}.log")
+            with open(log_file, "ab") as sink:
+                gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": sink, "stderr": sink})
+        sc = SparkContext(conf=spark_conf, gateway=gateway)
+    _set_verbosity(sc, verbose)
+    if not is_local(wanted):
+        sc.addPyFile(package_zip())
+    return sc, _info(sc, log_file)
+
+
+def _set_verbosity(sc: "SparkContext", verbose: bool) -> None:
+    sc.setLogLevel("WARN" if verbose else "ERROR")
+
+
+def _info(sc: "SparkContext", log_file: str | None) -> SessionInfo:
+    return SessionInfo(sc.master, sc.defaultParallelism, log_file)
+
+
+def stop_spark() -> None:
+    """Stop the process's SparkContext, if any (tests, cluster teardown)."""
+    from pyspark import SparkContext
+    with SparkContext._lock:
+        active = SparkContext._active_spark_context
+        if active is not None:
+            active.stop()
+
+
+def default_partitions(default_parallelism: int) -> int:
+    """Two partitions per core: levels are uneven, and smaller parts keep one
+    task's memory low; more than that only adds per-task overhead."""
+    return max(2, 2 * default_parallelism)
+
+
+def package_zip() -> str:
+    """A zip of the modelcheck package (for executors on a cluster), named by
+    a digest of its sources so that a changed package is shipped again."""
+    import modelcheck
+    root = os.path.dirname(os.path.abspath(modelcheck.__file__))
+    base = os.path.dirname(root)
+    files: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        files.extend(os.path.join(folder, n) for n in sorted(names)
+                     if not n.endswith((".pyc", ".pyo")))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(os.path.relpath(path, base).encode())
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    target = os.path.join(log_dir(), f"modelcheck-{digest.hexdigest()[:16]}.zip")
+    if not os.path.exists(target):
+        fd, tmp = tempfile.mkstemp(dir=log_dir(), suffix=".zip.tmp")
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path in files:
+                zf.write(path, os.path.relpath(path, base))
+        os.replace(tmp, target)
+    return target
+
+
+def java_version() -> str | None:
+    """The ``java -version`` line, or None without a Java runtime (Spark needs 17+)."""
+    try:
+        out = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = (out.stderr or out.stdout).splitlines()
+    return lines[0] if lines else None
+
+
+def conf_from_options(extra: dict[str, Any]) -> dict[str, str]:
+    """Spark settings given in ``CheckOptions.extra["spark_conf"]``."""
+    conf = extra.get("spark_conf") or {}
+    return {str(k): str(v) for k, v in dict(conf).items()}

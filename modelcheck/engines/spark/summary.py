@@ -1,0 +1,53 @@
+"""What the Spark engine says about a run: which levels ran where, and the figures."""
+from __future__ import annotations
+
+from typing import Any
+
+from modelcheck.engines.spark.checkpoint import LevelLog, SearchState
+
+__all__ = ["level_notes", "stats_extras", "level_ranges"]
+
+
+def level_ranges(levels: list[LevelLog], where: str) -> str:
+    """The levels (by the depth of the states they produced; 1 is the
+    initial states) that ran ``where``, as ranges: "1-4, 9".  The last
+    expansion, which finds no new state, counts as the level after the last."""
+    numbers = sorted({lv.level for lv in levels if lv.where == where})
+    ranges: list[str] = []
+    for n in numbers:
+        if ranges and int(ranges[-1].split("-")[-1]) == n - 1:
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{n}"
+        else:
+            ranges.append(str(n))
+    return ", ".join(ranges)
+
+
+def level_notes(levels: list[LevelLog], spark: dict[str, Any]) -> list[str]:
+    notes = []
+    local = level_ranges(levels, "in-process")
+    remote = level_ranges(levels, "spark")
+    if local:
+        notes.append(f"levels {local} ran in-process")
+    if remote:
+        where = f"{spark.get('master', 'Spark')}, {spark.get('partitions', '?')} partitions"
+        notes.append(f"levels {remote} ran on Spark ({where})")
+    elif not spark:
+        notes.append("every level was narrower than the Spark threshold: Spark was not started")
+    return notes
+
+
+def stats_extras(state: SearchState, elapsed: float, collision: float,
+                 spark: dict[str, Any]) -> dict[str, Any]:
+    extras: dict[str, Any] = {
+        "fingerprint_bits": 64,
+        "collision_probability": float(f"{collision:.3g}"),
+        "levels_in_process": level_ranges(state.levels, "in-process"),
+        "levels_on_spark": level_ranges(state.levels, "spark"),
+    }
+    if elapsed > 0:
+        extras["states_per_s"] = round(state.distinct / elapsed)
+    spark_levels = [lv for lv in state.levels if lv.where == "spark"]
+    if spark_levels:
+        extras["spark_level_s"] = round(sum(lv.seconds for lv in spark_levels) / len(spark_levels), 3)
+    extras.update(spark)
+    return extras

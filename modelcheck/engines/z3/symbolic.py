@@ -1,0 +1,620 @@
+"""Symbolic values: an IR value of any type as a fixed structure of Z3 terms.
+
+Every compound value is flattened into fields: a record or tuple into its
+parts, a map into one value per key (keys in ``values.domain`` order), an
+option into a presence flag and a value, a bounded sequence into a length and
+``cap`` slots, a bag into one count per element of its element type, and a
+set over a finite domain into one bit per element (one bit-vector, or one
+boolean per element: the ``set_mode`` encoding choice).
+
+Each symbolic value carries its *shape*, an IR type (``.type``).  Shapes are
+computed here: an int's interval grows with arithmetic, a sequence's capacity
+with ``append``; values of different shapes are brought to their join before
+they are compared or merged, and ``convert`` brings a value to a state
+variable's declared type once it is known to fit (the MC5001 check).
+
+Canonical form: a state variable never holds garbage in a part that does not
+count (the value of a ``none``, a slot past a sequence's length); those parts
+hold the type's default.  Values inside expressions need not be canonical, so
+``eq`` compares by meaning; ``canonical`` restores the form on every write.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+import z3
+
+from modelcheck.engines.z3.logic import FALSE, TRUE, bite, conj, implies, neg
+from modelcheck.engines.z3.scalars import Nums, SNum
+from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type, join)
+from modelcheck.ir.values import FrozenDict, domain, domain_size, render_value
+
+__all__ = ["SBool", "SSet", "SMap", "SSeq", "SBag", "SOpt", "SProd", "Sym", "Leaf", "Syms",
+           "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN"]
+
+#: The representations of sets an encoding may choose.
+SET_MODES = ("bv", "bools")
+
+#: The largest domain a set, bag, map key or quantifier may range over.
+MAX_DOMAIN = 4096
+
+
+class EncodingUnsupported(Exception):
+    """A construct the Z3 encoding cannot express (a set over a huge domain...);
+    engines turn it into UNKNOWN with this message as the reason."""
+
+
+@dataclass(frozen=True)
+class SBool:
+    term: z3.BoolRef
+
+    @property
+    def type(self) -> Type:
+        return BOOL
+
+
+@dataclass(frozen=True)
+class SSet:
+    """Bit i says whether ``domain(elem)[i]`` is in the set; exactly one of
+    ``bits`` (one boolean per element) and ``bv`` (one bit-vector) is set."""
+    elem: Type
+    n: int
+    bits: tuple[z3.BoolRef, ...] | None = None
+    bv: z3.BitVecRef | None = None
+
+    @property
+    def type(self) -> Type:
+        return SetType(self.elem)
+
+    def bit(self, i: int) -> z3.BoolRef:
+        if self.bits is not None:
+            return self.bits[i]
+        if z3.is_bv_value(self.bv):
+            return z3.BoolVal(bool((self.bv.as_long() >> i) & 1))
+        return z3.Extract(i, i, self.bv) == 1
+
+    def all_bits(self) -> list[z3.BoolRef]:
+        return [self.bit(i) for i in range(self.n)]
+
+
+@dataclass(frozen=True)
+class SMap:
+    key: Type
+    value_type: Type
+    vals: tuple["Sym", ...]
+
+    @property
+    def type(self) -> Type:
+        return MapType(self.key, self.value_type)
+
+
+@dataclass(frozen=True)
+class SSeq:
+    elem: Type
+    cap: int
+    length: SNum
+    slots: tuple["Sym", ...]
+
+    @property
+    def type(self) -> Type:
+        return SeqType(self.elem, self.cap)
+
+
+@dataclass(frozen=True)
+class SBag:
+    elem: Type
+    cap: int
+    counts: tuple[SNum, ...]
+
+    @property
+    def type(self) -> Type:
+        return BagType(self.elem, self.cap)
+
+
+@dataclass(frozen=True)
+class SOpt:
+    elem: Type
+    present: z3.BoolRef
+    value: "Sym"
+
+    @property
+    def type(self) -> Type:
+        return OptionType(self.elem)
+
+
+@dataclass(frozen=True)
+class SProd:
+    """A record or a tuple: ``ptype`` is its (shape) type, ``parts`` in order."""
+    ptype: RecordType | TupleType
+    parts: tuple["Sym", ...]
+
+    @property
+    def type(self) -> Type:
+        return self.ptype
+
+    def part_types(self) -> tuple[Type, ...]:
+        return part_types(self.ptype)
+
+
+Sym = Union[SBool, SNum, SSet, SMap, SSeq, SBag, SOpt, SProd]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One field of a flattened state variable, for printing lemmas: its
+    term, how the spec writes it, its type (bool, int, atom, or a set for a
+    bit-vector set), and, for a part that only counts under a condition (the
+    value of an option, a sequence slot), that condition and the default the
+    field holds otherwise."""
+    term: z3.ExprRef
+    text: str
+    type: Type
+    guard: z3.BoolRef | None = None
+    default: z3.ExprRef | None = None
+    members: tuple[str, ...] = ()
+
+
+def part_types(t: RecordType | TupleType) -> tuple[Type, ...]:
+    if isinstance(t, RecordType):
+        return tuple(ft for _, ft in t.fields)
+    return t.elems
+
+
+def with_parts(t: RecordType | TupleType, types: list[Type]) -> RecordType | TupleType:
+    if isinstance(t, RecordType):
+        return RecordType(t.name, tuple((n, ft) for (n, _), ft in zip(t.fields, types)))
+    return TupleType(tuple(types))
+
+
+def default_value(t: Type) -> Any:
+    """The value a part that does not count holds (canonical form)."""
+    if isinstance(t, BoolType):
+        return False
+    if isinstance(t, IntType):
+        return 0 if t.lo <= 0 <= t.hi else (t.lo if t.lo > 0 else t.hi)
+    if isinstance(t, (EnumType, ModelType)):
+        return t.members[0]
+    if isinstance(t, SetType):
+        return frozenset()
+    if isinstance(t, MapType):
+        return FrozenDict({k: default_value(t.value) for k in domain(t.key)})
+    if isinstance(t, SeqType):
+        return ()
+    if isinstance(t, BagType):
+        return FrozenDict()
+    if isinstance(t, OptionType):
+        return None
+    if isinstance(t, RecordType):
+        return FrozenDict({n: default_value(ft) for n, ft in t.fields})
+    if isinstance(t, TupleType):
+        return tuple(default_value(e) for e in t.elems)
+    raise TypeError(t)
+
+
+class Syms:
+    """Builds and combines symbolic values in one encoding (number and set
+    representations); holds the caches of element domains."""
+
+    def __init__(self, num_mode: str = "bv", set_mode: str = "bv"):
+        if set_mode not in SET_MODES:
+            raise ValueError(f"unknown set representation {set_mode!r}")
+        self.nums = Nums(num_mode)
+        self.set_bv = set_mode == "bv"
+        self._domains: dict[Type, tuple[Any, ...]] = {}
+        self._positions: dict[Type, dict[Any, int]] = {}
+
+    # ---------------------------------------------------------------- domains
+
+    def domain(self, t: Type) -> tuple[Any, ...]:
+        d = self._domains.get(t)
+        if d is None:
+            if domain_size(t) > MAX_DOMAIN:
+                raise EncodingUnsupported(
+                    f"the domain of {t} has {domain_size(t):,} values; the Z3 encoding "
+                    f"enumerates at most {MAX_DOMAIN:,} (sets, bags, map keys, quantifiers)")
+            d = domain(t)
+            self._domains[t] = d
+        return d
+
+    def position(self, t: Type, v: Any) -> int | None:
+        pos = self._positions.get(t)
+        if pos is None:
+            pos = {x: i for i, x in enumerate(self.domain(t))}
+            self._positions[t] = pos
+        return pos.get(v)
+
+    # ---------------------------------------------------------------- sets from bits
+
+    def make_set(self, elem: Type, bits: list[z3.BoolRef]) -> SSet:
+        n = len(bits)
+        if not self.set_bv or n == 0:
+            return SSet(elem, n, bits=tuple(bits))
+        if all(z3.is_true(b) or z3.is_false(b) for b in bits):
+            return SSet(elem, n, bv=z3.BitVecVal(sum(1 << i for i, b in enumerate(bits)
+                                                     if z3.is_true(b)), n))
+        one, zero = z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)
+        parts = [z3.If(b, one, zero) for b in reversed(bits)]
+        return SSet(elem, n, bv=parts[0] if n == 1 else z3.Concat(parts))
+
+    # ---------------------------------------------------------------- constants
+
+    def const(self, v: Any, t: Type) -> Sym:
+        """The value ``v`` of type ``t``, with shape exactly ``t``."""
+        if isinstance(t, BoolType):
+            return SBool(z3.BoolVal(bool(v)))
+        if isinstance(t, IntType):
+            return self.nums.widen(self.nums.const(v), t.lo, t.hi)
+        if isinstance(t, (EnumType, ModelType)):
+            n = self.nums
+            return n.widen(n.const(t.members.index(v), t), 0, len(t.members) - 1, t)
+        if isinstance(t, SetType):
+            dom = self.domain(t.elem)
+            return self.make_set(t.elem, [z3.BoolVal(x in v) for x in dom])
+        if isinstance(t, MapType):
+            return SMap(t.key, t.value, tuple(self.const(v[k], t.value) for k in self.domain(t.key)))
+        if isinstance(t, SeqType):
+            slots = [self.const(v[j] if j < len(v) else default_value(t.elem), t.elem)
+                     for j in range(t.capacity)]
+            return SSeq(t.elem, t.capacity, self.nums.widen(self.nums.const(len(v)), 0, t.capacity),
+                        tuple(slots))
+        if isinstance(t, BagType):
+            counts = [self.nums.widen(self.nums.const(v.get(x, 0)), 0, t.capacity)
+                      for x in self.domain(t.elem)]
+            return SBag(t.elem, t.capacity, tuple(counts))
+        if isinstance(t, OptionType):
+            inner = self.const(default_value(t.elem) if v is None else v, t.elem)
+            return SOpt(t.elem, z3.BoolVal(v is not None), inner)
+        if isinstance(t, RecordType):
+            return SProd(t, tuple(self.const(v[n], ft) for n, ft in t.fields))
+        if isinstance(t, TupleType):
+            return SProd(t, tuple(self.const(x, et) for x, et in zip(v, t.elems)))
+        raise TypeError(t)
+
+    def default(self, t: Type) -> Sym:
+        return self.const(default_value(t), t)
+
+    # ---------------------------------------------------------------- unknowns
+
+    def fresh(self, t: Type, name: str, wf: list[z3.BoolRef], leaves: list[Leaf] | None = None,
+              guard: z3.BoolRef | None = None, tag: str = "") -> Sym:
+        """A value of type ``t`` made of fresh unknowns.  ``name`` is how the spec
+        writes it (the leaves' text); the unknowns are named ``tag + text``.
+        Appends to ``wf`` the constraints that make it a canonical value of
+        ``t``, and to ``leaves`` its fields."""
+        def leaf(term: z3.ExprRef, text: str, lt: Type, default: Any, members: tuple = ()) -> None:
+            if leaves is not None:
+                d = None if guard is None else self._leaf_term(default, lt)
+                leaves.append(Leaf(term, text, lt, guard, d, members))
+
+        def sub(st: Type, text: str, g: z3.BoolRef | None = guard) -> Sym:
+            return self.fresh(st, text, wf, leaves, g, tag)
+
+        if isinstance(t, BoolType):
+            b = z3.Bool(tag + name)
+            leaf(b, name, t, False)
+            return SBool(b)
+        if isinstance(t, (IntType, EnumType, ModelType)):
+            atom = None if isinstance(t, IntType) else t
+            lo, hi = (t.lo, t.hi) if atom is None else (0, len(t.members) - 1)
+            num, ok = self.nums.var(tag + name, lo, hi, atom)
+            wf.append(ok)
+            leaf(num.term, name, t, default_value(t))
+            return num
+        if isinstance(t, SetType):
+            dom = self.domain(t.elem)
+            texts = tuple(f"{render_value(t.elem, x)} in {name}" for x in dom)
+            if self.set_bv and dom:
+                bv = z3.BitVec(tag + name, len(dom))
+                leaf(bv, name, t, frozenset(), texts)
+                return SSet(t.elem, len(dom), bv=bv)
+            bits = []
+            for text in texts:
+                b = z3.Bool(tag + text)
+                leaf(b, text, BOOL, False)
+                bits.append(b)
+            return SSet(t.elem, len(dom), bits=tuple(bits))
+        if isinstance(t, MapType):
+            return SMap(t.key, t.value, tuple(sub(t.value, f"{name}[{render_value(t.key, k)}]")
+                                              for k in self.domain(t.key)))
+        if isinstance(t, SeqType):
+            length, ok = self.nums.var(f"{tag}len({name})", 0, t.capacity)
+            wf.append(ok)
+            leaf(length.term, f"len({name})", IntType(0, t.capacity), 0)
+            slots = []
+            for j in range(t.capacity):
+                inside = self.nums.cmp(">", length, self.nums.const(j))
+                slot = sub(t.elem, f"{name}[{j}]", _and(guard, inside))
+                wf.append(implies(neg(inside), self.eq(slot, self.default(t.elem))))
+                slots.append(slot)
+            return SSeq(t.elem, t.capacity, length, tuple(slots))
+        if isinstance(t, BagType):
+            counts = []
+            for x in self.domain(t.elem):
+                text = f"count({name}, {render_value(t.elem, x)})"
+                c, ok = self.nums.var(tag + text, 0, t.capacity)
+                wf.append(ok)
+                leaf(c.term, text, IntType(0, t.capacity), 0)
+                counts.append(c)
+            wf.append(self.nums.cmp("<=", self.nums.total(counts), self.nums.const(t.capacity)))
+            return SBag(t.elem, t.capacity, tuple(counts))
+        if isinstance(t, OptionType):
+            present = z3.Bool(f"{tag}is_some({name})")
+            leaf(present, f"is_some({name})", BOOL, False)
+            value = sub(t.elem, f"{name}.value", _and(guard, present))
+            wf.append(implies(neg(present), self.eq(value, self.default(t.elem))))
+            return SOpt(t.elem, present, value)
+        if isinstance(t, RecordType):
+            return SProd(t, tuple(sub(ft, f"{name}.{n}") for n, ft in t.fields))
+        if isinstance(t, TupleType):
+            return SProd(t, tuple(sub(et, f"{name}[{i}]") for i, et in enumerate(t.elems)))
+        raise TypeError(t)
+
+    def _leaf_term(self, v: Any, t: Type) -> z3.ExprRef:
+        s = self.const(v, t)
+        if isinstance(s, SBool):
+            return s.term
+        if isinstance(s, SSet):
+            return s.bv if s.bv is not None else FALSE
+        assert isinstance(s, SNum)
+        return self.nums.exact(s, s.lo, s.hi).term if not isinstance(t, IntType) \
+            else self.nums.exact(s, t.lo, t.hi).term
+
+    # ---------------------------------------------------------------- reading a model
+
+    def decode(self, model: z3.ModelRef, s: Sym) -> Any:
+        """The value of ``s`` in a Z3 model, as a ``modelcheck.ir.values`` value."""
+        if isinstance(s, SBool):
+            return z3.is_true(model.eval(s.term, model_completion=True))
+        if isinstance(s, SNum):
+            v = self.nums.decode(model, s)
+            return s.atom.members[v] if s.atom is not None else v
+        if isinstance(s, SSet):
+            dom = self.domain(s.elem)
+            if s.bv is not None:
+                word = model.eval(s.bv, model_completion=True).as_long()
+                return frozenset(x for i, x in enumerate(dom) if (word >> i) & 1)
+            return frozenset(x for x, b in zip(dom, s.bits)
+                             if z3.is_true(model.eval(b, model_completion=True)))
+        if isinstance(s, SMap):
+            return FrozenDict(zip(self.domain(s.key), (self.decode(model, v) for v in s.vals)))
+        if isinstance(s, SSeq):
+            n = self.nums.decode(model, s.length)
+            return tuple(self.decode(model, x) for x in s.slots[:n])
+        if isinstance(s, SBag):
+            counts = {}
+            for x, c in zip(self.domain(s.elem), s.counts):
+                k = self.nums.decode(model, c)
+                if k > 0:
+                    counts[x] = k
+            return FrozenDict(counts)
+        if isinstance(s, SOpt):
+            if not z3.is_true(model.eval(s.present, model_completion=True)):
+                return None
+            return self.decode(model, s.value)
+        if isinstance(s, SProd):
+            vals = [self.decode(model, p) for p in s.parts]
+            if isinstance(s.ptype, RecordType):
+                return FrozenDict(zip((n for n, _ in s.ptype.fields), vals))
+            return tuple(vals)
+        raise TypeError(s)
+
+    # ---------------------------------------------------------------- shapes
+
+    def join(self, a: Type, b: Type) -> Type:
+        if a == b:
+            return a
+        t = join(a, b)
+        if t is None:
+            raise EncodingUnsupported(f"values of types {a} and {b} meet in one expression")
+        return t
+
+    def coerce(self, s: Sym, t: Type) -> Sym:
+        """``s`` in the shape ``t``, a shape at least as wide as its own."""
+        if s.type == t:
+            return s
+        if isinstance(s, SNum):
+            if s.atom is not None:
+                return s
+            return self.nums.widen(s, t.lo, t.hi)
+        if isinstance(s, SSet):
+            return self.make_set(t.elem, self._remap(s.elem, s.all_bits(), t.elem, FALSE))
+        if isinstance(s, SMap):
+            src = self.domain(s.key)
+            vals = []
+            for k in self.domain(t.key):
+                i = self.position(s.key, k)
+                vals.append(self.coerce(s.vals[i], t.value) if i is not None and k in src
+                            else self.default(t.value))
+            return SMap(t.key, t.value, tuple(vals))
+        if isinstance(s, SSeq):
+            slots = [self.coerce(x, t.elem) for x in s.slots]
+            slots += [self.default(t.elem) for _ in range(t.capacity - s.cap)]
+            return SSeq(t.elem, t.capacity, self.nums.widen(s.length, 0, t.capacity), tuple(slots))
+        if isinstance(s, SBag):
+            zero = self.nums.const(0)
+            counts = self._remap(s.elem, list(s.counts), t.elem, zero)
+            top = max([t.capacity] + [c.hi for c in counts])
+            return SBag(t.elem, t.capacity, tuple(self.nums.widen(c, 0, top) for c in counts))
+        if isinstance(s, SOpt):
+            return SOpt(t.elem, s.present, self.coerce(s.value, t.elem))
+        if isinstance(s, SProd):
+            return SProd(t, tuple(self.coerce(p, pt) for p, pt in zip(s.parts, part_types(t))))
+        return s
+
+    def _remap(self, src: Type, items: list, dst: Type, missing: Any) -> list:
+        if src == dst:
+            return list(items)
+        out = []
+        for x in self.domain(dst):
+            i = self.position(src, x)
+            out.append(items[i] if i is not None else missing)
+        return out
+
+    def in_type(self, s: Sym, t: Type) -> z3.BoolRef:
+        """Whether the value of ``s`` belongs to ``t`` (bounds and capacities, deeply)."""
+        if isinstance(s, SBool) or (isinstance(s, SNum) and s.atom is not None):
+            return TRUE
+        if isinstance(s, SNum):
+            return self.nums.in_range(s, t.lo, t.hi)
+        if isinstance(s, SSet):
+            if s.elem == t.elem:
+                return TRUE
+            return conj(neg(b) for x, b in zip(self.domain(s.elem), s.all_bits())
+                        if self.position(t.elem, x) is None)
+        if isinstance(s, SMap):
+            return conj(self.in_type(v, t.value) for v in s.vals)
+        if isinstance(s, SSeq):
+            parts = [self.nums.cmp("<=", s.length, self.nums.const(t.capacity))]
+            for j, x in enumerate(s.slots):
+                inside = self.nums.cmp(">", s.length, self.nums.const(j))
+                parts.append(implies(inside, self.in_type(x, t.elem)))
+            return conj(parts)
+        if isinstance(s, SBag):
+            parts = [self.nums.cmp("<=", self.nums.total(list(s.counts)), self.nums.const(t.capacity))]
+            for x, c in zip(self.domain(s.elem), s.counts):
+                if self.position(t.elem, x) is None:
+                    parts.append(self.nums.eq_const(c, 0))
+            return conj(parts)
+        if isinstance(s, SOpt):
+            return implies(s.present, self.in_type(s.value, t.elem))
+        if isinstance(s, SProd):
+            return conj(self.in_type(p, pt) for p, pt in zip(s.parts, part_types(t)))
+        raise TypeError(s)
+
+    def convert(self, s: Sym, t: Type) -> Sym:
+        """``s`` in exactly the shape of type ``t`` and in canonical form, assuming
+        ``in_type(s, t)`` (the caller raises MC5001 otherwise)."""
+        if isinstance(s, SBool):
+            return s
+        if isinstance(s, SNum):
+            if s.atom is not None:
+                return self.nums.exact(s, 0, len(s.atom.members) - 1)
+            return self.nums.exact(s, t.lo, t.hi)
+        if isinstance(s, SSet):
+            return self.make_set(t.elem, self._remap(s.elem, s.all_bits(), t.elem, FALSE))
+        if isinstance(s, SMap):
+            return SMap(t.key, t.value, tuple(self.convert(v, t.value) for v in s.vals))
+        if isinstance(s, SSeq):
+            length = self.nums.exact(s.length, 0, t.capacity)
+            slots = []
+            for j in range(t.capacity):
+                d = self.default(t.elem)
+                if j >= s.cap:
+                    slots.append(d)
+                    continue
+                inside = self.nums.cmp(">", length, self.nums.const(j))
+                slots.append(self.ite(inside, self.convert(s.slots[j], t.elem), d, t.elem))
+            return SSeq(t.elem, t.capacity, length, tuple(slots))
+        if isinstance(s, SBag):
+            zero = self.nums.const(0)
+            counts = self._remap(s.elem, list(s.counts), t.elem, zero)
+            return SBag(t.elem, t.capacity,
+                        tuple(self.nums.exact(c, 0, t.capacity) for c in counts))
+        if isinstance(s, SOpt):
+            value = self.ite(s.present, self.convert(s.value, t.elem), self.default(t.elem), t.elem)
+            return SOpt(t.elem, s.present, value)
+        if isinstance(s, SProd):
+            return SProd(t, tuple(self.convert(p, pt) for p, pt in zip(s.parts, part_types(t))))
+        raise TypeError(s)
+
+    # ---------------------------------------------------------------- equality and choice
+
+    def eq(self, a: Sym, b: Sym) -> z3.BoolRef:
+        """Whether two values are equal (by meaning: parts that do not count are ignored)."""
+        if isinstance(a, SBool):
+            if a.term.eq(b.term):
+                return TRUE
+            for x, y in ((a.term, b.term), (b.term, a.term)):
+                if z3.is_true(x):
+                    return y
+                if z3.is_false(x):
+                    return neg(y)
+            return a.term == b.term
+        if isinstance(a, SNum):
+            return self.nums.eq(a, b)
+        if a.type != b.type:
+            t = self.join(a.type, b.type)
+            a, b = self.coerce(a, t), self.coerce(b, t)
+        if isinstance(a, SSet):
+            if a.bv is not None and b.bv is not None:
+                if z3.is_bv_value(a.bv) and z3.is_bv_value(b.bv):
+                    return z3.BoolVal(a.bv.as_long() == b.bv.as_long())
+                return a.bv == b.bv
+            return conj(self.eq(SBool(x), SBool(y)) for x, y in zip(a.all_bits(), b.all_bits()))
+        if isinstance(a, SMap):
+            return conj(self.eq(x, y) for x, y in zip(a.vals, b.vals))
+        if isinstance(a, SSeq):
+            parts = [self.nums.eq(a.length, b.length)]
+            for j, (x, y) in enumerate(zip(a.slots, b.slots)):
+                inside = self.nums.cmp(">", a.length, self.nums.const(j))
+                parts.append(implies(inside, self.eq(x, y)))
+            return conj(parts)
+        if isinstance(a, SBag):
+            return conj(self.nums.eq(x, y) for x, y in zip(a.counts, b.counts))
+        if isinstance(a, SOpt):
+            both = self.eq(SBool(a.present), SBool(b.present))
+            return conj([both, implies(a.present, self.eq(a.value, b.value))])
+        if isinstance(a, SProd):
+            return conj(self.eq(x, y) for x, y in zip(a.parts, b.parts))
+        raise TypeError(a)
+
+    def ite(self, c: z3.BoolRef, a: Sym, b: Sym, t: Type | None = None) -> Sym:
+        """``if c then a else b``, in shape ``t`` (default: the join of both)."""
+        if t is None:
+            t = a.type if a.type == b.type else self.join(a.type, b.type)
+        a, b = self.coerce(a, t), self.coerce(b, t)
+        if z3.is_true(c):
+            return a
+        if z3.is_false(c):
+            return b
+        if isinstance(a, SBool):
+            return SBool(bite(c, a.term, b.term))
+        if isinstance(a, SNum):
+            return self.nums.ite(c, a, b)
+        if isinstance(a, SSet):
+            if a.bv is not None:
+                return SSet(a.elem, a.n, bv=a.bv if a.bv.eq(b.bv) else z3.If(c, a.bv, b.bv))
+            return SSet(a.elem, a.n, bits=tuple(bite(c, x, y) for x, y in zip(a.bits, b.bits)))
+        if isinstance(a, SMap):
+            return SMap(a.key, a.value_type,
+                        tuple(self.ite(c, x, y, a.value_type) for x, y in zip(a.vals, b.vals)))
+        if isinstance(a, SSeq):
+            return SSeq(a.elem, a.cap, self.nums.ite(c, a.length, b.length),
+                        tuple(self.ite(c, x, y, a.elem) for x, y in zip(a.slots, b.slots)))
+        if isinstance(a, SBag):
+            return SBag(a.elem, a.cap, tuple(self.nums.ite(c, x, y) for x, y in zip(a.counts, b.counts)))
+        if isinstance(a, SOpt):
+            return SOpt(a.elem, bite(c, a.present, b.present), self.ite(c, a.value, b.value, a.elem))
+        if isinstance(a, SProd):
+            return SProd(a.ptype, tuple(self.ite(c, x, y, pt)
+                                        for x, y, pt in zip(a.parts, b.parts, a.part_types())))
+        raise TypeError(a)
+
+    def same(self, a: Sym, b: Sym) -> z3.BoolRef:
+        """Field-by-field equality of two canonical values of one declared type
+        (cheaper than ``eq``; used between states)."""
+        return conj(x == y for x, y in zip(self.terms(a), self.terms(b)))
+
+    def terms(self, s: Sym) -> list[z3.ExprRef]:
+        """The fields of a value, in a fixed order."""
+        if isinstance(s, (SBool, SNum)):
+            return [s.term]
+        if isinstance(s, SSet):
+            return [s.bv] if s.bv is not None else list(s.bits)
+        if isinstance(s, SMap):
+            return [x for v in s.vals for x in self.terms(v)]
+        if isinstance(s, SSeq):
+            return [s.length.term] + [x for v in s.slots for x in self.terms(v)]
+        if isinstance(s, SBag):
+            return [c.term for c in s.counts]
+        if isinstance(s, SOpt):
+            return [s.present] + self.terms(s.value)
+        if isinstance(s, SProd):
+            return [x for p in s.parts for x in self.terms(p)]
+        raise TypeError(s)
+
+
+def _and(guard: z3.BoolRef | None, c: z3.BoolRef) -> z3.BoolRef:
+    return c if guard is None else conj([guard, c])

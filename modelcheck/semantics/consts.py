@@ -1,0 +1,148 @@
+"""Constants: ``-D`` overrides and compile-time evaluation.
+
+``parse_const_value`` reads a ``-D NAME=VALUE`` value by the const's type;
+``normalize_overrides`` checks the names; ``fold`` evaluates a constant IR
+expression (const values, type bounds, capacities, ``model(N)`` counts,
+tuple indices), or says why it is not constant.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from modelcheck.errors import UsageError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.ops import Op
+from modelcheck.ir.types import BoolType, EnumType, IntType, ModelType, OptionType, Type, render_type
+
+__all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant"]
+
+_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+def normalize_name(text: str) -> str:
+    """``ha-promote-on-failure`` -> ``ha_promote_on_failure``."""
+    return text.strip().replace("-", "_")
+
+
+def normalize_overrides(overrides: Mapping[str, Any] | None,
+                        declared: list[str]) -> dict[str, str]:
+    """Overrides keyed by the const they set; UsageError for an unknown name."""
+    out: dict[str, str] = {}
+    for raw_name, raw_value in (overrides or {}).items():
+        name = normalize_name(str(raw_name))
+        if name not in declared:
+            if declared:
+                hint = "the spec's constants are: " + ", ".join(declared)
+            else:
+                hint = "this spec declares no constants"
+            raise UsageError(f"-D {raw_name}: the spec has no constant '{name}'", hint=hint)
+        out[name] = _as_text(raw_value)
+    return out
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def parse_const_value(text: str, t: Type, name: str = "") -> Any:
+    """The value ``text`` denotes as a ``t``; UsageError if it is not one."""
+    label = f"-D {name}={text}" if name else repr(text)
+    raw = text.strip()
+    if isinstance(t, IntType):
+        if not _INT.match(raw):
+            raise UsageError(f"{label}: expected an integer in {render_type(t)}")
+        value = int(raw)
+        if not t.lo <= value <= t.hi:
+            raise UsageError(f"{label}: {value} is outside {render_type(t)}",
+                             hint=f"{name or 'the constant'} is declared {render_type(t)}")
+        return value
+    if isinstance(t, BoolType):
+        if raw in ("true", "false"):
+            return raw == "true"
+        raise UsageError(f"{label}: expected true or false")
+    if isinstance(t, (EnumType, ModelType)):
+        member = normalize_name(raw)
+        if member in t.members:
+            return member
+        raise UsageError(f"{label}: '{raw}' is not a value of {t.name}",
+                         hint=f"{t.name} has: " + ", ".join(t.members))
+    if isinstance(t, OptionType):
+        if raw == "none":
+            return None
+        match = re.fullmatch(r"some\((.*)\)", raw)
+        return parse_const_value(match.group(1) if match else raw, t.elem, name)
+    raise UsageError(f"{label}: a constant of type {render_type(t)} cannot be set with -D",
+                     hint="-D sets ints, bools, enum members and model values")
+
+
+class NotConstant(Exception):
+    """The expression is not a compile-time constant; ``span`` says where."""
+
+    def __init__(self, message: str, span: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+_ARITH = {Op.ADD: lambda a, b: a + b, Op.SUB: lambda a, b: a - b,
+          Op.MUL: lambda a, b: a * b, Op.MIN: min, Op.MAX: max,
+          Op.EQ: lambda a, b: a == b, Op.NE: lambda a, b: a != b,
+          Op.LT: lambda a, b: a < b, Op.LE: lambda a, b: a <= b,
+          Op.GT: lambda a, b: a > b, Op.GE: lambda a, b: a >= b,
+          Op.UNION: lambda a, b: a | b, Op.INTER: lambda a, b: a & b,
+          Op.DIFF: lambda a, b: a - b, Op.SUBSET: lambda a, b: a <= b,
+          Op.IN: lambda a, b: a in b,
+          Op.RANGE: lambda a, b: frozenset(range(a, b + 1))}
+
+
+def fold(expr: ir.Expr, env: Mapping[str, Any] | None = None) -> Any:
+    """The value of a constant expression (raises NotConstant)."""
+    env = env or {}
+    if isinstance(expr, ir.Const):
+        return expr.value
+    if isinstance(expr, ir.Local) and expr.name in env:
+        return env[expr.name]
+    if isinstance(expr, ir.Var):
+        raise NotConstant(f"a constant expression cannot read state variable '{expr.name}'",
+                          expr.span)
+    if isinstance(expr, ir.IfExpr):
+        return fold(expr.then if fold(expr.cond, env) else expr.else_, env)
+    if isinstance(expr, ir.LetExpr):
+        return fold(expr.body, {**env, expr.name: fold(expr.value, env)})
+    if isinstance(expr, ir.SetLit):
+        return frozenset(fold(e, env) for e in expr.elems)
+    if isinstance(expr, ir.Apply):
+        return _fold_apply(expr, env)
+    raise NotConstant("this is not a constant expression", expr.span)
+
+
+def _fold_apply(expr: ir.Apply, env: Mapping[str, Any]) -> Any:
+    op = expr.op
+    if op is Op.AND:
+        return all(fold(a, env) for a in expr.args)
+    if op is Op.OR:
+        return any(fold(a, env) for a in expr.args)
+    if op is Op.IMPLIES:
+        return (not fold(expr.args[0], env)) or fold(expr.args[1], env)
+    args = [fold(a, env) for a in expr.args]
+    if op is Op.NOT:
+        return not args[0]
+    if op is Op.NEG:
+        return -args[0]
+    if op in (Op.DIV, Op.MOD):
+        if args[1] == 0:
+            raise NotConstant("division by zero in a constant expression", expr.span)
+        return args[0] // args[1] if op is Op.DIV else args[0] % args[1]
+    if op is Op.LEN and isinstance(args[0], frozenset):
+        return len(args[0])
+    if op in (Op.SET_MIN, Op.SET_MAX):
+        if not args[0]:
+            raise NotConstant("min/max of an empty set in a constant expression", expr.span)
+        return min(args[0]) if op is Op.SET_MIN else max(args[0])
+    if op in _ARITH:
+        return _ARITH[op](*args)
+    raise NotConstant(f"'{op.value}' cannot be used in a constant expression", expr.span)

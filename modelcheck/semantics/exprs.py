@@ -1,0 +1,433 @@
+"""Expressions: ``ast`` -> typed ``ir`` (names, literals, operators, indexing).
+
+Types flow both ways: ``expr(e, env, expected)`` takes the type the context
+expects, used only where an expression cannot type itself (``{}``, ``[]``,
+``none``, a set literal where a bag is wanted); the caller then checks the
+result against what it needs.  Every int expression gets its static interval
+(``semantics.intervals``).  Calls, comprehensions and generators are in
+``semantics.calls``.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from modelcheck.ir import nodes as ir
+from modelcheck.ir import types as T
+from modelcheck.ir.ops import Op
+from modelcheck.ir.types import BOOL, Type, join
+from modelcheck.ir.values import domain
+from modelcheck.semantics import intervals as I
+from modelcheck.semantics.consts import NotConstant, fold
+from modelcheck.semantics.context import Abort, Env, found_words, show
+from modelcheck.semantics.names import kind_word, model_value_index
+from modelcheck.syntax import ast
+
+__all__ = ["ExprMixin", "needs_context"]
+
+
+def needs_context(e: Any) -> bool:
+    """Whether ``e`` can only be typed from its context (``{}``, ``[]``, ``none``)."""
+    if isinstance(e, ast.NoneLit):
+        return True
+    if isinstance(e, (ast.SetLit, ast.SeqLit)) and not e.elems:
+        return True
+    if isinstance(e, ast.IfExpr):
+        return needs_context(e.then) and needs_context(e.else_)
+    return False
+
+
+_COMPARE = {"==": Op.EQ, "!=": Op.NE, "<": Op.LT, "<=": Op.LE, ">": Op.GT, ">=": Op.GE}
+_ARITH = {"+": (Op.ADD, I.add), "-": (Op.SUB, I.sub), "*": (Op.MUL, I.mul),
+          "//": (Op.DIV, I.floordiv), "%": (Op.MOD, I.mod)}
+
+
+class ExprMixin:
+    """Expression checking; one method per AST node type."""
+
+    def expr(self: Any, e: Any, env: Env, expected: Type | None = None) -> ir.Expr:
+        method = getattr(self, "_e_" + type(e).__name__)
+        return method(e, env, expected)
+
+    def bool_expr(self: Any, e: Any, env: Env, what: str = "") -> ir.Expr:
+        node = self.expr(e, env, BOOL)
+        self.expect_type(node, BOOL, e.span, what)
+        return node
+
+    def int_expr(self: Any, e: Any, env: Env, what: str = "") -> ir.Expr:
+        node = self.expr(e, env)
+        if not isinstance(node.type, T.IntType):
+            self.fail("MC3001", f"expected an int{' ' + what if what else ''}, found "
+                      f"{found_words(node.type)}", e.span)
+        return node
+
+    # ------------------------------------------------------------ atoms
+
+    def _e_IntLit(self: Any, e: ast.IntLit, env: Env, expected: Type | None) -> ir.Expr:
+        return ir.Const(e.value, I.point(e.value), e.span)
+
+    def _e_BoolLit(self: Any, e: ast.BoolLit, env: Env, expected: Type | None) -> ir.Expr:
+        return ir.Const(e.value, BOOL, e.span)
+
+    def _e_NoneLit(self: Any, e: ast.NoneLit, env: Env, expected: Type | None) -> ir.Expr:
+        if isinstance(expected, T.OptionType):
+            return ir.Const(None, expected, e.span)
+        if expected is not None:
+            self.fail("MC3001", f"expected {show(expected)}, found none", e.span)
+        self.fail("MC3005", "cannot tell which option type 'none' has here", e.span,
+                  hint="compare it with a typed value (o == none) or assign it to a variable")
+
+    def _e_NameRef(self: Any, e: ast.NameRef, env: Env, expected: Type | None) -> ir.Expr:
+        if e.name in env.scope:
+            local = env.scope[e.name]
+            if local is None:
+                raise Abort()
+            return ir.Local(local.name, local.type, e.span)
+        sym = self.symbols.get(e.name)
+        if sym is None:
+            return self.count_model_value(e.name, e.span)
+        if sym.kind == "const":
+            t, value = self.const(e.name)
+            return ir.Const(value, I.point(value) if isinstance(t, T.IntType) else t, e.span)
+        if sym.kind == "type":
+            t = self.named_type(e.name, e.span)
+            self.check_enumerable(t, "type", e.span)
+            return ir.Const(frozenset(domain(t)), T.SetType(t), e.span)
+        if sym.kind in ("enum_member", "model_value"):
+            return ir.Const(e.name, self.named_type(sym.decl.name, e.span), e.span)
+        if sym.kind == "var":
+            return self.state_var(e.name, e.span, env, primed=False)
+        if sym.kind == "def":
+            self.fail("MC3009", f"'{e.name}' is a def: call it with its arguments, "
+                      f"{e.name}(...)", e.span)
+        self.fail("MC3009", f"'{e.name}' is {kind_word(sym.kind)}, not a value", e.span)
+
+    def count_model_value(self: Any, name: str, span: Any) -> ir.Expr:
+        """``node3``: a value of a ``model(N)`` type, once N is known."""
+        for type_name in self.resolved.count_types:
+            if model_value_index(name, type_name) is None:
+                continue
+            t = self.named_type(type_name, span)
+            if name in t.members:
+                return ir.Const(name, t, span)
+            have = f"{t.members[0]} to {t.members[-1]}" if t.members else "no values"
+            self.fail("MC2001", f"unknown name '{name}'", span,
+                      notes=(f"{type_name} = model({len(t.members)}) has {have}",))
+        raise AssertionError(f"name resolution let {name!r} through")
+
+    def state_var(self: Any, name: str, span: Any, env: Env, primed: bool) -> ir.Expr:
+        unit = env.unit
+        if unit.const:
+            self.fail("MC3006", f"{unit.what} must be a constant, but it reads state variable "
+                      f"'{name}'", span)
+        if unit.init:
+            self.fail("MC4004", f"{unit.what} reads state variable '{name}'", span,
+                      hint="initial values are computed before any state exists; "
+                      "use a const or a literal")
+        if primed and not unit.primed:
+            self.fail("MC4005", f"{name}' (the value after the step) can only be read in a "
+                      f"step invariant, not in {unit.what}", span)
+        return ir.Var(name, self.var_type(name), primed, span)
+
+    def _e_PrimedRef(self: Any, e: ast.PrimedRef, env: Env, expected: Type | None) -> ir.Expr:
+        return self.state_var(e.name, e.span, env, primed=True)
+
+    # ------------------------------------------------------------ operators
+
+    def _e_UnaryOp(self: Any, e: ast.UnaryOp, env: Env, expected: Type | None) -> ir.Expr:
+        if e.op == "not":
+            operand = self.bool_expr(e.operand, env, "after 'not'")
+            return ir.Apply(Op.NOT, (operand,), BOOL, e.span)
+        operand = self.int_expr(e.operand, env, "after unary '-'")
+        return ir.Apply(Op.NEG, (operand,), I.neg(operand.type), e.span)
+
+    def pair(self: Any, left: Any, right: Any, env: Env,
+             expected: Type | None = None) -> tuple[ir.Expr, ir.Expr]:
+        """Both operands, the one that types itself first (it types the other)."""
+        if needs_context(left) and not needs_context(right):
+            r = self.expr(right, env, expected)
+            return self.expr(left, env, r.type), r
+        lhs = self.expr(left, env, expected)
+        return lhs, self.expr(right, env, lhs.type)
+
+    def _e_BinOp(self: Any, e: ast.BinOp, env: Env, expected: Type | None) -> ir.Expr:
+        op = e.op
+        if op in ("and", "or", "=>"):
+            return self._logic(e, env)
+        if op in ("==", "!="):
+            lhs, rhs = self.pair(e.left, e.right, env)
+            if join(lhs.type, rhs.type) is None:
+                self.fail("MC3002", f"cannot compare {found_words(lhs.type)} with "
+                          f"{found_words(rhs.type)}", e.span)
+            return ir.Apply(_COMPARE[op], (lhs, rhs), BOOL, e.span)
+        if op in ("<", "<=", ">", ">="):
+            return self._order(e, env)
+        if op in ("in", "not in"):
+            node = self._membership(e, env)
+            if op == "not in":
+                return ir.Apply(Op.NOT, (node,), BOOL, e.span)
+            return node
+        if op == "..":
+            lo = self.int_expr(e.left, env, "as the lower bound of '..'")
+            hi = self.int_expr(e.right, env, "as the upper bound of '..'")
+            elem = T.IntType(min(lo.type.lo, hi.type.hi), max(lo.type.lo, hi.type.hi))
+            return ir.Apply(Op.RANGE, (lo, hi), T.SetType(elem), e.span)
+        if op in ("|", "&"):
+            return self._set_op(e, env, expected)
+        return self._arith(e, env, expected)
+
+    def _logic(self: Any, e: ast.BinOp, env: Env) -> ir.Expr:
+        lhs = self.bool_expr(e.left, env, f"on the left of '{e.op}'")
+        rhs = self.bool_expr(e.right, env, f"on the right of '{e.op}'")
+        if e.op == "=>":
+            return ir.Apply(Op.IMPLIES, (lhs, rhs), BOOL, e.span)
+        op = Op.AND if e.op == "and" else Op.OR
+        args: list[ir.Expr] = []
+        for part in (lhs, rhs):
+            # a and b and c is one n-ary AND: engines short-circuit it in order.
+            if isinstance(part, ir.Apply) and part.op is op:
+                args.extend(part.args)
+            else:
+                args.append(part)
+        return ir.Apply(op, tuple(args), BOOL, e.span)
+
+    def _order(self: Any, e: ast.BinOp, env: Env) -> ir.Expr:
+        lhs, rhs = self.pair(e.left, e.right, env)
+        if isinstance(lhs.type, T.IntType) and isinstance(rhs.type, T.IntType):
+            return ir.Apply(_COMPARE[e.op], (lhs, rhs), BOOL, e.span)
+        if isinstance(lhs.type, T.SetType) and isinstance(rhs.type, T.SetType):
+            if join(lhs.type, rhs.type) is None:
+                self.fail("MC3002", f"cannot compare {show(lhs.type)} with {show(rhs.type)}",
+                          e.span)
+            small, big = (lhs, rhs) if e.op in ("<", "<=") else (rhs, lhs)
+            subset = ir.Apply(Op.SUBSET, (small, big), BOOL, e.span)
+            if e.op in ("<=", ">="):
+                return subset
+            proper = ir.Apply(Op.NE, (lhs, rhs), BOOL, e.span)
+            return ir.Apply(Op.AND, (subset, proper), BOOL, e.span)
+        self.fail("MC3002", f"'{e.op}' compares two ints or two sets, found "
+                  f"{found_words(lhs.type)} and {found_words(rhs.type)}", e.span)
+
+    def collection(self: Any, e: Any, env: Env, expected: Type | None = None) -> ir.Expr:
+        """A set or a bag (``in``, ``pick``, ``for``)."""
+        node = self.expr(e, env, expected)
+        if not isinstance(node.type, (T.SetType, T.BagType)):
+            self.fail("MC3001", f"expected a set, found {found_words(node.type)}", e.span)
+        return node
+
+    def _membership(self: Any, e: ast.BinOp, env: Env) -> ir.Expr:
+        if needs_context(e.right) and not needs_context(e.left):
+            elem = self.expr(e.left, env)
+            coll = self.collection(e.right, env, T.SetType(elem.type))
+        else:
+            coll = self.collection(e.right, env)
+            elem = self.expr(e.left, env, coll.type.elem)
+        if join(elem.type, coll.type.elem) is None:
+            kind = "set" if isinstance(coll.type, T.SetType) else "bag"
+            self.fail("MC3001", f"'{e.op}' looks for {found_words(elem.type)} in a {kind} of "
+                      f"{show(coll.type.elem)}", e.span)
+        return ir.Apply(Op.IN, (elem, coll), BOOL, e.span)
+
+    def _set_op(self: Any, e: ast.BinOp, env: Env, expected: Type | None) -> ir.Expr:
+        lhs, rhs = self.pair(e.left, e.right, env, expected)
+        word = "union" if e.op == "|" else "intersection"
+        if isinstance(lhs.type, T.SetType) and isinstance(rhs.type, T.SetType):
+            t = join(lhs.type, rhs.type)
+            if t is None:
+                self.fail("MC3002", f"the {word} of {show(lhs.type)} and {show(rhs.type)}: "
+                          f"the elements have different types", e.span)
+            return ir.Apply(Op.UNION if e.op == "|" else Op.INTER, (lhs, rhs), t, e.span)
+        hint = "the boolean operators are 'and' and 'or'" if BOOL in (lhs.type, rhs.type) \
+            else None
+        self.fail("MC3002", f"'{e.op}' ({word}) needs two sets, found {found_words(lhs.type)} "
+                  f"and {found_words(rhs.type)}", e.span, hint=hint)
+
+    def _arith(self: Any, e: ast.BinOp, env: Env, expected: Type | None) -> ir.Expr:
+        lhs, rhs = self.pair(e.left, e.right, env, expected)
+        lt, rt = lhs.type, rhs.type
+        if isinstance(lt, T.IntType) and isinstance(rt, T.IntType):
+            op, interval = _ARITH[e.op]
+            return ir.Apply(op, (lhs, rhs), interval(lt, rt), e.span)
+        if e.op == "+" and isinstance(lt, T.SeqType) and isinstance(rt, T.SeqType):
+            elem = join(lt.elem, rt.elem)
+            if elem is None:
+                self.fail("MC3002", f"cannot concatenate {show(lt)} and {show(rt)}", e.span)
+            return ir.Apply(Op.CONCAT, (lhs, rhs), T.SeqType(elem, lt.capacity + rt.capacity),
+                            e.span)
+        if e.op == "-" and isinstance(lt, T.SetType) and isinstance(rt, T.SetType):
+            if join(lt, rt) is None:
+                self.fail("MC3002", f"the difference of {show(lt)} and {show(rt)}: "
+                          f"the elements have different types", e.span)
+            return ir.Apply(Op.DIFF, (lhs, rhs), lt, e.span)
+        hint = None
+        if e.op == "+" and isinstance(lt, T.SetType):
+            hint = "the union of sets is written '|'"
+        elif e.op == "+" and isinstance(lt, T.SeqType):
+            hint = "to add one element, write append(s, x)"
+        needs = {"+": "two ints or two sequences", "-": "two ints or two sets"}.get(
+            e.op, "two ints")
+        self.fail("MC3002", f"'{e.op}' needs {needs}, found {found_words(lt)} and "
+                  f"{found_words(rt)}", e.span, hint=hint)
+
+    # ------------------------------------------------------------ compound
+
+    def _e_IfExpr(self: Any, e: ast.IfExpr, env: Env, expected: Type | None) -> ir.Expr:
+        cond = self.bool_expr(e.cond, env, "as the condition of 'if'")
+        then, else_ = self.pair(e.then, e.else_, env, expected)
+        t = join(then.type, else_.type)
+        if t is None:
+            self.fail("MC3001", f"the branches of 'if' have different types: "
+                      f"{found_words(then.type)} and {found_words(else_.type)}", e.span)
+        return ir.IfExpr(cond, then, else_, t, e.span)
+
+    def _e_LetExpr(self: Any, e: ast.LetExpr, env: Env, expected: Type | None) -> ir.Expr:
+        value = self.expr(e.value, env)
+        inner, name = env.bind(e.name, value.type)
+        body = self.expr(e.body, inner, expected)
+        return ir.LetExpr(name, value, body, body.type, e.span)
+
+    def _e_WithIndex(self: Any, e: ast.WithIndex, env: Env, expected: Type | None) -> ir.Expr:
+        target = self.expr(e.target, env, expected)
+        return self.with_index(target, e.index, e.value, env, e.span,
+                               lambda old, env_: self.expr(e.value, env_, old.type))
+
+    def with_index(self: Any, target: ir.Expr, index: Any, value: Any, env: Env, span: Any,
+                   make_value: Any) -> ir.Expr:
+        """``target with [index] = v`` where ``make_value(old_elem_node, env)`` builds v
+        (shared with the lowering of ``x[k] := v``)."""
+        t = target.type
+        if isinstance(t, T.MapType):
+            key = self.expr(index, env, t.key)
+            self.expect_type(key, t.key, index.span, "as the map key")
+            old = ir.Apply(Op.MAP_GET, (target, key), t.value, span)
+            new = make_value(old, env)
+            self.expect_type(new, t.value, getattr(value, "span", span), "as the map value")
+            return ir.Apply(Op.MAP_SET, (target, key, new),
+                            T.MapType(t.key, join(t.value, new.type)), span)
+        if isinstance(t, T.SeqType):
+            pos = self.int_expr(index, env, "as the sequence index")
+            old = ir.Apply(Op.SEQ_GET, (target, pos), t.elem, span)
+            new = make_value(old, env)
+            self.expect_type(new, t.elem, getattr(value, "span", span), "as the element")
+            return ir.Apply(Op.SEQ_SET, (target, pos, new),
+                            T.SeqType(join(t.elem, new.type), t.capacity), span)
+        self.fail("MC3002", f"only maps and sequences can be updated at an index, not "
+                  f"{found_words(t)}", span)
+
+    def _e_WithField(self: Any, e: ast.WithField, env: Env, expected: Type | None) -> ir.Expr:
+        target = self.expr(e.target, env, expected)
+        return self.with_field(target, e.field, env, e.span,
+                               lambda old, env_: self.expr(e.value, env_, old.type),
+                               e.value.span)
+
+    def with_field(self: Any, target: ir.Expr, name: str, env: Env, span: Any,
+                   make_value: Any, value_span: Any = None) -> ir.Expr:
+        ftype = self.record_field(target, name, span)
+        old = ir.FieldGet(target, name, ftype, span)
+        new = make_value(old, env)
+        self.expect_type(new, ftype, value_span or span, f"for field '{name}'")
+        rt = target.type
+        fields = tuple((n, join(ft, new.type) if n == name else ft) for n, ft in rt.fields)
+        return ir.FieldSet(target, name, new, T.RecordType(rt.name, fields), span)
+
+    def record_field(self: Any, target: ir.Expr, name: str, span: Any) -> Type:
+        """The type of field ``name`` of a record-typed node (MC3004 if none)."""
+        t = target.type
+        if not isinstance(t, T.RecordType):
+            self.fail("MC3002", f"only records have fields, not {found_words(t)}", span)
+        names = [n for n, _ in t.fields]
+        if name not in names:
+            close = difflib.get_close_matches(name, names, n=1)
+            self.fail("MC3004", f"{show(t)} has no field '{name}'", span,
+                      hint=f"did you mean '{close[0]}'?" if close
+                      else "its fields are: " + ", ".join(names))
+        return t.field_type(name)
+
+    def _e_Index(self: Any, e: ast.Index, env: Env, expected: Type | None) -> ir.Expr:
+        target = self.expr(e.target, env)
+        t = target.type
+        if isinstance(t, T.MapType):
+            key = self.expr(e.index, env, t.key)
+            self.expect_type(key, t.key, e.index.span, "as the map key")
+            return ir.Apply(Op.MAP_GET, (target, key), t.value, e.span)
+        if isinstance(t, T.SeqType):
+            pos = self.int_expr(e.index, env, "as the sequence index")
+            return ir.Apply(Op.SEQ_GET, (target, pos), t.elem, e.span)
+        if isinstance(t, T.TupleType):
+            pos = self.int_expr(e.index, env, "as the tuple index")
+            try:
+                i = fold(pos)
+            except NotConstant:
+                self.fail("MC3008", "a tuple index must be a constant", e.index.span,
+                          hint="write t[0], t[1]...")
+            if not 0 <= i < len(t.elems):
+                self.fail("MC3008", f"tuple index {i} is out of range for {show(t)}",
+                          e.index.span, hint=f"indices go from 0 to {len(t.elems) - 1}")
+            return ir.Apply(Op.TUPLE_GET, (target, ir.Const(i, I.point(i), e.index.span)),
+                            t.elems[i], e.span)
+        hint = "sets have no order: test membership with 'in' or choose with 'pick'" \
+            if isinstance(t, (T.SetType, T.BagType)) else None
+        self.fail("MC3002", f"cannot index {found_words(t)}", e.span, hint=hint)
+
+    def _e_Slice(self: Any, e: ast.Slice, env: Env, expected: Type | None) -> ir.Expr:
+        target = self.expr(e.target, env, expected)
+        t = target.type
+        if not isinstance(t, T.SeqType):
+            self.fail("MC3002", f"only sequences can be sliced, not {found_words(t)}", e.span)
+        lo = (self.int_expr(e.lo, env, "as the slice start") if e.lo is not None
+              else ir.Const(0, I.point(0), e.span))
+        hi = (self.int_expr(e.hi, env, "as the slice end") if e.hi is not None
+              else ir.Apply(Op.LEN, (target,), T.IntType(0, t.capacity), e.span))
+        return ir.Apply(Op.SLICE, (target, lo, hi), t, e.span)
+
+    def _e_FieldAccess(self: Any, e: ast.FieldAccess, env: Env,
+                       expected: Type | None) -> ir.Expr:
+        target = self.expr(e.target, env)
+        if isinstance(target.type, T.OptionType):
+            if e.field != "value":
+                self.fail("MC3004", f"an option has only '.value', not '.{e.field}'", e.span)
+            return ir.Apply(Op.OPT_GET, (target,), target.type.elem, e.span)
+        return ir.FieldGet(target, e.field, self.record_field(target, e.field, e.span), e.span)
+
+    # ------------------------------------------------------------ literals
+
+    def _e_TupleLit(self: Any, e: ast.TupleLit, env: Env, expected: Type | None) -> ir.Expr:
+        hints: tuple[Any, ...] = (None,) * len(e.elems)
+        if isinstance(expected, T.TupleType) and len(expected.elems) == len(e.elems):
+            hints = expected.elems
+        elems = tuple(self.expr(x, env, h) for x, h in zip(e.elems, hints))
+        return ir.TupleLit(elems, T.TupleType(tuple(x.type for x in elems)), e.span)
+
+    def elements(self: Any, e: Any, env: Env, hint: Type | None, what: str) -> tuple:
+        """The elements of a literal and their common type (None if there are none)."""
+        elems = [self.expr(x, env, hint) for x in e.elems]
+        common = hint if not elems else elems[0].type
+        for x, node in zip(e.elems, elems):
+            joined = join(common, node.type) if common is not None else node.type
+            if joined is None:
+                self.fail("MC3001", f"the elements of a {what} must have one type: found "
+                          f"{found_words(common)} and {found_words(node.type)}", x.span)
+            common = joined
+        return tuple(elems), common
+
+    def _e_SeqLit(self: Any, e: ast.SeqLit, env: Env, expected: Type | None) -> ir.Expr:
+        hint = expected.elem if isinstance(expected, T.SeqType) else None
+        elems, common = self.elements(e, env, hint, "sequence")
+        if common is None:
+            self.fail("MC3005", "cannot tell the type of the empty sequence '[]' here", e.span,
+                      hint="compare it with a typed value or assign it to a variable")
+        return ir.SeqLit(elems, T.SeqType(common, len(elems)), e.span)
+
+    def _e_SetLit(self: Any, e: ast.SetLit, env: Env, expected: Type | None) -> ir.Expr:
+        if isinstance(expected, T.BagType):
+            elems, common = self.elements(e, env, expected.elem, "bag")
+            return ir.BagLit(elems, T.BagType(common, len(elems)), e.span)
+        if isinstance(expected, T.MapType) and not e.elems:
+            self.fail("MC3001", "'{}' cannot be a map: a map has a value for every key",
+                      e.span, hint="write {k: v for k in K}")
+        hint = expected.elem if isinstance(expected, T.SetType) else None
+        elems, common = self.elements(e, env, hint, "set")
+        if common is None:
+            self.fail("MC3005", "cannot tell the type of the empty set '{}' here", e.span,
+                      hint="compare it with a typed value or assign it to a variable")
+        return ir.SetLit(elems, T.SetType(common), e.span)

@@ -1,0 +1,152 @@
+"""Type expressions -> IR types, and the checks that keep every type finite
+and enumerable: MC4001 plain ``int``, MC4007 a set/bag element type or map
+key type with more than ``MAX_ENUMERABLE`` values, MC4009 an empty range,
+MC3012 an option of an option.
+"""
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+from modelcheck.ir import types as T
+from modelcheck.ir.types import Type
+from modelcheck.semantics.context import Abort, Env, Unit, show
+from modelcheck.semantics.consts import NotConstant, fold
+from modelcheck.syntax import ast
+
+__all__ = ["MAX_ENUMERABLE", "bounded_size", "TypesMixin"]
+
+#: The most values a type may have where engines enumerate it.
+MAX_ENUMERABLE = 2 ** 16
+
+
+def bounded_size(t: Type, limit: int = MAX_ENUMERABLE) -> int:
+    """The number of values of ``t``, or ``limit + 1`` if there are more.
+    Never builds a huge integer (``set[set[0..99]]`` would have 2**2**100)."""
+    cap = limit + 1
+    if isinstance(t, T.BoolType):
+        return min(2, cap)
+    if isinstance(t, T.IntType):
+        return min(max(0, t.hi - t.lo + 1), cap)
+    if isinstance(t, (T.EnumType, T.ModelType)):
+        return min(len(t.members), cap)
+    if isinstance(t, T.OptionType):
+        return min(bounded_size(t.elem, limit) + 1, cap)
+    if isinstance(t, T.SetType):
+        n = bounded_size(t.elem, limit)
+        return cap if n >= cap.bit_length() else min(2 ** n, cap)
+    if isinstance(t, T.MapType):
+        return _power(bounded_size(t.value, limit), bounded_size(t.key, limit), cap)
+    if isinstance(t, T.SeqType):
+        n = bounded_size(t.elem, limit)
+        total = 0
+        for k in range(t.capacity + 1):
+            total += _power(n, k, cap)
+            if total >= cap:
+                return cap
+        return total
+    if isinstance(t, T.BagType):
+        n = bounded_size(t.elem, limit)
+        if n >= cap:
+            return cap if t.capacity > 0 else 1
+        total = 1
+        for k in range(1, t.capacity + 1):
+            total = comb(n + k, k)
+            if total >= cap:
+                return cap
+        return total
+    if isinstance(t, (T.TupleType, T.RecordType)):
+        parts = t.elems if isinstance(t, T.TupleType) else tuple(f for _, f in t.fields)
+        total = 1
+        for part in parts:
+            total = min(total * bounded_size(part, limit), cap)
+        return total
+    raise TypeError(t)
+
+
+def _power(base: int, exp: int, cap: int) -> int:
+    result = 1
+    for _ in range(exp):
+        result *= base
+        if result >= cap:
+            return cap
+        if result == 0:
+            return 0
+    return result
+
+
+class TypesMixin:
+    """Converts ``ast`` type expressions; needs ``expr``, ``named_type`` and
+    ``fail`` from the other parts of the checker."""
+
+    def convert_type(self: Any, texpr: Any) -> Type:
+        if isinstance(texpr, ast.BoolTypeExpr):
+            return T.BOOL
+        if isinstance(texpr, ast.IntTypeExpr):
+            self.fail("MC4001", "plain 'int' is unbounded, and every type here must be finite",
+                      texpr.span, hint="give a range, e.g. 0..10")
+        if isinstance(texpr, ast.RangeTypeExpr):
+            lo = self.const_int(texpr.lo, "the lower bound of a range")
+            hi = self.const_int(texpr.hi, "the upper bound of a range")
+            if lo > hi:
+                self.fail("MC4009", f"the range {lo}..{hi} is empty", texpr.span,
+                          hint="write the smaller bound first")
+            return T.IntType(lo, hi)
+        if isinstance(texpr, ast.NamedTypeExpr):
+            return self.named_type(texpr.name, texpr.span)
+        if isinstance(texpr, ast.SetTypeExpr):
+            elem = self.convert_type(texpr.elem)
+            self.check_enumerable(elem, "set element type", texpr.elem.span)
+            return T.SetType(elem)
+        if isinstance(texpr, ast.MapTypeExpr):
+            key = self.convert_type(texpr.key)
+            self.check_enumerable(key, "map key type", texpr.key.span)
+            return T.MapType(key, self.convert_type(texpr.value))
+        if isinstance(texpr, (ast.SeqTypeExpr, ast.BagTypeExpr)):
+            elem = self.convert_type(texpr.elem)
+            cap = self.const_int(texpr.capacity, "a capacity")
+            if cap < 0:
+                self.fail("MC4009", f"a capacity cannot be negative (found {cap})",
+                          texpr.capacity.span)
+            if isinstance(texpr, ast.BagTypeExpr):
+                self.check_enumerable(elem, "bag element type", texpr.elem.span)
+                return T.BagType(elem, cap)
+            return T.SeqType(elem, cap)
+        if isinstance(texpr, ast.OptionTypeExpr):
+            elem = self.convert_type(texpr.elem)
+            if isinstance(elem, T.OptionType):
+                self.fail("MC3012", f"options do not nest: option[{show(elem)}]", texpr.span,
+                          hint="use option[T] once, or an enum to tell the cases apart")
+            return T.OptionType(elem)
+        if isinstance(texpr, ast.TupleTypeExpr):
+            return T.TupleType(tuple(self.convert_type(e) for e in texpr.elems))
+        if isinstance(texpr, ast.RecordTypeExpr):
+            return T.RecordType(None, tuple((f.name, self.convert_type(f.type))
+                                            for f in texpr.fields))
+        raise TypeError(f"not an AST type: {texpr!r}")
+
+    def check_enumerable(self: Any, t: Type, what: str, span: Any) -> None:
+        size = bounded_size(t)
+        if size > MAX_ENUMERABLE:
+            hint = ("use a smaller range" if isinstance(t, T.IntType)
+                    else "use smaller types inside it")
+            self.fail("MC4007", f"the {what} {show(t)} has more than {MAX_ENUMERABLE} values, "
+                      f"too many to enumerate", span, hint=hint)
+
+    def const_value(self: Any, expr: Any, what: str, expected: Type | None = None) -> tuple:
+        """(IR node, value) of a constant expression (MC3006 if it is not one)."""
+        env = Env(Unit(what, state=False, const=True), {})
+        node = self.expr(expr, env, expected)
+        try:
+            return node, fold(node)
+        except NotConstant as err:
+            self.fail("MC3006", f"{what} must be a constant: {err.message}",
+                      err.span or expr.span,
+                      hint="constant expressions use numbers, consts and arithmetic")
+        raise Abort()  # unreachable: fail raises
+
+    def const_int(self: Any, expr: Any, what: str) -> int:
+        node, value = self.const_value(expr, what)
+        if not isinstance(node.type, T.IntType):
+            self.fail("MC3001", f"{what} must be an int, found {show(node.type)}", expr.span)
+        return value

@@ -1,0 +1,440 @@
+"""Text -> ``ast.Module``: the Lark LALR parser and the tree-to-AST transformer.
+
+Syntax errors become diagnostics (MC1001 unexpected token, MC1002 unexpected
+character, MC1003 unexpected end of file) that say in plain words what was
+found and what could have come instead.  After an error the parser skips to
+the next top-level declaration and goes on, so one run reports the syntax
+errors of several declarations.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from modelcheck.diagnostics import Diagnostic, Span
+from modelcheck.errors import CompileError
+from modelcheck.syntax import ast
+from modelcheck.syntax.messages import describe_syntax_error
+
+__all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS"]
+
+#: How many syntax errors one parse reports before it gives up.
+MAX_SYNTAX_ERRORS = 10
+
+# A top-level declaration starts a line with one of these keywords: where the
+# parser resumes after a syntax error.
+_ITEM_START = re.compile(
+    r"^(const|type|symmetric|var|def|action|invariant|step|sometimes|terminal|import)\b",
+    re.MULTILINE)
+
+
+def grammar_text() -> str:
+    """The grammar: the copy inside the installed package (a wheel carries it as
+    ``modelcheck/_grammar/modelcheck.lark``), else ``grammar/`` of the checkout."""
+    packaged = resources.files("modelcheck").joinpath("_grammar", "modelcheck.lark")
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    repo_copy = Path(__file__).resolve().parents[2] / "grammar" / "modelcheck.lark"
+    return repo_copy.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def lark_parser() -> Lark:
+    """The LALR parser, built once per process (building it takes ~0.3 s)."""
+    return Lark(grammar_text(), parser="lalr", propagate_positions=True,
+                maybe_placeholders=True)
+
+
+def parse(source: str, path: str) -> ast.Module:
+    """Parse one spec file.  Raises CompileError with every syntax error found."""
+    parser = lark_parser()
+    try:
+        tree = parser.parse(source)
+    except UnexpectedInput as first:
+        diagnostics = _collect_syntax_errors(parser, source, path, first)
+        raise CompileError(diagnostics, {path: source}) from None
+    builder = _ToAst(path, keywords())
+    module = builder.transform(tree)
+    if builder.errors:
+        raise CompileError(builder.errors, {path: source})
+    return module
+
+
+@lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """The words of the grammar (``var``, ``in``, ``set``...): reserved as names,
+    allowed as record field names (``msg.type``)."""
+    return frozenset(t.pattern.value for t in lark_parser().terminals
+                     if t.pattern.type == "str" and t.pattern.value.isalpha())
+
+
+def _collect_syntax_errors(parser: Lark, source: str, path: str,
+                           first: UnexpectedInput) -> list[Diagnostic]:
+    diagnostics = [describe_syntax_error(parser, first, source, path)]
+    text = source
+    error = first
+    while len(diagnostics) < MAX_SYNTAX_ERRORS:
+        text = _blank_failed_item(text, error)
+        if text is None:
+            break
+        try:
+            parser.parse(text)
+            break
+        except UnexpectedInput as again:
+            diag = describe_syntax_error(parser, again, source, path)
+            if diag in diagnostics:
+                break
+            diagnostics.append(diag)
+            error = again
+    return diagnostics
+
+
+def _error_offset(text: str, error: UnexpectedInput) -> int | None:
+    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
+        return None
+    if isinstance(error, UnexpectedEOF):
+        return None
+    pos = getattr(error, "pos_in_stream", None)
+    if isinstance(error, UnexpectedToken):
+        pos = error.token.start_pos
+    return pos if isinstance(pos, int) else None
+
+
+def _blank_failed_item(text: str, error: UnexpectedInput) -> str | None:
+    """Replace the declaration holding the error by spaces (keeping newlines, so
+    later positions do not move), or None when there is nothing to resume at."""
+    offset = _error_offset(text, error)
+    if offset is None:
+        return None
+    starts = [m.start() for m in _ITEM_START.finditer(text)]
+    before = [s for s in starts if s <= offset]
+    after = [s for s in starts if s > offset]
+    if not before or not after:
+        return None
+    lo, hi = before[-1], after[0]
+    blank = re.sub(r"[^\n]", " ", text[lo:hi])
+    return text[:lo] + blank + text[hi:]
+
+
+def _tok_span(path: str, tok: Token) -> Span:
+    return Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def _no_none(items: list[Any]) -> tuple[Any, ...]:
+    return tuple(i for i in items if i is not None)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """Lark tree -> AST.  One instance per parse (it knows the file's path)."""
+
+    def __init__(self, path: str, reserved: frozenset[str]) -> None:
+        super().__init__()
+        self.path = path
+        self.reserved = reserved
+        self.errors: list[Diagnostic] = []
+
+    def _n(self, tok: Token) -> str:
+        """A name that declares or refers to something: keywords are refused.
+        (Lark's contextual lexer reads a keyword as a NAME where no keyword fits.)"""
+        name = str(tok)
+        if name in self.reserved:
+            self.errors.append(Diagnostic(
+                "MC1001", f"'{name}' is a keyword and cannot be used as a name",
+                self._tsp(tok), hint=f"choose another name, e.g. '{name}_'"))
+        return name
+
+    def _sp(self, meta: Any) -> Span | None:
+        if getattr(meta, "empty", True):
+            return None
+        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tsp(self, tok: Token) -> Span:
+        return _tok_span(self.path, tok)
+
+    # ------------------------------------------------------------ module & items
+
+    def start(self, meta, ch):
+        header = ch[0]
+        return ast.Module(self._n(header), tuple(ch[1:]), self.path, self._sp(meta))
+
+    def module_header(self, meta, ch):
+        return ch[0]
+
+    def import_decl(self, meta, ch):
+        return ast.ImportDecl(self._n(ch[0]), self._sp(meta))
+
+    def const_decl(self, meta, ch):
+        name, typ, value = ch
+        return ast.ConstDecl(self._n(name), typ, value, self._sp(meta), self._tsp(name))
+
+    def type_decl(self, meta, ch):
+        symmetric = len(ch) == 3
+        name, definition = ch[-2], ch[-1]
+        return ast.TypeDecl(self._n(name), symmetric, definition, self._sp(meta), self._tsp(name))
+
+    def name_list(self, meta, ch):
+        return tuple(ast.Ident(self._n(t), self._tsp(t)) for t in ch)
+
+    def enum_def(self, meta, ch):
+        return ast.EnumDef(ch[0], self._sp(meta))
+
+    def model_def(self, meta, ch):
+        return ast.ModelDef(ch[0], self._sp(meta))
+
+    def model_count_def(self, meta, ch):
+        return ast.ModelCountDef(ch[0], self._sp(meta))
+
+    def var_init_eq(self, meta, ch):
+        name, typ, init = ch
+        return ast.VarDecl(self._n(name), typ, "=", init, self._sp(meta), self._tsp(name))
+
+    def var_init_in(self, meta, ch):
+        name, typ, init = ch
+        return ast.VarDecl(self._n(name), typ, "in", init, self._sp(meta), self._tsp(name))
+
+    def def_decl(self, meta, ch):
+        name, params, result, body = ch
+        return ast.DefDecl(self._n(name), params or (), result, body, self._sp(meta), self._tsp(name))
+
+    def action_decl(self, meta, ch):
+        name, params, body = ch
+        return ast.ActionDecl(self._n(name), params or (), body, self._sp(meta), self._tsp(name))
+
+    def params(self, meta, ch):
+        return tuple(ch)
+
+    def param(self, meta, ch):
+        return ast.Param(self._n(ch[0]), ch[1], self._sp(meta))
+
+    def _prop(self, kind, meta, ch):
+        name, expr = ch
+        return ast.PropertyDecl(kind, self._n(name), expr, self._sp(meta), self._tsp(name))
+
+    def invariant_decl(self, meta, ch):
+        return self._prop("invariant", meta, ch)
+
+    def step_invariant_decl(self, meta, ch):
+        return self._prop("step invariant", meta, ch)
+
+    def sometimes_decl(self, meta, ch):
+        return self._prop("sometimes", meta, ch)
+
+    def terminal_decl(self, meta, ch):
+        return self._prop("terminal", meta, ch)
+
+    # ------------------------------------------------------------ types
+
+    def bool_type(self, meta, ch):
+        return ast.BoolTypeExpr(self._sp(meta))
+
+    def int_type(self, meta, ch):
+        return ast.IntTypeExpr(self._sp(meta))
+
+    def range_type(self, meta, ch):
+        return ast.RangeTypeExpr(ch[0], ch[1], self._sp(meta))
+
+    def named_type(self, meta, ch):
+        return ast.NamedTypeExpr(self._n(ch[0]), self._sp(meta))
+
+    def set_type(self, meta, ch):
+        return ast.SetTypeExpr(ch[0], self._sp(meta))
+
+    def map_type(self, meta, ch):
+        return ast.MapTypeExpr(ch[0], ch[1], self._sp(meta))
+
+    def seq_type(self, meta, ch):
+        return ast.SeqTypeExpr(ch[0], ch[1], self._sp(meta))
+
+    def bag_type(self, meta, ch):
+        return ast.BagTypeExpr(ch[0], ch[1], self._sp(meta))
+
+    def option_type(self, meta, ch):
+        return ast.OptionTypeExpr(ch[0], self._sp(meta))
+
+    def tuple_type(self, meta, ch):
+        return ast.TupleTypeExpr(tuple(ch), self._sp(meta))
+
+    def record_type(self, meta, ch):
+        return ast.RecordTypeExpr(ch[0], self._sp(meta))
+
+    def field_decls(self, meta, ch):
+        return tuple(ch)
+
+    def field_decl(self, meta, ch):
+        return ast.FieldDecl(str(ch[0]), ch[1], self._sp(meta))
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, meta, ch):
+        return tuple(ch)
+
+    def require_stmt(self, meta, ch):
+        return ast.RequireStmt(ch[0], self._sp(meta))
+
+    def let_stmt(self, meta, ch):
+        return ast.LetStmt(self._n(ch[0]), ch[1], self._sp(meta), self._tsp(ch[0]))
+
+    def pick_stmt(self, meta, ch):
+        return ast.PickStmt(self._n(ch[0]), ch[1], self._sp(meta), self._tsp(ch[0]))
+
+    def assign_stmt(self, meta, ch):
+        return ast.AssignStmt(ch[0], ch[1], self._sp(meta))
+
+    def if_stmt(self, meta, ch):
+        cond, then, else_ = ch
+        if else_ is None:
+            else_ = ()
+        elif isinstance(else_, ast.IfStmt):
+            else_ = (else_,)
+        return ast.IfStmt(cond, then, else_, self._sp(meta))
+
+    def either_stmt(self, meta, ch):
+        return ast.EitherStmt(tuple(ch), self._sp(meta))
+
+    def lvalue(self, meta, ch):
+        name = ch[0]
+        return ast.LValue(self._n(name), tuple(ch[1:]), self._sp(meta), self._tsp(name))
+
+    def lv_index(self, meta, ch):
+        return ast.LvIndex(ch[0], self._sp(meta))
+
+    def lv_field(self, meta, ch):
+        return ast.LvField(str(ch[0]), self._sp(meta))
+
+    # ------------------------------------------------------------ expressions
+
+    def let_expr(self, meta, ch):
+        name, value, body = ch
+        return ast.LetExpr(self._n(name), value, body, self._sp(meta), self._tsp(name))
+
+    def if_expr(self, meta, ch):
+        return ast.IfExpr(ch[0], ch[1], ch[2], self._sp(meta))
+
+    def with_index(self, meta, ch):
+        return ast.WithIndex(ch[0], ch[1], ch[2], self._sp(meta))
+
+    def with_field(self, meta, ch):
+        return ast.WithField(ch[0], str(ch[1]), ch[2], self._sp(meta))
+
+    def _bin(self, op, meta, ch):
+        return ast.BinOp(op, ch[0], ch[-1], self._sp(meta))
+
+    def implies_op(self, meta, ch):
+        return self._bin("=>", meta, ch)
+
+    def or_op(self, meta, ch):
+        return self._bin("or", meta, ch)
+
+    def and_op(self, meta, ch):
+        return self._bin("and", meta, ch)
+
+    def not_op(self, meta, ch):
+        return ast.UnaryOp("not", ch[0], self._sp(meta))
+
+    def compare(self, meta, ch):
+        return self._bin(str(ch[1]), meta, ch)
+
+    def in_op(self, meta, ch):
+        return self._bin("in", meta, ch)
+
+    def not_in_op(self, meta, ch):
+        return self._bin("not in", meta, ch)
+
+    def range_op(self, meta, ch):
+        return self._bin("..", meta, ch)
+
+    def union_op(self, meta, ch):
+        return self._bin("|", meta, ch)
+
+    def inter_op(self, meta, ch):
+        return self._bin("&", meta, ch)
+
+    def add_op(self, meta, ch):
+        return self._bin("+", meta, ch)
+
+    def sub_op(self, meta, ch):
+        return self._bin("-", meta, ch)
+
+    def mul_op(self, meta, ch):
+        return self._bin("*", meta, ch)
+
+    def div_op(self, meta, ch):
+        return self._bin("//", meta, ch)
+
+    def mod_op(self, meta, ch):
+        return self._bin("%", meta, ch)
+
+    def neg_op(self, meta, ch):
+        return ast.UnaryOp("-", ch[0], self._sp(meta))
+
+    def index_op(self, meta, ch):
+        return ast.Index(ch[0], ch[1], self._sp(meta))
+
+    def slice_op(self, meta, ch):
+        return ast.Slice(ch[0], ch[1], ch[2], self._sp(meta))
+
+    def field_op(self, meta, ch):
+        return ast.FieldAccess(ch[0], str(ch[1]), self._sp(meta))
+
+    def int_lit(self, meta, ch):
+        return ast.IntLit(int(ch[0]), self._sp(meta))
+
+    def true_lit(self, meta, ch):
+        return ast.BoolLit(True, self._sp(meta))
+
+    def false_lit(self, meta, ch):
+        return ast.BoolLit(False, self._sp(meta))
+
+    def none_lit(self, meta, ch):
+        return ast.NoneLit(self._sp(meta))
+
+    def name_ref(self, meta, ch):
+        return ast.NameRef(self._n(ch[0]), self._sp(meta))
+
+    def primed_ref(self, meta, ch):
+        return ast.PrimedRef(self._n(ch[0]), self._sp(meta))
+
+    def tuple_lit(self, meta, ch):
+        return ast.TupleLit(_no_none(ch), self._sp(meta))
+
+    def call(self, meta, ch):
+        name, args = ch
+        return ast.Call(self._n(name), args or (), self._sp(meta), self._tsp(name))
+
+    def gen_call(self, meta, ch):
+        name, elem, *fors = ch
+        return ast.GenCall(self._n(name), elem, tuple(fors), self._sp(meta), self._tsp(name))
+
+    def seq_lit(self, meta, ch):
+        return ast.SeqLit(_no_none(ch), self._sp(meta))
+
+    def set_lit(self, meta, ch):
+        return ast.SetLit(_no_none(ch), self._sp(meta))
+
+    def set_comp(self, meta, ch):
+        elem, *fors = ch
+        return ast.SetComp(elem, tuple(fors), self._sp(meta))
+
+    def map_comp(self, meta, ch):
+        key, value, *fors = ch
+        return ast.MapComp(key, value, tuple(fors), self._sp(meta))
+
+    def comp_for(self, meta, ch):
+        var, domain, cond = ch
+        return ast.CompFor(self._n(var), domain, cond, self._sp(meta), self._tsp(var))
+
+    def args(self, meta, ch):
+        return tuple(ch)
+
+    def pos_arg(self, meta, ch):
+        return ast.Arg(None, ch[0], self._sp(meta))
+
+    def kw_arg(self, meta, ch):
+        return ast.Arg(str(ch[0]), ch[1], self._sp(meta))

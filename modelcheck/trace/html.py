@@ -1,0 +1,349 @@
+"""The trace page: one self-contained HTML file (inline CSS, JS and SVG; no
+network) showing a trace as a list of steps, a swimlane diagram and the state
+at the selected step, its changes highlighted.  Arrow keys move between steps.
+
+The swimlane diagram has one lane per value of a model-value type (see
+``modelcheck.trace.lanes``): each step is a row, with a dot on every lane it
+touches and its messages drawn as arrows, from the sender's lane at the step
+that sent the message to the receiver's lane at the step that took it out of
+the network (a horizontal dashed arrow while it is still in flight).
+
+``render_html`` returns the page as a string; writing it is up to the caller.
+"""
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from modelcheck.ir.nodes import Model
+from modelcheck.ir.types import MapType, Type
+from modelcheck.trace.lanes import Lanes, Message, build_lanes
+from modelcheck.trace.trace import Trace
+from modelcheck.trace.view import (Change, format_lines, format_value, param_texts, step_changes,
+                                   step_label, var_names, var_types)
+
+__all__ = ["render_html", "page_title", "ROW_HEIGHT", "LANE_WIDTH"]
+
+ROW_HEIGHT = 30
+HEADER_HEIGHT = 36
+LANE_WIDTH = 112
+#: Lane shown when a spec has no model-value type to lay out by.
+WHOLE_STATE = "state"
+#: Lane for steps that touch none of the nodes (global actions).
+GLOBAL_LANE = "global"
+
+_PALETTE = ("#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d",
+            "#4d7c0f", "#b45309", "#4338ca")
+
+
+def _asset(name: str) -> str:
+    return resources.files("modelcheck.trace").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _colors(trace: Trace) -> dict[str | None, str]:
+    """One colour per action, in order of first appearance, so that the
+    actions of a short trace never share one."""
+    colors: dict[str | None, str] = {None: "#6b7280"}
+    for step in trace.steps:
+        if step.action not in colors:
+            colors[step.action] = _PALETTE[(len(colors) - 1) % len(_PALETTE)]
+    return colors
+
+
+def page_title(trace: Trace) -> str:
+    """``counterexample to NotFour in die_hard (6 steps)``."""
+    kind = trace.kind or "trace"
+    if trace.property_name:
+        joiner = "to" if kind == "counterexample" else "for"
+        what = f"{kind} {joiner} {trace.property_name}"
+    else:
+        what = kind
+    where = f" in {trace.model_name}" if trace.model_name else ""
+    n = len(trace)
+    return f"{what}{where} ({n} step{'s' if n != 1 else ''})"
+
+
+# ------------------------------------------------------------------ swimlanes
+
+@dataclass(frozen=True)
+class _Arrow:
+    msg: Message
+    sent: int
+    received: int | None
+
+
+def _arrows(lanes: Lanes) -> list[_Arrow]:
+    """Pair each sent message with the first later step that takes it out."""
+    taken: set[tuple[int, int]] = set()
+    out: list[_Arrow] = []
+    for i, step in enumerate(lanes.steps):
+        for msg in step.sent:
+            received = None
+            for j in range(i + 1, len(lanes.steps)):
+                for k, got in enumerate(lanes.steps[j].received):
+                    if (j, k) not in taken and got.var == msg.var and got.text == msg.text:
+                        taken.add((j, k))
+                        received = j
+                        break
+                if received is not None:
+                    break
+            out.append(_Arrow(msg, i, received))
+    return out
+
+
+def _lane_columns(trace: Trace, lanes: Lanes) -> list[str]:
+    if lanes.lane_set is None:
+        return [WHOLE_STATE]
+    cols = [format_value(m) for m in lanes.members]
+    idle = any(not s.touched and i > 0 and trace.steps[i].state != trace.steps[i - 1].state
+               for i, s in enumerate(lanes.steps))
+    return ([GLOBAL_LANE] if idle else []) + cols
+
+
+def _svg(trace: Trace, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
+    columns = _lane_columns(trace, lanes)
+    x_of = {name: LANE_WIDTH // 2 + k * LANE_WIDTH for k, name in enumerate(columns)}
+    width = LANE_WIDTH * len(columns)
+    rows = len(trace.steps)
+    height = HEADER_HEIGHT + rows * ROW_HEIGHT + 8
+
+    def y(i: int) -> int:
+        return HEADER_HEIGHT + i * ROW_HEIGHT + ROW_HEIGHT // 2
+
+    parts = [f'<svg id="lanes-svg" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="swimlane diagram">',
+             '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+             'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+             'fill="#374151"/></marker></defs>']
+    for i in range(rows):
+        parts.append(f'<rect class="row-bg" data-step="{i}" x="0" y="{HEADER_HEIGHT + i * ROW_HEIGHT}" '
+                     f'width="{width}" height="{ROW_HEIGHT}"/>')
+    for name in columns:
+        x = x_of[name]
+        parts.append(f'<text class="lane-name" data-lane="{_e(name)}" x="{x}" y="{HEADER_HEIGHT - 14}" '
+                     f'text-anchor="middle">{_e(name)}</text>')
+        parts.append(f'<line class="lane-line" x1="{x}" y1="{HEADER_HEIGHT - 6}" x2="{x}" '
+                     f'y2="{height - 4}"/>')
+    for i, step in enumerate(trace.steps):
+        if i == 0:
+            continue
+        touched = [format_value(m) for m in lanes.steps[i].touched]
+        if lanes.lane_set is None:
+            touched = [WHOLE_STATE] if step.state != trace.steps[i - 1].state else []
+        elif not touched and GLOBAL_LANE in x_of and step.state != trace.steps[i - 1].state:
+            touched = [GLOBAL_LANE]
+        color = colors[step.action]
+        label = _e(step_label(step, None, i))
+        parts.append(f'<g class="step-mark" data-step="{i}"><title>{i}: {label}</title>')
+        if len(touched) > 1:
+            xs = [x_of[t] for t in touched]
+            parts.append(f'<line class="span" x1="{min(xs)}" y1="{y(i)}" x2="{max(xs)}" y2="{y(i)}" '
+                         f'stroke="{color}"/>')
+        for t in touched:
+            parts.append(f'<circle class="touch" data-lane="{_e(t)}" cx="{x_of[t]}" cy="{y(i)}" r="7" '
+                         f'fill="{color}"/>')
+        parts.append('</g>')
+    for arrow in _arrows(lanes):
+        parts.append(_arrow_svg(arrow, x_of, y))
+    for i, step in enumerate(lanes.steps):
+        for msg in step.received:
+            name = format_value(msg.dst)
+            if name in x_of:
+                parts.append(f'<circle class="receive" data-step="{i}" cx="{x_of[name]}" cy="{y(i)}" '
+                             f'r="10"><title>received {_e(msg.text)}</title></circle>')
+    parts.append('</svg>')
+    return "\n".join(parts)
+
+
+def _arrow_svg(arrow: _Arrow, x_of: Mapping[str, int], y: Any) -> str:
+    src, dst = format_value(arrow.msg.src), format_value(arrow.msg.dst)
+    if src not in x_of or dst not in x_of:
+        return ""
+    x1, y1 = x_of[src], y(arrow.sent) + 4
+    title = f"<title>{_e(arrow.msg.var)}: {_e(arrow.msg.text)}</title>"
+    common = f'class="msg{" in-flight" if arrow.received is None else ""}" data-step="{arrow.sent}" ' \
+             f'data-from="{_e(src)}" data-to="{_e(dst)}" marker-end="url(#arrowhead)"'
+    if src == dst:
+        y2 = y(arrow.received) - 4 if arrow.received is not None else y1 + ROW_HEIGHT // 2
+        return (f'<path {common} d="M{x1 + 8},{y1} C{x1 + 40},{y1} {x1 + 40},{y2} {x1 + 9},{y2}">'
+                f'{title}</path>')
+    x2 = x_of[dst] + (-9 if x_of[dst] > x1 else 9)
+    y2 = y(arrow.received) - 4 if arrow.received is not None else y1
+    return f'<line {common} x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}">{title}</line>'
+
+
+# ------------------------------------------------------------------ state panels
+
+def _pre(lines: Sequence[str], cls: str = "") -> str:
+    return f'<pre class="{cls}">{_e(chr(10).join(lines))}</pre>'
+
+
+def _change_item(ch: Change) -> str:
+    where = f'<span class="where">{_e(ch.where)}</span> '
+    if ch.kind == "added":
+        body = f'<span class="new">+ {_e(ch.new)}</span>'
+    elif ch.kind == "removed":
+        body = f'<span class="old">- {_e(ch.old)}</span>'
+    else:
+        old = ch.old if ch.old is not None else "(absent)"
+        body = f'<span class="old">{_e(old)}</span> <span class="arrow">→</span> <span class="new">{_e(ch.new)}</span>'
+    return f'<li class="change {ch.kind}">{where}{body}</li>'
+
+
+def _lane_table(trace: Trace, i: int, lanes: Lanes, names: Sequence[str],
+                types: Mapping[str, Type | None]) -> tuple[str, set[str]]:
+    lane_set = lanes.lane_set
+    if lane_set is None or not lane_set.keyed_vars:
+        return "", set()
+    rows = [n for n in names if n in lane_set.keyed_vars and isinstance(trace.steps[i].state.get(n), Mapping)]
+    if not rows:
+        return "", set()
+    cur = trace.steps[i].state
+    prev = trace.steps[i - 1].state if i > 0 else None
+    head = "".join(f'<th class="lane">{_e(format_value(m))}</th>' for m in lane_set.members)
+    out = [f'<table class="by-lane"><thead><tr><th>{_e(lane_set.name)}</th>{head}</tr></thead><tbody>']
+    for name in rows:
+        t = types.get(name)
+        vt = t.value if isinstance(t, MapType) else None
+        cells = []
+        for m in lane_set.members:
+            new = cur[name].get(m)
+            old = prev[name].get(m) if prev is not None and isinstance(prev.get(name), Mapping) else new
+            if old != new:
+                cells.append(f'<td class="changed" data-lane="{_e(format_value(m))}">'
+                             f'{_pre(format_lines(old, vt, 30), "old")}{_pre(format_lines(new, vt, 30), "new")}</td>')
+            else:
+                cells.append(f'<td data-lane="{_e(format_value(m))}">{_pre(format_lines(new, vt, 30))}</td>')
+        row_class = ' class="changed-row"' if any('class="changed"' in c for c in cells) else ""
+        out.append(f'<tr data-var="{_e(name)}"{row_class}><th>{_e(name)}</th>{"".join(cells)}</tr>')
+    out.append("</tbody></table>")
+    return "".join(out), set(rows)
+
+
+def _state_panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names: Sequence[str],
+                 types: Mapping[str, Type | None], colors: Mapping[str | None, str]) -> str:
+    step = trace.steps[i]
+    cur = step.state
+    prev = trace.steps[i - 1].state if i > 0 else None
+    label = step_label(step, model, i)
+    params = param_texts(step, model)
+    head = f'<h2><span class="idx">{"State" if i == 0 else "Step"} {i}</span> ' \
+           f'<span class="action" style="color:{colors[step.action]}">{_e(label)}</span></h2>'
+    parts = [f'<div class="state" id="state-{i}" data-step="{i}"{" hidden" if i else ""}>', head]
+    if params:
+        parts.append('<p class="params">' + " ".join(
+            f'<span class="param"><span class="k">{_e(k)}</span>=<span class="v">{_e(v)}</span></span>'
+            for k, v in params) + '</p>')
+    changes = [c for c in step_changes(trace, i, types) if c.var in set(names)]
+    if changes:
+        parts.append('<h3>Changes</h3><ul class="changes">' + "".join(_change_item(c) for c in changes)
+                     + "</ul>")
+    elif i > 0:
+        parts.append('<p class="nochange">No variable shown changed.</p>')
+    sent = lanes.steps[i].sent if i < len(lanes.steps) else ()
+    if sent:
+        parts.append('<h3>Messages sent</h3><ul class="messages">' + "".join(
+            f'<li><span class="where">{_e(format_value(m.src))} → {_e(format_value(m.dst))}</span> '
+            f'{_e(m.text)}</li>' for m in sent) + "</ul>")
+    table, in_table = _lane_table(trace, i, lanes, names, types)
+    parts.append("<h3>State</h3>")
+    parts.append(table)
+    parts.append('<table class="vars"><tbody>')
+    for name in names:
+        if name in in_table or name not in cur:
+            continue
+        changed = prev is not None and prev.get(name) != cur[name]
+        value = _pre(format_lines(cur[name], types.get(name), 64), "new" if changed else "")
+        old = _pre(format_lines(prev[name], types.get(name), 64), "old") \
+            if changed and prev is not None and name in prev else ""
+        row_class = ' class="changed"' if changed else ""
+        parts.append(f'<tr data-var="{_e(name)}"{row_class}><th>{_e(name)}</th><td>{old}{value}</td></tr>')
+    parts.append("</tbody></table></div>")
+    return "\n".join(parts)
+
+
+def _step_list(trace: Trace, model: Model | None, types: Mapping[str, Type | None],
+               colors: Mapping[str | None, str]) -> str:
+    items = []
+    for i, step in enumerate(trace.steps):
+        label = step_label(step, model, i)
+        changed = [] if i == 0 else sorted({c.var for c in step_changes(trace, i, types)},
+                                          key=list(step.state).index)
+        summary = ", ".join(changed)
+        items.append(f'<li class="step{" selected" if i == 0 else ""}" data-step="{i}" id="step-{i}" '
+                     f'title="{_e(label)}"><span class="idx">{i}</span>'
+                     f'<span class="dot" style="background:{colors[step.action]}"></span>'
+                     f'<span class="label">{_e(label)}</span>'
+                     f'<span class="summary">{_e(summary)}</span></li>')
+    return '<ol id="steps">' + "".join(items) + "</ol>"
+
+
+# ------------------------------------------------------------------ the page
+
+def render_html(trace: Trace, model: Model | None = None, *, by: str | None = None,
+                names: Sequence[str] | None = None, source: str | None = None) -> str:
+    """The trace page.  ``by`` picks the lanes (a model-value type or a map
+    variable; default: the first model-value type that keys map variables);
+    ``names`` the variables shown (default all); ``source`` the file the trace
+    came from, shown under the title.  Raises ``UsageError`` for an unknown
+    ``by`` name."""
+    lanes = build_lanes(trace, model, by)
+    types = var_types(trace, model)
+    shown = list(names) if names is not None else var_names(trace, model)
+    title = page_title(trace)
+    lane_note = f"lanes: one per {lanes.lane_set.name}" if lanes.lane_set is not None \
+        else "no model-value type to lay out by: one lane for the whole state"
+    nets = ", ".join(n.var for n in lanes.networks)
+    if nets:
+        lane_note += f"; messages from {nets}"
+    data = {"steps": len(trace.steps), "lanes": _lane_columns(trace, lanes)}
+    colors = _colors(trace)
+    panels = "\n".join(_state_panel(trace, i, model, lanes, shown, types, colors)
+                       for i in range(len(trace.steps)))
+    sub = f'<p class="sub">{_e(source)}</p>' if source else ""
+    # inside <script> only "</" could end the element early
+    data_json = json.dumps(data).replace("</", "<\\/")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="modelcheck">
+<title>{_e(title)}</title>
+<style>
+{_asset("trace.css")}
+</style>
+</head>
+<body>
+<header>
+<h1>{_e(title)}</h1>{sub}
+<p class="keys">{_e(lane_note)} · <kbd>↑</kbd><kbd>↓</kbd> or <kbd>←</kbd><kbd>→</kbd> move between steps, <kbd>Home</kbd> <kbd>End</kbd></p>
+</header>
+<main>
+<section id="timeline" aria-label="steps">
+<div class="timeline-body">
+<div class="timeline-head">Step</div>
+{_step_list(trace, model, types, colors)}
+<div id="lanes">{_svg(trace, lanes, colors)}</div>
+</div>
+</section>
+<section id="states" aria-live="polite">
+{panels}
+</section>
+</main>
+<script type="application/json" id="trace-data">{data_json}</script>
+<script>
+{_asset("trace.js")}
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,355 @@
+"""Traces as ITF JSON, the Informal Trace Format of Apalache and Quint.
+
+Writing is directed by the declared types (docs/itf.md lists the encodings):
+ints are JSON numbers (``{"#bigint": "..."}`` past 2**53), sets
+``{"#set": [...]}`` in canonical order, maps ``{"#map": [[k, v], ...]}``,
+records objects, tuples ``{"#tup": [...]}``, sequences arrays, options Quint
+variants, bags ``{"#map": [[elem, count], ...]}``.
+
+Reading with a model converts every value back by its declared type, exactly;
+reading without one gives a generic reading of ITF written by other tools
+(sets become frozensets, maps and records FrozenDicts, and so on).  Bad input
+raises UsageError naming the state and the variable.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from modelcheck.errors import UsageError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 render_type)
+from modelcheck.ir.values import FrozenDict, domain, sort_values
+from modelcheck.trace.trace import Step, Trace
+
+__all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "dumps_itf",
+           "encode_value", "decode_value", "decode_generic"]
+
+ITF_FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+
+#: JSON numbers are exact only up to 2**53 in most readers.
+_SAFE_INT = 2 ** 53
+
+#: Variables Quint writes in model-based-testing mode: the action taken and
+#: the nondeterministic picks.  They describe the step, not the state.
+_QUINT_ACTION, _QUINT_PICKS = "mbt::actionTaken", "mbt::nondetPicks"
+_UNIT = {"#tup": []}
+
+
+# ------------------------------------------------------------------ writing
+
+def encode_value(t: Type, v: Any) -> Any:
+    """The ITF JSON of the value ``v`` of type ``t``."""
+    if isinstance(t, BoolType):
+        return bool(v)
+    if isinstance(t, IntType):
+        return v if -_SAFE_INT < v < _SAFE_INT else {"#bigint": str(v)}
+    if isinstance(t, (EnumType, ModelType)):
+        return v
+    if isinstance(t, SetType):
+        return {"#set": [encode_value(t.elem, e) for e in sort_values(t.elem, v)]}
+    if isinstance(t, MapType):
+        return {"#map": [[encode_value(t.key, k), encode_value(t.value, v[k])]
+                         for k in domain(t.key)]}
+    if isinstance(t, RecordType):
+        return {name: encode_value(ft, v[name]) for name, ft in t.fields}
+    if isinstance(t, TupleType):
+        return {"#tup": [encode_value(et, e) for et, e in zip(t.elems, v)]}
+    if isinstance(t, SeqType):
+        return [encode_value(t.elem, e) for e in v]
+    if isinstance(t, OptionType):
+        if v is None:
+            return {"tag": "None", "value": dict(_UNIT)}
+        return {"tag": "Some", "value": encode_value(t.elem, v)}
+    if isinstance(t, BagType):
+        return {"#map": [[encode_value(t.elem, e), v[e]] for e in sort_values(t.elem, v.keys())]}
+    raise TypeError(f"cannot encode a value of type {t!r}")
+
+
+def to_itf(trace: Trace, model: ir.Model) -> dict[str, Any]:
+    """The trace as an ITF JSON object (``json.dump`` it)."""
+    var_types = {d.name: d.type for d in model.vars}
+    meta: dict[str, Any] = {
+        "format": "ITF",
+        "format-description": ITF_FORMAT_DESCRIPTION,
+        "source": model.path,
+        "description": _description(trace),
+        "generated-by": "modelcheck",
+        "spec": model.name,
+        "property": trace.property_name,
+        "kind": trace.kind,
+        "consts": {name: encode_value(t, v) for name, t, v in model.consts},
+        "const-types": {name: render_type(t) for name, t, _ in model.consts},
+        "var-types": {name: render_type(t) for name, t in var_types.items()},
+    }
+    for key, value in trace.meta.items():
+        meta.setdefault(key, value)
+    states = []
+    for i, step in enumerate(trace.steps):
+        step_meta: dict[str, Any] = {"index": i}
+        if step.action is not None:
+            step_meta["action"] = step.action
+            step_meta["params"] = _encode_params(model, step)
+        state: dict[str, Any] = {"#meta": step_meta}
+        for decl in model.vars:
+            state[decl.name] = encode_value(decl.type, step.state[decl.name])
+        states.append(state)
+    return {"#meta": meta, "vars": [d.name for d in model.vars], "states": states}
+
+
+def dumps_itf(trace: Trace, model: ir.Model) -> str:
+    """The ITF JSON text of a trace, as written to files."""
+    # default=str: free-form entries a caller put in trace.meta must not make
+    # the trace unwritable.
+    return json.dumps(to_itf(trace, model), indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _description(trace: Trace) -> str:
+    what = {"counterexample": "counterexample to", "witness": "witness for",
+            "error": "trace to a run-time error", "scenario": "scenario"}.get(trace.kind, trace.kind)
+    if trace.property_name:
+        return f"{what} {trace.property_name} in {trace.model_name} ({len(trace)} steps)"
+    return f"{what} in {trace.model_name} ({len(trace)} steps)"
+
+
+def _encode_params(model: ir.Model, step: Step) -> dict[str, Any]:
+    try:
+        action = model.action(step.action or "")
+    except KeyError:
+        raise ValueError(f"the trace names an action '{step.action}' that "
+                         f"{model.name} does not have") from None
+    types = {p.name: p.type for p in action.params}
+    return {name: encode_value(types[name], value) for name, value in step.params}
+
+
+# ------------------------------------------------------------------ reading
+
+class _Bad(Exception):
+    """A value that does not fit its type; the message says why."""
+
+
+def decode_value(t: Type, j: Any) -> Any:
+    """The value of type ``t`` written as the ITF JSON ``j`` (raises ValueError)."""
+    try:
+        return _decode(t, j)
+    except _Bad as bad:
+        raise ValueError(str(bad)) from None
+
+
+def _int(j: Any) -> int:
+    if isinstance(j, bool):
+        raise _Bad(f"expected an integer, found {json.dumps(j)}")
+    if isinstance(j, int):
+        return j
+    if isinstance(j, float) and j.is_integer():
+        return int(j)
+    if isinstance(j, dict) and set(j) == {"#bigint"}:
+        try:
+            return int(j["#bigint"])
+        except (TypeError, ValueError):
+            pass
+    raise _Bad(f"expected an integer, found {_show(j)}")
+
+
+def _show(j: Any) -> str:
+    text = json.dumps(j)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _tagged(j: Any, tag: str) -> list:
+    if isinstance(j, dict) and set(j) == {tag} and isinstance(j[tag], list):
+        return j[tag]
+    raise _Bad(f"expected {{\"{tag}\": [...]}}, found {_show(j)}")
+
+
+def _pairs(j: Any) -> list[tuple[Any, Any]]:
+    items = _tagged(j, "#map")
+    if not all(isinstance(p, list) and len(p) == 2 for p in items):
+        raise _Bad(f"a #map holds [key, value] pairs, found {_show(j)}")
+    return [(p[0], p[1]) for p in items]
+
+
+def _decode(t: Type, j: Any) -> Any:
+    if isinstance(t, BoolType):
+        if isinstance(j, bool):
+            return j
+        raise _Bad(f"expected true or false, found {_show(j)}")
+    if isinstance(t, IntType):
+        return _int(j)
+    if isinstance(t, (EnumType, ModelType)):
+        # Quint writes enum members as variants without a value.
+        if isinstance(j, dict) and j.get("tag") in t.members and j.get("value", _UNIT) == _UNIT:
+            return j["tag"]
+        if isinstance(j, str) and j in t.members:
+            return j
+        raise _Bad(f"expected one of {', '.join(t.members)}, found {_show(j)}")
+    if isinstance(t, SetType):
+        return frozenset(_decode(t.elem, e) for e in _tagged(j, "#set"))
+    if isinstance(t, MapType):
+        return FrozenDict((_decode(t.key, k), _decode(t.value, v)) for k, v in _pairs(j))
+    if isinstance(t, RecordType):
+        if not isinstance(j, dict):
+            raise _Bad(f"expected a record {render_type(t)}, found {_show(j)}")
+        missing = [n for n, _ in t.fields if n not in j]
+        extra = [k for k in j if k not in {n for n, _ in t.fields}]
+        if missing or extra:
+            what = f"no field '{missing[0]}'" if missing else f"an unknown field '{extra[0]}'"
+            raise _Bad(f"the record {render_type(t)} has {what}")
+        return FrozenDict((n, _decode(ft, j[n])) for n, ft in t.fields)
+    if isinstance(t, TupleType):
+        elems = _tagged(j, "#tup")
+        if len(elems) != len(t.elems):
+            raise _Bad(f"expected a tuple of {len(t.elems)}, found {len(elems)} elements")
+        return tuple(_decode(et, e) for et, e in zip(t.elems, elems))
+    if isinstance(t, SeqType):
+        if not isinstance(j, list):
+            raise _Bad(f"expected a sequence (JSON array), found {_show(j)}")
+        return tuple(_decode(t.elem, e) for e in j)
+    if isinstance(t, OptionType):
+        return _decode_option(t, j)
+    if isinstance(t, BagType):
+        counts: dict[Any, int] = {}
+        for k, c in _pairs(j):
+            n = _int(c)
+            if n > 0:
+                e = _decode(t.elem, k)
+                counts[e] = counts.get(e, 0) + n
+        return FrozenDict(counts)
+    raise TypeError(f"cannot decode a value of type {t!r}")
+
+
+def _decode_option(t: OptionType, j: Any) -> Any:
+    if isinstance(j, dict) and j.get("tag") == "None":
+        return None
+    if isinstance(j, dict) and j.get("tag") == "Some" and "value" in j:
+        return _decode(t.elem, j["value"])
+    raise _Bad(f"expected {{\"tag\": \"Some\", ...}} or {{\"tag\": \"None\", ...}}, "
+               f"found {_show(j)}")
+
+
+def decode_generic(j: Any) -> Any:
+    """A value read from ITF without knowing its type."""
+    if isinstance(j, bool) or isinstance(j, (int, str)):
+        return j
+    if isinstance(j, float):
+        return int(j) if j.is_integer() else j
+    if isinstance(j, list):
+        return tuple(decode_generic(e) for e in j)
+    if isinstance(j, dict):
+        if set(j) == {"#bigint"}:
+            return int(j["#bigint"])
+        if set(j) == {"#set"}:
+            return frozenset(decode_generic(e) for e in j["#set"])
+        if set(j) == {"#tup"}:
+            return tuple(decode_generic(e) for e in j["#tup"])
+        if set(j) == {"#map"}:
+            return FrozenDict((decode_generic(k), decode_generic(v)) for k, v in j["#map"])
+        if set(j) == {"#unserializable"}:
+            return str(j["#unserializable"])
+        if set(j) == {"tag", "value"}:
+            if j["tag"] == "None" and j["value"] == _UNIT:
+                return None
+            if j["tag"] == "Some":
+                return decode_generic(j["value"])
+            if j["value"] == _UNIT:
+                return j["tag"]
+        return FrozenDict((k, decode_generic(v)) for k, v in j.items())
+    raise ValueError(f"not an ITF value: {_show(j)}")
+
+
+def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = "<itf>") -> Trace:
+    """A Trace from ITF JSON (see the module doc).  ``source`` names the input
+    in error messages."""
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        raise UsageError(f"{source}: not an ITF trace (no \"states\" list)")
+    meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
+    var_names = _var_names(data, model, source)
+    steps = []
+    for i, raw in enumerate(data["states"]):
+        if not isinstance(raw, dict):
+            raise UsageError(f"{source}: state {i} is not a JSON object")
+        steps.append(_read_step(raw, i, var_names, model, source))
+    name = model.name if model is not None else str(meta.get("spec") or meta.get("source") or "")
+    extra = {k: v for k, v in meta.items()
+             if k not in ("spec", "property", "kind", "consts", "var-types", "const-types")}
+    return Trace(name, steps, kind=str(meta.get("kind") or "counterexample"),
+                 property_name=meta.get("property"), meta=extra)
+
+
+def _var_names(data: dict[str, Any], model: ir.Model | None, source: str) -> list[str]:
+    if model is not None:
+        return [d.name for d in model.vars]
+    names = data.get("vars")
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        return [n for n in names if n not in (_QUINT_ACTION, _QUINT_PICKS)]
+    first = data["states"][0] if data["states"] else {}
+    return [k for k in first if not k.startswith("#") and k not in (_QUINT_ACTION, _QUINT_PICKS)]
+
+
+def _read_step(raw: dict[str, Any], i: int, var_names: list[str], model: ir.Model | None,
+               source: str) -> Step:
+    state: dict[str, Any] = {}
+    for name in var_names:
+        if name not in raw:
+            raise UsageError(f"{source}: state {i} has no value for '{name}'")
+        try:
+            if model is not None:
+                state[name] = decode_value(model.var(name).type, raw[name])
+            else:
+                state[name] = decode_generic(raw[name])
+        except ValueError as bad:
+            raise UsageError(f"{source}: state {i}, variable '{name}': {bad}") from None
+    action, params = _read_action(raw, i, model, source)
+    return Step(action, params, state)
+
+
+def _read_action(raw: dict[str, Any], i: int, model: ir.Model | None,
+                 source: str) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
+    meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
+    action = meta.get("action")
+    params_json = meta.get("params") if isinstance(meta.get("params"), dict) else {}
+    if action is None and isinstance(raw.get(_QUINT_ACTION), str):
+        action = raw[_QUINT_ACTION]
+        picks = raw.get(_QUINT_PICKS)
+        params_json = {k: v["value"] for k, v in picks.items()
+                       if isinstance(v, dict) and v.get("tag") == "Some"} \
+            if isinstance(picks, dict) else {}
+    if i == 0 or not isinstance(action, str) or action in ("init", "step", "q::init", "q::step"):
+        # The initial state has no action; generic names say nothing about
+        # which action was taken, so replay fills it in.
+        return None, ()
+    if model is None:
+        return action, tuple((k, decode_generic(v)) for k, v in params_json.items())
+    try:
+        decl = model.action(action)
+    except KeyError:
+        raise UsageError(f"{source}: state {i} names the action '{action}', which "
+                         f"{model.name} does not have") from None
+    params = []
+    for p in decl.params:
+        if p.name not in params_json:
+            raise UsageError(f"{source}: state {i} ({action}) gives no value for the "
+                             f"parameter '{p.name}'")
+        try:
+            params.append((p.name, decode_value(p.type, params_json[p.name])))
+        except ValueError as bad:
+            raise UsageError(f"{source}: state {i}, parameter '{p.name}' of {action}: "
+                             f"{bad}") from None
+    return action, tuple(params)
+
+
+def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
+    """Read an ITF JSON file (see ``from_itf``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot read {p}: {err.strerror or err}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{p}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    return from_itf(data, model, source=str(p))

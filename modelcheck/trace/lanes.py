@@ -1,0 +1,332 @@
+"""Swimlanes: which lane (node) each step of a trace touches, and the messages
+it sends between lanes.
+
+A lane set is a model-value type that keys map variables (``map[Node, ...]``):
+one lane per value.  A step touches the lanes named by its parameters and the
+keys of lane-keyed maps it changed.  A *network* variable is a set, bag or
+sequence of records with two fields of the lane type (``from``/``to``); the
+elements a step adds are its messages, drawn as arrows, and the elements it
+removes are deliveries to their destination lane.
+
+Without a spec or types (traces from other tools) lane sets are inferred from
+the values: mapping variables whose keys are the same ids in every state and
+look like model values (``node1``, ``n2``, ``1_OF_NODE``).
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from modelcheck.errors import UsageError
+from modelcheck.ir.nodes import Model
+from modelcheck.ir.types import BagType, MapType, ModelType, RecordType, SeqType, SetType, Type
+from modelcheck.ir.values import sort_values
+from modelcheck.trace.trace import Trace
+from modelcheck.trace.view import format_value, var_names, var_types
+
+__all__ = ["LaneSet", "Network", "Message", "LaneStep", "Lanes", "lane_sets", "choose_lane_set",
+           "find_networks", "build_lanes"]
+
+_SOURCE_NAMES = ("from", "src", "source", "sender", "frm", "origin")
+_DEST_NAMES = ("to", "dst", "dest", "destination", "target", "receiver", "recipient")
+
+
+@dataclass(frozen=True)
+class LaneSet:
+    """The values that get a lane each, and the variables keyed by them."""
+    name: str
+    members: tuple[Any, ...]
+    keyed_vars: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Network:
+    """A variable holding messages, and the fields naming their two ends."""
+    var: str
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True)
+class Message:
+    src: Any
+    dst: Any
+    text: str
+    var: str
+
+
+@dataclass(frozen=True)
+class LaneStep:
+    """What one step does on the lanes: the lanes it touches (lane order), the
+    messages it sends and the ones it takes out of the network."""
+    touched: tuple[Any, ...]
+    sent: tuple[Message, ...]
+    received: tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class Lanes:
+    lane_set: LaneSet | None
+    networks: tuple[Network, ...]
+    steps: tuple[LaneStep, ...]
+
+    @property
+    def members(self) -> tuple[Any, ...]:
+        return self.lane_set.members if self.lane_set is not None else ()
+
+
+# ------------------------------------------------------------------ lane sets
+
+def lane_sets(trace: Trace, model: Model | None = None,
+              types: Mapping[str, Type | None] | None = None) -> list[LaneSet]:
+    """Every candidate lane set, the ones keying most variables first (ties
+    in declaration order)."""
+    types = dict(types) if types is not None else var_types(trace, model)
+    found: dict[str, tuple[tuple[Any, ...], list[str]]] = {}
+    for name in var_names(trace, model):
+        t = types.get(name)
+        if isinstance(t, MapType) and isinstance(t.key, ModelType):
+            found.setdefault(t.key.name, (t.key.members, []))[1].append(name)
+    if not any(t is not None for t in types.values()):
+        for lane_name, members, keyed in _inferred(trace, model):
+            found.setdefault(lane_name, (members, []))[1].extend(keyed)
+    order = list(found)
+    ranked = sorted(order, key=lambda n: (-len(found[n][1]), order.index(n)))
+    return [LaneSet(n, found[n][0], tuple(found[n][1])) for n in ranked]
+
+
+def _inferred(trace: Trace, model: Model | None) -> list[tuple[str, tuple[Any, ...], list[str]]]:
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for name in var_names(trace, model):
+        keys = _constant_keys(trace, name)
+        if keys is not None and _ids(keys):
+            groups.setdefault(keys, []).append(name)
+    return [(_lane_name(keys), keys, names) for keys, names in groups.items()]
+
+
+def _constant_keys(trace: Trace, var: str) -> tuple[Any, ...] | None:
+    keys: tuple[Any, ...] | None = None
+    for step in trace.steps:
+        value = step.state.get(var)
+        if not isinstance(value, Mapping):
+            return None
+        these = tuple(value.keys())
+        if keys is None:
+            keys = these
+        elif set(these) != set(keys):
+            return None
+    return keys
+
+
+def _ids(keys: tuple[Any, ...]) -> bool:
+    """Model-value ids: strings that differ only in a number (node1, node2)."""
+    if len(keys) < 2 or not all(isinstance(k, str) for k in keys):
+        return False
+    prefix = os.path.commonprefix(list(keys))
+    suffix = os.path.commonprefix([k[::-1] for k in keys])[::-1]
+    cores = [k[len(prefix):len(k) - len(suffix) if suffix else len(k)] for k in keys]
+    prefix_digits = re.search(r"\d+$", prefix)
+    if prefix_digits:  # node1, node10: the shared "1" belongs to the number
+        cores = [prefix_digits.group() + c for c in cores]
+    return all(c.isdigit() for c in cores) and (bool(prefix.strip("_0123456789"))
+                                                 or bool(suffix.strip("_0123456789")))
+
+
+def _lane_name(keys: tuple[Any, ...]) -> str:
+    prefix = os.path.commonprefix(list(keys)).rstrip("_0123456789")
+    if prefix:
+        return prefix[:1].upper() + prefix[1:]
+    suffix = os.path.commonprefix([k[::-1] for k in keys])[::-1].strip("_0123456789")
+    if suffix.upper().startswith("OF_"):
+        suffix = suffix[3:]
+    return suffix[:1].upper() + suffix[1:].lower() if suffix else "Lane"
+
+
+def choose_lane_set(trace: Trace, model: Model | None = None, by: str | None = None,
+                    types: Mapping[str, Type | None] | None = None) -> LaneSet | None:
+    """The lane set named ``by`` (a model-value type, or a map variable whose
+    keys become the lanes); by default the first candidate, or None."""
+    types = dict(types) if types is not None else var_types(trace, model)
+    candidates = lane_sets(trace, model, types)
+    if by is None:
+        if candidates:
+            return candidates[0]
+        return _first_model_type(model)
+    for match in (lambda c: c.name == by, lambda c: c.name.lower() == by.lower()):
+        for cand in candidates:
+            if match(cand):
+                return cand
+    if model is not None:
+        for name, t in model.types:
+            if name == by and isinstance(t, ModelType):
+                return LaneSet(name, t.members, ())
+    keys = _constant_keys(trace, by) if trace.steps and by in trace.steps[0].state else None
+    if keys:
+        t = types.get(by)
+        if isinstance(t, MapType):
+            keys = tuple(sort_values(t.key, keys))
+        return LaneSet(by, keys, (by,))
+    names = [c.name for c in candidates]
+    if model is not None:
+        names += [n for n, t in model.types if isinstance(t, ModelType) and n not in names]
+    hint = ("lay out by one of: " + ", ".join(names)) if names else \
+        "--by takes a model-value type (or a map variable); this trace has none"
+    raise UsageError(f"--by {by}: no model-value type or map variable of that name", hint=hint)
+
+
+def _first_model_type(model: Model | None) -> LaneSet | None:
+    if model is None:
+        return None
+    for name, t in model.types:
+        if isinstance(t, ModelType):
+            return LaneSet(name, t.members, ())
+    return None
+
+
+# ------------------------------------------------------------------ networks
+
+def find_networks(trace: Trace, lane_set: LaneSet, model: Model | None = None,
+                  types: Mapping[str, Type | None] | None = None) -> list[Network]:
+    """The variables holding messages between lanes."""
+    types = dict(types) if types is not None else var_types(trace, model)
+    out: list[Network] = []
+    for name in var_names(trace, model):
+        t = types.get(name)
+        if t is not None:
+            fields = _lane_fields_typed(t, lane_set)
+        else:
+            fields = _lane_fields_untyped(trace, name, lane_set)
+        if fields is not None:
+            out.append(Network(name, *fields))
+    return out
+
+
+def _pick_ends(fields: list[str]) -> tuple[str, str] | None:
+    if len(fields) < 2:
+        return None
+    src = next((f for f in fields if f.lower() in _SOURCE_NAMES), None)
+    dst = next((f for f in fields if f.lower() in _DEST_NAMES and f != src), None)
+    if src is None:
+        src = next(f for f in fields if f != dst)
+    if dst is None:
+        dst = next(f for f in fields if f != src)
+    return src, dst
+
+
+def _lane_fields_typed(t: Type, lane_set: LaneSet) -> tuple[str, str] | None:
+    if not isinstance(t, (SetType, BagType, SeqType)) or not isinstance(t.elem, RecordType):
+        return None
+    fields = [n for n, ft in t.elem.fields
+              if isinstance(ft, ModelType) and ft.name == lane_set.name]
+    if not fields and not lane_set.keyed_vars:
+        # a lane set chosen by a map variable: its keys may be of any model type
+        fields = [n for n, ft in t.elem.fields if isinstance(ft, ModelType)
+                  and set(ft.members) == set(lane_set.members)]
+    return _pick_ends(fields)
+
+
+def _elements(value: Any) -> list[Any] | None:
+    if isinstance(value, frozenset):
+        return list(value)
+    if isinstance(value, (tuple, list)):
+        return list(value)
+    if isinstance(value, Mapping) and all(isinstance(c, int) and not isinstance(c, bool)
+                                          for c in value.values()):
+        return [e for e in value if isinstance(e, Mapping)] if value else []
+    return None
+
+
+def _lane_fields_untyped(trace: Trace, var: str, lane_set: LaneSet) -> tuple[str, str] | None:
+    members = set(lane_set.members)
+    fields: list[str] | None = None
+    for step in trace.steps:
+        elems = _elements(step.state.get(var))
+        if elems is None:
+            return None
+        for e in elems:
+            if not isinstance(e, Mapping):
+                return None
+            here = [k for k, v in e.items() if isinstance(k, str) and _hashable_in(v, members)]
+            fields = here if fields is None else [f for f in fields if f in here]
+    return _pick_ends(fields) if fields else None
+
+
+def _hashable_in(v: Any, members: set[Any]) -> bool:
+    try:
+        return v in members
+    except TypeError:
+        return False
+
+
+def _multiset(value: Any) -> Counter:
+    if isinstance(value, Mapping):
+        return Counter({e: c for e, c in value.items() if isinstance(c, int)})
+    return Counter(value if value is not None else ())
+
+
+# ------------------------------------------------------------------ per step
+
+def build_lanes(trace: Trace, model: Model | None = None, by: str | None = None) -> Lanes:
+    """The lane view of ``trace``: lanes chosen by ``by`` (see
+    ``choose_lane_set``), the networks found, and each step's lanes and messages."""
+    types = var_types(trace, model)
+    lane_set = choose_lane_set(trace, model, by, types)
+    if lane_set is None:
+        return Lanes(None, (), tuple(LaneStep((), (), ()) for _ in trace.steps))
+    networks = tuple(find_networks(trace, lane_set, model, types))
+    steps = [LaneStep((), (), ())]
+    for i in range(1, len(trace.steps)):
+        steps.append(_lane_step(trace, i, lane_set, networks, model, types))
+    return Lanes(lane_set, networks, tuple(steps))
+
+
+def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network, ...],
+               model: Model | None, types: Mapping[str, Type | None]) -> LaneStep:
+    members = lane_set.members
+    prev, cur = trace.steps[i - 1].state, trace.steps[i].state
+    step = trace.steps[i]
+    touched: set[Any] = set()
+    for _, value in step.params:
+        touched.update(_lane_values(value, members))
+    for var in lane_set.keyed_vars:
+        old, new = prev.get(var), cur.get(var)
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            touched.update(k for k in members if k in old and k in new and old[k] != new[k])
+    sent: list[Message] = []
+    received: list[Message] = []
+    for net in networks:
+        t = types.get(net.var)
+        elem_type = getattr(t, "elem", None)
+        before, after = _multiset(prev.get(net.var)), _multiset(cur.get(net.var))
+        for e in _ordered_elems(after - before, elem_type):
+            sent.append(Message(e[net.src], e[net.dst], format_value(e, elem_type), net.var))
+        for e in _ordered_elems(before - after, elem_type):
+            received.append(Message(e[net.src], e[net.dst], format_value(e, elem_type), net.var))
+    touched.update(m.src for m in sent)
+    touched.update(m.dst for m in received)
+    return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received))
+
+
+def _lane_values(value: Any, members: tuple[Any, ...]) -> set[Any]:
+    if isinstance(value, (frozenset, tuple, list)):
+        out: set[Any] = set()
+        for v in value:
+            out |= _lane_values(v, members)
+        return out
+    if isinstance(value, Mapping):
+        return _lane_values(tuple(value.values()), members)
+    try:
+        return {value} if value in members else set()
+    except TypeError:
+        return set()
+
+
+def _ordered_elems(counter: Counter, elem_type: Type | None) -> list[Any]:
+    out: list[Any] = []
+    for e in sorted(counter, key=lambda x: format_value(x, elem_type)):
+        out.extend([e] * counter[e])
+    return out

@@ -1,0 +1,198 @@
+"""Replay a trace under the reference semantics.
+
+A trace replays when its first state is an initial state of the model and each
+later step's action, with its parameters, is enabled in the previous state and
+leads to exactly the recorded state.  Every trace any engine produces goes
+through here before it is shown or written; traces read from other tools
+(ITF without action names) are completed: the first action that produces the
+recorded state is filled in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.errors import EvalError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.types import render_type
+from modelcheck.ir.values import in_type, render_value
+from modelcheck.trace.trace import Step, Trace
+
+__all__ = ["ReplayResult", "TraceReplayError", "replay", "check_replays"]
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """``ok`` if the whole trace replays; otherwise ``step`` is the index of the
+    first step that does not (0 = the initial state) and ``reason`` says why in
+    plain words.  ``trace`` is the trace replayed, with missing action names
+    filled in."""
+    ok: bool
+    step: int | None = None
+    reason: str | None = None
+    trace: Trace | None = None
+
+
+class TraceReplayError(RuntimeError):
+    """A trace produced by modelcheck itself does not replay: a bug in an
+    engine, never a problem with the spec (so not a ModelcheckError)."""
+
+
+def check_replays(model: ir.Model, trace: Trace, what: str) -> None:
+    """Raise TraceReplayError unless ``trace`` replays (``what`` names its origin)."""
+    result = replay(model, trace)
+    if not result.ok:
+        raise TraceReplayError(f"internal error: {what} does not replay under the reference "
+                               f"semantics: {result.reason}")
+
+
+def replay(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> ReplayResult:
+    """Check that ``trace`` is a behaviour of ``model`` (see the module doc)."""
+    ev = evaluator if evaluator is not None else Evaluator(model)
+    return _Replay(model, ev, trace).run()
+
+
+class _Replay:
+    def __init__(self, model: ir.Model, ev: Evaluator, trace: Trace):
+        self.model = model
+        self.ev = ev
+        self.trace = trace
+
+    def fail(self, step: int, reason: str) -> ReplayResult:
+        return ReplayResult(False, step, reason, self.trace)
+
+    def run(self) -> ReplayResult:
+        if not self.trace.steps:
+            return self.fail(0, "the trace has no states")
+        states: list[State] = []
+        for i, step in enumerate(self.trace.steps):
+            state = self.state_of(i, step)
+            if isinstance(state, ReplayResult):
+                return state
+            states.append(state)
+        try:
+            initial = self.ev.initial_states()
+        except EvalError as err:
+            return self.fail(0, f"the initial states cannot be computed: {err.diagnostic.message}")
+        if states[0] not in set(initial):
+            return self.fail(0, "the first state is not an initial state: "
+                             + self.closest_difference(states[0], initial))
+        for i in range(1, len(states)):
+            failure = self.replay_step(i, states[i - 1], states[i])
+            if failure is not None:
+                return failure
+        return ReplayResult(True, None, None, self.trace)
+
+    def state_of(self, i: int, step: Step) -> State | ReplayResult:
+        names = set(self.ev.var_names)
+        missing = [n for n in self.ev.var_names if n not in step.state]
+        extra = sorted(k for k in step.state if k not in names)
+        if missing:
+            return self.fail(i, f"step {i} has no value for the state variable '{missing[0]}'")
+        if extra:
+            return self.fail(i, f"step {i} records '{extra[0]}', which is not a state variable "
+                             f"of {self.model.name}")
+        for decl in self.model.vars:
+            value = step.state[decl.name]
+            if not in_type(decl.type, value):
+                return self.fail(i, f"step {i}: the value {value!r} of '{decl.name}' is not a "
+                                 f"value of its type {render_type(decl.type)}")
+        return self.ev.state_from_dict(step.state)
+
+    def replay_step(self, i: int, before: State, after: State) -> ReplayResult | None:
+        step = self.trace.steps[i]
+        if step.action is None:
+            return self.fill_in_action(i, before, after)
+        try:
+            action = self.model.action(step.action)
+        except KeyError:
+            return self.fail(i, f"step {i}: {self.model.name} has no action named '{step.action}'")
+        problem = self.check_params(action, step.params)
+        if problem is not None:
+            return self.fail(i, f"step {i} ({step.label()}): {problem}")
+        try:
+            outcomes = self.ev.outcomes(action.name, step.params, before)
+        except EvalError as err:
+            return self.fail(i, f"step {i} ({step.label()}) fails: [{err.diagnostic.code}] "
+                             f"{err.diagnostic.message}")
+        if after in outcomes:
+            return None
+        if not outcomes:
+            return self.fail(i, f"step {i} ({step.label()}) is not enabled in the state before "
+                             f"it: {self.blocked_reason(action, step.params, before)}")
+        return self.fail(i, f"step {i} ({step.label()}) does not lead to the recorded state: "
+                         + self.closest_difference(after, outcomes, "the action gives"))
+
+    def fill_in_action(self, i: int, before: State, after: State) -> ReplayResult | None:
+        try:
+            for action, params, new in self.ev.successors(before):
+                if new == after:
+                    self.trace.steps[i] = Step(action, params, self.trace.steps[i].state)
+                    return None
+        except EvalError as err:
+            return self.fail(i, f"step {i}: computing the possible steps fails: "
+                             f"[{err.diagnostic.code}] {err.diagnostic.message}")
+        return self.fail(i, f"step {i}: no action leads from the state before it to the "
+                         f"recorded state")
+
+    def check_params(self, action: ir.Action, params: tuple[tuple[str, Any], ...]) -> str | None:
+        given = dict(params)
+        names = [p.name for p in action.params]
+        for p in action.params:
+            if p.name not in given:
+                return f"the parameter '{p.name}' is not given"
+            if not in_type(p.type, given[p.name]):
+                return (f"the parameter {p.name}={given[p.name]!r} is not a value of "
+                        f"{render_type(p.type)}")
+        extra = [n for n in given if n not in names]
+        if extra:
+            return f"'{action.name}' has no parameter named '{extra[0]}'"
+        return None
+
+    def blocked_reason(self, action: ir.Action, params: tuple, before: State) -> str:
+        blocked: list[ir.Require] = []
+        try:
+            self.ev.outcomes(action.name, params, before, blocked)
+        except EvalError as err:      # cannot happen: the same run succeeded above
+            return err.diagnostic.message
+        if not blocked:
+            return "no outcome (a pick over an empty set)"
+        first = blocked[0]
+        where = f" at {first.span}" if first.span is not None else ""
+        text = self.source_text(first)
+        guard = f"'require {text}'" if text else "a require"
+        more = f" (and {len(blocked) - 1} more failing requires on other paths)" \
+            if len(blocked) > 1 else ""
+        return f"the guard {guard}{where} is false{more}"
+
+    def source_text(self, node: ir.Require) -> str | None:
+        """The source text of a require's condition, when the model has its source."""
+        span = node.cond.span
+        if span is None or span.line != span.end_line:
+            return None
+        sources = dict(self.model.sources)
+        text = sources.get(span.file)
+        if text is None:
+            return None
+        lines = text.splitlines()
+        if not 1 <= span.line <= len(lines):
+            return None
+        return lines[span.line - 1][span.col - 1:span.end_col - 1]
+
+    def closest_difference(self, target: State, candidates: list[State],
+                           candidate_words: str = "the closest initial state has") -> str:
+        """Name the variables that differ between ``target`` and the candidate
+        differing in the fewest variables."""
+        if not candidates:
+            return "there is none"
+
+        def differing(c: State) -> list[int]:
+            return [k for k, (a, b) in enumerate(zip(target, c)) if a != b]
+        best = min(candidates, key=lambda c: len(differing(c)))
+        parts = []
+        for k in differing(best):
+            decl = self.model.vars[k]
+            parts.append(f"'{decl.name}' is {render_value(decl.type, target[k])} in the trace "
+                         f"but {candidate_words} {render_value(decl.type, best[k])}")
+        return "; ".join(parts)

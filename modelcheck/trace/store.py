@@ -1,0 +1,85 @@
+"""Writing traces to disk: replayed first, then written atomically as ITF JSON."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from modelcheck.ir import nodes as ir
+from modelcheck.trace.itf import dumps_itf
+from modelcheck.trace.replay import TraceReplayError, replay
+from modelcheck.trace.trace import Trace
+
+__all__ = ["write_trace", "default_trace_name", "DEFAULT_DIRECTORY"]
+
+DEFAULT_DIRECTORY = "counterexamples"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
+
+
+def default_trace_name(trace: Trace, model: ir.Model, when: float | None = None) -> str:
+    """``<spec>-<property>-<YYYYmmddTHHMMSS>.itf.json`` (``error`` or the trace
+    kind stands in for the property of a trace that is about none)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(when))
+    about = trace.property_name or ("error" if trace.kind == "error" else trace.kind)
+    return f"{_UNSAFE.sub('_', model.name)}-{_UNSAFE.sub('_', about)}-{stamp}.itf.json"
+
+
+def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_DIRECTORY,
+                name: str | None = None) -> Path:
+    """Replay ``trace`` under the reference semantics, then write it as ITF JSON
+    into ``directory`` (created if needed) under ``name`` or the default name,
+    atomically: a reader sees the old file or the whole new one, never half.
+    Raises TraceReplayError (an internal error) if the trace does not replay."""
+    result = replay(model, trace)
+    if not result.ok:
+        raise TraceReplayError(f"internal error: refusing to write a trace that does not replay "
+                               f"under the reference semantics: {result.reason}")
+    text = dumps_itf(trace, model)
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / (name or _unused_name(folder, default_trace_name(trace, model)))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        # Also on Ctrl-C: no stray temporary file is left behind.
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(folder)
+    return target
+
+
+def _unused_name(folder: Path, name: str) -> str:
+    """``name``, or ``name`` with ``-2``, ``-3``... before the extension when two
+    traces for the same property are written within the same second."""
+    if not (folder / name).exists():
+        return name
+    stem = name[:-len(".itf.json")]
+    n = 2
+    while (folder / f"{stem}-{n}.itf.json").exists():
+        n += 1
+    return f"{stem}-{n}.itf.json"
+
+
+def _fsync_directory(folder: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,64 @@
+// The trace page: select a step (click, arrow keys, Home/End, or #step-N in
+// the address) and show its state; the swimlane row and the step's messages
+// are highlighted with it.
+(function () {
+  "use strict";
+  var items = Array.prototype.slice.call(document.querySelectorAll("#steps li.step"));
+  var panels = Array.prototype.slice.call(document.querySelectorAll("#states .state"));
+  var count = items.length;
+  var current = 0;
+
+  function each(selector, fn) {
+    Array.prototype.forEach.call(document.querySelectorAll(selector), fn);
+  }
+
+  function toggle(el, on) {
+    if (el.classList) {
+      if (on) { el.classList.add("selected"); } else { el.classList.remove("selected"); }
+    }
+  }
+
+  function select(index, fromHash) {
+    if (count === 0) { return; }
+    index = Math.max(0, Math.min(count - 1, index));
+    current = index;
+    items.forEach(function (li, i) {
+      toggle(li, i === index);
+      li.setAttribute("aria-selected", i === index ? "true" : "false");
+    });
+    panels.forEach(function (panel, i) { panel.hidden = i !== index; });
+    each("#lanes-svg [data-step]", function (el) {
+      toggle(el, Number(el.getAttribute("data-step")) === index);
+    });
+    document.body.setAttribute("data-step", String(index));
+    if (items[index].scrollIntoView) { items[index].scrollIntoView({block: "nearest"}); }
+    if (!fromHash && window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", "#step-" + index);
+    }
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) { return; }
+    var moves = {ArrowDown: 1, ArrowRight: 1, j: 1, ArrowUp: -1, ArrowLeft: -1, k: -1};
+    if (Object.prototype.hasOwnProperty.call(moves, event.key)) {
+      select(current + moves[event.key]);
+    } else if (event.key === "Home") {
+      select(0);
+    } else if (event.key === "End") {
+      select(count - 1);
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+
+  items.forEach(function (li, i) {
+    li.addEventListener("click", function () { select(i); });
+  });
+  each("#lanes-svg .row-bg, #lanes-svg .step-mark", function (el) {
+    el.addEventListener("click", function () { select(Number(el.getAttribute("data-step"))); });
+  });
+
+  var match = /^#step-(\d+)$/.exec(window.location.hash || "");
+  select(match ? Number(match[1]) : 0, true);
+})();

@@ -1,0 +1,337 @@
+"""What a person reads of a trace: values as text (typed when the var types are
+known, generic otherwise), the changes a step made, and step labels.  The
+terminal view (``modelcheck.cli.trace_render``) and the HTML page
+(``modelcheck.trace.html``) are both built from these; nothing here prints.
+
+Types come from the spec when one is given, else from ``trace.meta`` (an ITF
+file written by modelcheck records them); traces written by other tools
+(Apalache, Quint) carry none, and their values are shown by their shape.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from modelcheck.ir.nodes import Model
+from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
+from modelcheck.ir.values import render_value, sort_values
+from modelcheck.trace.trace import Step, Trace
+
+__all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
+           "changed_vars", "var_names", "var_types", "param_types", "step_label",
+           "param_texts", "DEFAULT_WIDTH"]
+
+#: Width under which a value is kept on one line.
+DEFAULT_WIDTH = 72
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two states, at ``var`` then ``path`` (rendered
+    selectors such as ``[node1]`` or ``.term``).  ``kind`` is ``changed`` (old
+    -> new), ``added`` (an element now in a set, bag or sequence: ``new``) or
+    ``removed`` (an element gone: ``old``)."""
+    var: str
+    path: tuple[str, ...]
+    kind: str
+    old: str | None
+    new: str | None
+    # The values themselves and their type, for layouts over several lines.
+    old_value: Any = field(default=None, compare=False, repr=False)
+    new_value: Any = field(default=None, compare=False, repr=False)
+    type: Type | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def where(self) -> str:
+        return self.var + "".join(self.path)
+
+
+# ------------------------------------------------------------------ values as text
+
+def _generic_key(v: Any) -> Any:
+    # A total order over untyped values, so generic output is deterministic.
+    if v is None:
+        return (0, "")
+    if isinstance(v, bool):
+        return (1, int(v))
+    if isinstance(v, int):
+        return (2, v)
+    if isinstance(v, str):
+        return (3, _natural(v))
+    return (4, format_value(v))
+
+
+def _natural(s: str) -> tuple[Any, ...]:
+    # node2 before node10
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s))
+
+
+def _generic(v: Any) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, str)):
+        return str(v)
+    if isinstance(v, frozenset):
+        return "{" + ", ".join(_generic(e) for e in sorted(v, key=_generic_key)) + "}"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(_generic(e) for e in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{_generic(k)}: {_generic(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def format_value(v: Any, t: Type | None = None) -> str:
+    """``v`` on one line, as the spec language writes it when its type is known."""
+    if t is not None:
+        try:
+            return render_value(t, v)
+        except (TypeError, KeyError, AttributeError, ValueError):
+            pass  # a value that does not fit its declared type: show its shape
+    return _generic(v)
+
+
+def _parts(v: Any, t: Type | None) -> tuple[str, str, list[tuple[str, Any, Type | None]]] | None:
+    """How a composite value opens up: (opening, closing, [(prefix, item, item type)]),
+    or None for values shown whole."""
+    if isinstance(t, MapType) and isinstance(v, Mapping):
+        return "{", "}", [(f"{format_value(k, t.key)}: ", v[k], t.value)
+                          for k in sort_values(t.key, v.keys())]
+    if isinstance(t, RecordType) and isinstance(v, Mapping):
+        return f"{t.name or 'record'}(", ")", [(f"{n}=", v[n], ft) for n, ft in t.fields if n in v]
+    if isinstance(t, SetType) and isinstance(v, frozenset):
+        return "{", "}", [("", e, t.elem) for e in sort_values(t.elem, v)]
+    if isinstance(t, SeqType) and isinstance(v, tuple):
+        return "[", "]", [("", e, t.elem) for e in v]
+    if isinstance(t, TupleType) and isinstance(v, tuple):
+        return "(", ")", [("", e, et) for e, et in zip(v, t.elems)]
+    if isinstance(t, BagType) and isinstance(v, Mapping):
+        items: list[tuple[str, Any, Type | None]] = []
+        for e in sort_values(t.elem, v.keys()):
+            items.extend(("", e, t.elem) for _ in range(v[e]))
+        return "bag{", "}", items
+    if isinstance(t, OptionType) and v is not None:
+        return "some(", ")", [("", v, t.elem)]
+    if t is None:
+        if isinstance(v, frozenset):
+            return "{", "}", [("", e, None) for e in sorted(v, key=_generic_key)]
+        if isinstance(v, (tuple, list)):
+            return "[", "]", [("", e, None) for e in v]
+        if isinstance(v, Mapping):
+            return "{", "}", [(f"{_generic(k)}: ", x, None) for k, x in v.items()]
+    return None
+
+
+def format_lines(v: Any, t: Type | None = None, width: int = DEFAULT_WIDTH,
+                 indent: str = "  ") -> list[str]:
+    """``v`` laid out over lines: one line when it fits in ``width``, else one
+    item per line, nested values indented (each composite opened only as far as
+    needed)."""
+    one = format_value(v, t)
+    if len(one) <= width:
+        return [one]
+    parts = _parts(v, t)
+    if parts is None or not parts[2]:
+        return [one]
+    opening, closing, items = parts
+    lines = [opening]
+    for prefix, item, item_type in items:
+        sub = format_lines(item, item_type, max(16, width - len(indent)), indent)
+        lines.append(indent + prefix + sub[0])
+        lines.extend(indent + line for line in sub[1:])
+        lines[-1] += ","
+    lines[-1] = lines[-1][:-1]
+    lines.append(closing)
+    return lines
+
+
+# ------------------------------------------------------------------ changes
+
+def _is_prefix(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) <= len(b) and b[:len(a)] == a
+
+
+def value_changes(var: str, old: Any, new: Any, t: Type | None = None,
+                  path: tuple[str, ...] = ()) -> list[Change]:
+    """The smallest differences between ``old`` and ``new``: maps and records
+    by key, sets and bags by element, sequences that grew or shrank at the end
+    by element; anything else whole.  Empty when they are equal."""
+    if old == new:
+        return []
+    if isinstance(old, Mapping) and isinstance(new, Mapping) and old.keys() == new.keys():
+        if isinstance(t, BagType) or (t is None and _looks_like_bag(old, new)):
+            return _bag_changes(var, old, new, t, path)
+        if t is None or isinstance(t, (MapType, RecordType)):
+            out: list[Change] = []
+            keys = list(old.keys())
+            if isinstance(t, MapType):
+                keys = sort_values(t.key, keys)
+            for k in keys:
+                if isinstance(t, RecordType):
+                    sel, sub = f".{k}", _field_type(t, k)
+                elif isinstance(t, MapType):
+                    sel, sub = f"[{format_value(k, t.key)}]", t.value
+                else:
+                    sel, sub = (f".{k}" if isinstance(k, str) and _IDENT.match(k) and not _lane_like(k)
+                                else f"[{_generic(k)}]"), None
+                out.extend(value_changes(var, old[k], new[k], sub, path + (sel,)))
+            return out
+    if isinstance(t, BagType) and isinstance(old, Mapping) and isinstance(new, Mapping):
+        return _bag_changes(var, old, new, t, path)
+    if isinstance(old, frozenset) and isinstance(new, frozenset) and (t is None or isinstance(t, SetType)):
+        elem = t.elem if isinstance(t, SetType) else None
+        return ([Change(var, path, "removed", format_value(e, elem), None, e, None, elem)
+                 for e in _ordered(old - new, elem)]
+                + [Change(var, path, "added", None, format_value(e, elem), None, e, elem)
+                   for e in _ordered(new - old, elem)])
+    if (isinstance(old, tuple) and isinstance(new, tuple)
+            and (isinstance(t, SeqType) or t is None) and (_is_prefix(old, new) or _is_prefix(new, old))):
+        elem = t.elem if isinstance(t, SeqType) else None
+        if len(new) > len(old):
+            return [Change(var, path, "added", None, format_value(e, elem), None, e, elem)
+                    for e in new[len(old):]]
+        return [Change(var, path, "removed", format_value(e, elem), None, e, None, elem)
+                for e in old[len(new):]]
+    if (isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new)
+            and isinstance(t, (SeqType, TupleType))):
+        out = []
+        for i, (a, b) in enumerate(zip(old, new)):
+            sub = t.elem if isinstance(t, SeqType) else t.elems[i]
+            out.extend(value_changes(var, a, b, sub, path + (f"[{i}]",)))
+        return out
+    if isinstance(t, OptionType) and old is not None and new is not None:
+        return value_changes(var, old, new, t.elem, path + (".value",))
+    return [Change(var, path, "changed", format_value(old, t), format_value(new, t), old, new, t)]
+
+
+def _field_type(t: RecordType, name: str) -> Type | None:
+    try:
+        return t.field_type(name)
+    except KeyError:
+        return None
+
+
+def _ordered(values: Any, t: Type | None) -> list[Any]:
+    if t is not None:
+        try:
+            return sort_values(t, values)
+        except (TypeError, ValueError, KeyError):
+            pass
+    return sorted(values, key=_generic_key)
+
+
+def _lane_like(key: str) -> bool:
+    return bool(re.search(r"\d", key))
+
+
+def _looks_like_bag(old: Mapping[Any, Any], new: Mapping[Any, Any]) -> bool:
+    # Untyped: a mapping from composite elements to positive counts reads as a bag.
+    both = list(old.items()) + list(new.items())
+    return bool(both) and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
+                              and isinstance(e, (Mapping, frozenset, tuple)) for e, c in both)
+
+
+def _bag_changes(var: str, old: Mapping[Any, Any], new: Mapping[Any, Any], t: Type | None,
+                 path: tuple[str, ...]) -> list[Change]:
+    elem = t.elem if isinstance(t, BagType) else None
+    out: list[Change] = []
+    for e in _ordered(set(old) | set(new), elem):
+        delta = new.get(e, 0) - old.get(e, 0)
+        text = format_value(e, elem)
+        kind = "added" if delta > 0 else "removed"
+        for _ in range(abs(delta)):
+            if delta > 0:
+                out.append(Change(var, path, kind, None, text, None, e, elem))
+            else:
+                out.append(Change(var, path, kind, text, None, e, None, elem))
+    return out
+
+
+def changed_vars(prev: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
+    """The variables whose value differs, in ``cur``'s order."""
+    return [name for name in cur if name not in prev or prev[name] != cur[name]]
+
+
+def step_changes(trace: Trace, index: int, types: Mapping[str, Type | None]) -> list[Change]:
+    """What step ``index`` (1-based: the state it reached) changed."""
+    if index <= 0:
+        return []
+    prev, cur = trace.steps[index - 1].state, trace.steps[index].state
+    out: list[Change] = []
+    for name in changed_vars(prev, cur):
+        if name not in prev:
+            out.append(Change(name, (), "changed", None, format_value(cur[name], types.get(name)),
+                              None, cur[name], types.get(name)))
+            continue
+        out.extend(value_changes(name, prev[name], cur[name], types.get(name)))
+    return out
+
+
+# ------------------------------------------------------------------ names and types
+
+def var_names(trace: Trace, model: Model | None = None) -> list[str]:
+    """The state variables, in the spec's order when known, else in the order
+    of the first state (ITF files keep the writer's order)."""
+    names: list[str] = []
+    if model is not None:
+        names = [v.name for v in model.vars]
+    for step in trace.steps:
+        for name in step.state:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def var_types(trace: Trace, model: Model | None = None) -> dict[str, Type | None]:
+    """Each variable's declared type: from the spec, else from ``trace.meta``
+    (``var_types``: name -> Type, as an ITF reader fills it), else None."""
+    found: dict[str, Type | None] = {name: None for name in var_names(trace, model)}
+    meta_types = trace.meta.get("var_types") if isinstance(trace.meta, Mapping) else None
+    if isinstance(meta_types, Mapping):
+        for name, t in meta_types.items():
+            if _is_type(t):
+                found[name] = t
+    if model is not None:
+        for decl in model.vars:
+            found[decl.name] = decl.type
+    return found
+
+
+def _is_type(t: Any) -> bool:
+    return isinstance(t, (BoolType, IntType, EnumType, ModelType, SetType, MapType, SeqType,
+                          BagType, RecordType, TupleType, OptionType))
+
+
+def param_types(step: Step, model: Model | None) -> dict[str, Type | None]:
+    if model is None or step.action is None:
+        return {}
+    try:
+        action = model.action(step.action)
+    except KeyError:
+        return {}
+    return {p.name: p.type for p in action.params}
+
+
+def param_texts(step: Step, model: Model | None = None) -> list[tuple[str, str]]:
+    """The step's parameters as (name, text)."""
+    types = param_types(step, model)
+    return [(name, format_value(value, types.get(name))) for name, value in step.params]
+
+
+def step_label(step: Step, model: Model | None = None, index: int | None = None) -> str:
+    """``Crash(n=node1)``; the first state is ``Init``; a step of a trace that
+    does not name its actions (Apalache, Quint) is ``step N``."""
+    if step.action is None:
+        if index is None or index == 0:
+            return "Init"
+        return f"step {index}"
+    params = param_texts(step, model)
+    if not params:
+        return step.action
+    return f"{step.action}({', '.join(f'{k}={v}' for k, v in params)})"

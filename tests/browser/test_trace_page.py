@@ -1,0 +1,188 @@
+"""The trace page in a real browser: headless Chromium, driven by selenium,
+opens a generated page from disk, presses the arrow keys and checks what is
+shown (the selected step, the highlighted changes, the lanes).
+
+Needs the Debian packages ``chromium`` and ``chromium-driver`` (.ci/run
+installs them) and selenium (the ``test`` extra); skips with the reason when
+one is missing."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import modelcheck
+from modelcheck.trace.html import render_html
+from modelcheck.trace.scenario import parse_scenario
+from modelcheck.trace.scenario_run import run_scenario
+
+pytestmark = pytest.mark.browser
+
+SPEC = """\
+module lanes
+type Node = model(2)
+type Msg = record { src: Node, dst: Node }
+var up: map[Node, bool] = {n: true for n in Node}
+var got: map[Node, 0..2] = {n: 0 for n in Node}
+var net: set[Msg] = {}
+var ticks: 0..3 = 0
+action Send(n: Node, m: Node) {
+    require n != m
+    net := net | {Msg(src=n, dst=m)}
+}
+action Receive(m: Msg) {
+    require m in net
+    got[m.dst] := got[m.dst] + 1
+    net := net - {m}
+}
+action Crash(n: Node) {
+    require up[n]
+    up[n] := false
+}
+action Tick() {
+    require ticks < 3
+    ticks := ticks + 1
+}
+"""
+
+STEPS = """\
+Send(n=node1, m=node2)
+Receive(m=Msg(src=node1, dst=node2))
+Tick
+Crash(n=node2)
+"""
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run")
+
+
+def _binary(*names: str) -> str | None:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[object]:
+    webdriver = pytest.importorskip("selenium.webdriver",
+                                    reason="selenium is not installed (pip install -e '.[test]')")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    browser = _binary("chromium", "chromium-browser")
+    chromedriver = _binary("chromedriver")
+    if browser is None or chromedriver is None:
+        pytest.skip("headless Chromium is not installed "
+                    "(apt-get install -y chromium chromium-driver)")
+    profile = tempfile.mkdtemp(prefix="modelcheck-chromium-")
+    options = Options()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument("--window-size=1400,900")
+    options.binary_location = browser
+    drv = webdriver.Chrome(service=Service(chromedriver), options=options)
+    try:
+        yield drv
+    finally:
+        drv.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    model = modelcheck.load_source(SPEC, "lanes.mc")
+    trace = run_scenario(model, parse_scenario(STEPS, "steps.scenario")).trace
+    path = tmp_path_factory.mktemp("page") / "trace.html"
+    path.write_text(render_html(trace, model), encoding="utf-8")
+    return path
+
+
+def _open(driver, page: Path, fragment: str = "") -> None:
+    driver.get(page.as_uri() + fragment)
+    # a fresh document: the step from the previous test must not carry over
+    driver.execute_script("window.focus();")
+
+
+def _key(driver, key: str, times: int = 1) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    for _ in range(times):
+        ActionChains(driver).send_keys(key).perform()
+
+
+def _shown(driver) -> list[str]:
+    panels = driver.find_elements("css selector", "#states .state")
+    return [p.get_attribute("data-step") for p in panels if p.is_displayed()]
+
+
+def _selected(driver) -> str:
+    return driver.find_element("css selector", "#steps li.selected").get_attribute("data-step")
+
+
+def test_arrow_keys_move_between_steps(driver, page):
+    from selenium.webdriver.common.keys import Keys
+    _open(driver, page)
+    assert _selected(driver) == "0" and _shown(driver) == ["0"]
+    _key(driver, Keys.ARROW_DOWN, 2)
+    assert _selected(driver) == "2" and _shown(driver) == ["2"]
+    assert driver.find_element("tag name", "body").get_attribute("data-step") == "2"
+    _key(driver, Keys.ARROW_UP)
+    assert _selected(driver) == "1"
+    _key(driver, Keys.ARROW_RIGHT, 2)
+    assert _selected(driver) == "3"
+    _key(driver, Keys.END)
+    assert _selected(driver) == "4" and _shown(driver) == ["4"]
+    _key(driver, Keys.ARROW_DOWN)          # past the end: stays on the last step
+    assert _selected(driver) == "4"
+    _key(driver, Keys.HOME)
+    assert _selected(driver) == "0"
+    _key(driver, Keys.ARROW_LEFT)          # before the start: stays on the first
+    assert _selected(driver) == "0"
+    assert driver.current_url.endswith("#step-0")
+
+
+def test_changes_are_highlighted(driver, page):
+    from selenium.webdriver.common.keys import Keys
+    _open(driver, page)
+    _key(driver, Keys.ARROW_DOWN, 2)       # Receive: got[node2] 0 -> 1, net loses the message
+    panel = driver.find_element("id", "state-2")
+    title = panel.find_element("css selector", "h2 .action").text
+    assert title == "Receive(m=Msg(src=node1, dst=node2))"
+    changes = [li.text for li in panel.find_elements("css selector", "ul.changes li")]
+    assert changes == ["got[node2] 0 → 1", "net - Msg(src=node1, dst=node2)"]
+    new = panel.find_element("css selector", "ul.changes li.changed .new")
+    assert new.value_of_css_property("background-color") == "rgba(209, 250, 229, 1)"
+    cell = panel.find_element("css selector", 'table.by-lane td.changed[data-lane="node2"]')
+    assert cell.find_element("css selector", "pre.new").text == "1"
+    assert cell.find_element("css selector", "pre.old").value_of_css_property(
+        "text-decoration-line") == "line-through"
+    unchanged = panel.find_element("css selector", 'table.by-lane td[data-lane="node1"]')
+    assert "changed" not in (unchanged.get_attribute("class") or "")
+
+
+def test_lanes_show_the_touched_nodes_and_messages(driver, page):
+    from selenium.webdriver.common.keys import Keys
+    _open(driver, page)
+    names = [t.text for t in driver.find_elements("css selector", "#lanes-svg .lane-name")]
+    assert names == ["global", "node1", "node2"]          # Tick touches no node
+    _key(driver, Keys.ARROW_DOWN)
+    marks = driver.find_elements("css selector", "#lanes-svg .step-mark.selected .touch")
+    assert [m.get_attribute("data-lane") for m in marks] == ["node1", "node2"]
+    arrow = driver.find_element("css selector", "#lanes-svg .msg.selected")
+    assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == ("node1", "node2")
+    row = driver.find_element("css selector", "#lanes-svg .row-bg.selected")
+    assert row.get_attribute("data-step") == "1"
+    _key(driver, Keys.ARROW_DOWN, 2)
+    marks = driver.find_elements("css selector", "#lanes-svg .step-mark.selected .touch")
+    assert [m.get_attribute("data-lane") for m in marks] == ["global"]
+
+
+def test_click_and_address_select_a_step(driver, page):
+    _open(driver, page, "#step-3")
+    assert _selected(driver) == "3" and _shown(driver) == ["3"]
+    driver.find_element("id", "step-1").click()
+    assert _selected(driver) == "1" and _shown(driver) == ["1"]

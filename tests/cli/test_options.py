@@ -1,0 +1,108 @@
+"""Command-line values -> library inputs: -D, --sweep, CheckOptions, default engine."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from modelcheck.cli.options import (CheckFlags, build_options, default_engine, parse_defines,
+                                    parse_sweeps, sweep_configs)
+from modelcheck.errors import UsageError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.types import BOOL
+
+
+def _model() -> ir.Model:
+    true = ir.Const(True, BOOL)
+    props = (ir.Property("Safe", ir.PropertyKind.INVARIANT, true),
+             ir.Property("Reach", ir.PropertyKind.SOMETIMES, true))
+    return ir.Model("m", (), (), (), (), props, ())
+
+
+def test_defines_are_split_and_dashes_read_as_underscores():
+    assert parse_defines(["N=3", "ha-sync-mode=when-synced", " M = 2 "]) == {
+        "N": "3", "ha_sync_mode": "when-synced", "M": "2"}
+
+
+@pytest.mark.parametrize("raw", ["N", "=3", "N=", "N= "])
+def test_define_without_name_or_value_is_a_usage_error_with_a_hint(raw):
+    with pytest.raises(UsageError) as err:
+        parse_defines([raw])
+    assert "NAME=VALUE" in str(err.value)
+    assert err.value.hint == "for example: -D N=3"
+
+
+def test_define_given_twice_is_refused_even_spelled_differently():
+    with pytest.raises(UsageError, match="given twice"):
+        parse_defines(["ha-mode=all", "ha_mode=exactly"])
+
+
+def test_sweeps_parse_and_combine_first_axis_slowest():
+    axes = parse_sweeps(["N=2,3", "mode=a, b"], {"K": "1"})
+    assert [(a.name, a.values) for a in axes] == [("N", ("2", "3")), ("mode", ("a", "b"))]
+    assert sweep_configs(axes, {"K": "1"}) == [
+        {"K": "1", "N": "2", "mode": "a"}, {"K": "1", "N": "2", "mode": "b"},
+        {"K": "1", "N": "3", "mode": "a"}, {"K": "1", "N": "3", "mode": "b"}]
+
+
+@pytest.mark.parametrize("raws, defines, message", [
+    (["N"], {}, "expected NAME=V1,V2"),
+    (["N=2,,3"], {}, "expected NAME=V1,V2"),
+    (["N=2", "N=3"], {}, "given twice"),
+    (["N=2,2"], {}, "lists a value twice"),
+    (["N=2,3"], {"N": "4"}, "both with -D and with --sweep"),
+])
+def test_bad_sweeps_are_usage_errors(raws, defines, message):
+    with pytest.raises(UsageError, match=message):
+        parse_sweeps(raws, defines)
+
+
+def test_flags_map_onto_check_options():
+    flags = CheckFlags(invariants=("Safe",), deadlock=False, max_states=10, max_depth=4,
+                       timeout_s=1.5, simulate=3, depth=7, seed=9, exact=True, symmetry=False,
+                       checkpoint_dir="ck", checkpoint_every_s=5.0, resume_dir="rs",
+                       dump_kernel="k.py", k=2, lemmas=("Reach",), master="local[2]",
+                       partitions=4, spark_threshold=100, verbose=True)
+    o = build_options(_model(), flags)
+    assert (o.invariants, o.deadlock, o.max_states, o.max_depth, o.timeout_s) == \
+        (("Safe",), False, 10, 4, 1.5)
+    # --depth bounds both simulation runs and bmc
+    assert (o.simulate, o.sim_depth, o.depth, o.seed) == (3, 7, 7, 9)
+    assert (o.exact, o.symmetry, o.checkpoint_dir, o.checkpoint_every_s, o.resume_dir,
+            o.dump_kernel) == (True, False, "ck", 5.0, "rs", "k.py")
+    assert (o.k, o.lemmas, o.master, o.partitions, o.spark_threshold, o.verbose) == \
+        (2, ("Reach",), "local[2]", 4, 100, True)
+
+
+def test_flags_not_given_keep_the_option_defaults():
+    o = build_options(_model(), CheckFlags())
+    assert o.invariants is None and o.deadlock is True
+    assert (o.sim_depth, o.depth, o.checkpoint_every_s, o.k) == (100, None, 300.0, 1)
+
+
+def test_unknown_invariant_gets_a_did_you_mean_hint():
+    with pytest.raises(UsageError) as err:
+        build_options(_model(), CheckFlags(invariants=("Saf",)))
+    assert "--invariant Saf" in str(err.value)
+    assert err.value.hint == "did you mean 'Safe'?"
+
+
+def test_unrelated_invariant_lists_the_declared_properties():
+    with pytest.raises(UsageError) as err:
+        build_options(_model(), CheckFlags(lemmas=("Zzzzzz",)))
+    assert err.value.hint == "the spec declares: Safe, Reach"
+
+
+def test_deadlock_is_not_an_invariant_name():
+    with pytest.raises(UsageError) as err:
+        build_options(_model(), CheckFlags(invariants=("deadlock",)))
+    assert "--no-deadlock" in err.value.hint
+
+
+def test_default_engine_falls_back_to_reference_with_a_notice(monkeypatch):
+    # A module that fails to import stands for a compiled engine that is missing or broken.
+    monkeypatch.setitem(sys.modules, "modelcheck.engines.compiled.engine", None)
+    engine, notice = default_engine()
+    assert engine == "reference"
+    assert notice.startswith("the compiled engine is not available (")
+    assert notice.endswith("; using the reference engine")

@@ -1,0 +1,129 @@
+"""Reading and validating verdict files (the rows of `modelcheck verdicts`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from modelcheck.cli.verdict_file import read_verdict_file, select_rows
+from modelcheck.engines.base import Status
+from modelcheck.errors import UsageError
+
+GOOD = '''
+[[row]]
+id = "A-1"
+spec = "a.mc"
+description = "first"
+consts = { N = 3, flag = true, ha-mode = "all" }
+engine = "reference"
+no_deadlock = true
+max_states = 50
+timeout = 2.5
+[[row.check]]
+property = "Safe"
+expect = "violated"
+steps = 4
+[[row.check]]
+property = "Reach"
+expect = "holds"
+
+[[row]]
+id = "A-2"
+spec = "sub/b.mc"
+large = true
+[[row.check]]
+property = "deadlock"
+expect = "unknown"
+'''
+
+
+def _write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "v.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_rows_are_read_with_paths_relative_to_the_file(tmp_path):
+    rows = read_verdict_file(_write(tmp_path, GOOD))
+    a, b = rows
+    assert a.id == "A-1" and a.spec == str(tmp_path / "a.mc") and a.description == "first"
+    # const values become text as -D would give them; '-' in names reads as '_'
+    assert a.consts == {"N": "3", "flag": "true", "ha_mode": "all"}
+    assert (a.engine, a.no_deadlock, a.large, a.max_states, a.timeout) == \
+        ("reference", True, False, 50, 2.5)
+    assert [(c.property, c.expect, c.steps) for c in a.checks] == \
+        [("Safe", Status.VIOLATED, 4), ("Reach", Status.HOLDS, None)]
+    assert a.line == 3
+    assert b.spec == str(tmp_path / "sub" / "b.mc") and b.large and b.engine is None
+
+
+def test_large_rows_run_only_with_large_or_when_named(tmp_path):
+    rows = read_verdict_file(_write(tmp_path, GOOD))
+    chosen, skipped = select_rows(rows, (), large=False)
+    assert [r.id for r in chosen] == ["A-1"] and [r.id for r in skipped] == ["A-2"]
+    chosen, skipped = select_rows(rows, (), large=True)
+    assert [r.id for r in chosen] == ["A-1", "A-2"] and skipped == []
+    chosen, _ = select_rows(rows, ("A-2",), large=False)
+    assert [r.id for r in chosen] == ["A-2"]
+
+
+def test_only_with_an_unknown_id_suggests_one(tmp_path):
+    rows = read_verdict_file(_write(tmp_path, GOOD))
+    with pytest.raises(UsageError) as err:
+        select_rows(rows, ("A1",), large=False)
+    assert err.value.hint == "did you mean 'A-1'?"
+
+
+def test_duplicate_ids_across_files_are_refused(tmp_path):
+    rows = read_verdict_file(_write(tmp_path, GOOD))
+    with pytest.raises(UsageError, match="appears twice"):
+        select_rows(rows + rows[:1], (), large=False)
+
+
+@pytest.mark.parametrize("edit, message, hint", [
+    (('expect = "violated"', 'expect = "violatd"'), "'expect' must be one of", "did you mean 'violated'?"),
+    (('no_deadlock = true', 'no_dedlock = true'), "unknown key 'no_dedlock'", "did you mean 'no_deadlock'?"),
+    (('steps = 4', 'step = 4'), "unknown key 'step' in [[row.check]]", "did you mean 'steps'?"),
+    (('steps = 4', 'steps = "4"'), "'steps' must be a number of steps", None),
+    (('engine = "reference"', 'engine = "referenc"'), "unknown engine", "did you mean 'reference'?"),
+    (('max_states = 50', 'max_states = true'), "'max_states' must be a number", None),
+    (('spec = "a.mc"', 'spek = "a.mc"'), "unknown key 'spek'", "did you mean 'spec'?"),
+])
+def test_mistakes_point_at_the_row_and_suggest_the_fix(tmp_path, edit, message, hint):
+    path = _write(tmp_path, GOOD.replace(*edit, 1))
+    with pytest.raises(UsageError) as err:
+        read_verdict_file(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}:3: row 'A-1': ")
+    assert message in text
+    assert '3 | id = "A-1"' in text
+    assert err.value.hint == hint or hint is None
+
+
+def test_a_row_without_checks_is_refused(tmp_path):
+    path = _write(tmp_path, '[[row]]\nid = "X"\nspec = "x.mc"\n')
+    with pytest.raises(UsageError, match=r"row 'X': needs at least one \[\[row.check\]\]"):
+        read_verdict_file(path)
+
+
+def test_deadlock_check_with_no_deadlock_is_contradictory(tmp_path):
+    path = _write(tmp_path, GOOD.replace('property = "Safe"', 'property = "deadlock"'))
+    with pytest.raises(UsageError, match="checks 'deadlock' but sets no_deadlock"):
+        read_verdict_file(path)
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    path = _write(tmp_path, "[[row]\n")
+    with pytest.raises(UsageError, match="not valid TOML"):
+        read_verdict_file(path)
+
+
+def test_a_file_without_rows_is_refused(tmp_path):
+    with pytest.raises(UsageError, match=r"no \[\[row\]\] tables"):
+        read_verdict_file(_write(tmp_path, "title = 'x'\n"))
+
+
+def test_the_example_verdict_file_is_valid(repo_root):
+    rows = read_verdict_file(str(repo_root / "specs" / "examples" / "verdicts.toml"))
+    assert [r.id for r in rows] == ["DH-1", "TP-3", "TP-5"]
+    assert rows[0].checks[0].steps == 6

@@ -19,7 +19,8 @@ from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
 from modelcheck.cli.runner import Outcome, exit_code, load_model, run_engine, save_traces
 
-__all__ = ["check_cmd", "parse_cmd", "choose_engine", "DEFAULT_OUT"]
+__all__ = ["check_cmd", "parse_cmd", "choose_engine", "json_failure", "show_outcome",
+           "model_summary", "DEFAULT_OUT"]
 
 #: Where traces go unless --out says otherwise.
 DEFAULT_OUT = "counterexamples"
@@ -139,6 +140,7 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         defines = parse_defines(kw["defines"])
         axes = parse_sweeps(kw["sweeps"], defines)
     if axes:
+        # sweep.py builds on this module (choose_engine), so it is imported here.
         from modelcheck.cli.sweep import run_sweep
         ctx.exit(run_sweep(spec, axes, defines, engine, flags, json_mode, kw["out"]))
     with json_failure(json_mode, spec, engine, defines):
@@ -153,14 +155,14 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
     if json_mode:
         click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
     else:
-        show_outcome(out, outcome)
+        show_outcome(out, outcome, reporter.notes)
     ctx.exit(exit_code(result))
 
 
-def show_outcome(out: Console, outcome: Outcome) -> None:
+def show_outcome(out: Console, outcome: Outcome, notes_shown: list[str]) -> None:
     """The summary, then each trace step by step, then a run-time error."""
     model, result = outcome.model, outcome.result
-    print_summary(out, model, outcome.engine, result, outcome.spec)
+    print_summary(out, model, outcome.engine, result, outcome.spec, notes_shown)
     print_traces(out, model, result)
     if result.error is not None:
         out.print()
@@ -169,12 +171,13 @@ def show_outcome(out: Console, outcome: Outcome) -> None:
 
 def model_summary(model: Model) -> str:
     """``die_hard: 2 variables, 6 actions, 1 property, 0 terminals; consts (none)``."""
-    def count(n: int, word: str) -> str:
-        return f"{n} {word}" if n == 1 else f"{n} {word}s"
-    props = count(len(model.properties), "property").replace("propertys", "properties")
-    return (f"{model.name}: {count(len(model.vars), 'variable')}, "
-            f"{count(len(model.actions), 'action')}, {props}, "
-            f"{count(len(model.terminals), 'terminal')}; consts {consts_text(model.consts)}")
+    def count(items: tuple[Any, ...], one: str, many: str) -> str:
+        return f"{len(items)} {one if len(items) == 1 else many}"
+    return (f"{model.name}: {count(model.vars, 'variable', 'variables')}, "
+            f"{count(model.actions, 'action', 'actions')}, "
+            f"{count(model.properties, 'property', 'properties')}, "
+            f"{count(model.terminals, 'terminal', 'terminals')}; "
+            f"consts {consts_text(model.consts)}")
 
 
 @click.command("parse")

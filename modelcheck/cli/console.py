@@ -6,16 +6,31 @@ caret stays under its source line, and the text does not depend on the
 terminal width."""
 from __future__ import annotations
 
+import os
 import sys
 
 from rich.console import Console
 
-__all__ = ["out_console", "err_console"]
+__all__ = ["out_console", "err_console", "PIPE_WIDTH"]
+
+#: Width of tables written to a file or a pipe (no terminal to fit, unless
+#: COLUMNS says otherwise): wide enough for a verdict table to read unwrapped.
+PIPE_WIDTH = 120
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would exit 1, which reads as "violated"; the command group
+        # gives every closed pipe the same exit code instead.
+        raise BrokenPipeError
 
 
 def out_console() -> Console:
-    return Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    console = _Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPE_WIDTH
+    return console
 
 
 def err_console() -> Console:
-    return Console(file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    return _Console(file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True)

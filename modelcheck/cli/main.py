@@ -5,6 +5,8 @@ traceback (unless ``--debug``): a spec or usage error is rendered as
 diagnostics and exits 2; anything unexpected is an internal error, exit 4."""
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from collections.abc import Sequence
 from typing import Any
@@ -65,6 +67,13 @@ class ModelcheckGroup(click.Group):
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err_console().print("interrupted")
+            raise click.exceptions.Exit(EXIT_UNKNOWN) from None
+        except BrokenPipeError:
+            # The reader went away (``| head``): not a bug.  Later writes, and
+            # the interpreter's own flush at exit, go nowhere instead of failing
+            # again; the result was not delivered, hence "unknown".
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_UNKNOWN) from None
         except Exception as exc:
             _internal_error(err_console(), exc, debug)

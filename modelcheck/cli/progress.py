@@ -44,6 +44,7 @@ class ProgressDisplay:
         self._live: Live | None = None
         self._enabled = enabled and console.is_terminal
         self.last: Progress | None = None
+        self.notes: list[str] = []
 
     def __enter__(self) -> "ProgressDisplay":
         if self._enabled:
@@ -64,8 +65,9 @@ class ProgressDisplay:
     def progress(self, progress: Progress) -> None:
         self.last = progress
         if self._live is not None:
-            self._live.update(Text(format_progress(progress, self._label)))
+            self._live.update(Text(format_progress(progress, self._label)), refresh=True)
 
     def note(self, message: str) -> None:
+        self.notes.append(message)
         # rich keeps the live line below whatever is printed meanwhile.
-        self._console.print(Text(f"note: {message}"), highlight=False)
+        self._console.print(Text(f"note: {message}"))

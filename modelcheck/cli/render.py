@@ -74,9 +74,9 @@ def format_seconds(seconds: float) -> str:
 
 
 def print_summary(console: Console, model: Model, engine: str, result: CheckResult,
-                  spec: str) -> None:
-    """Per property its verdict and trace file, then the search figures and
-    the action coverage."""
+                  spec: str, notes_shown: Sequence[str] = ()) -> None:
+    """Per property its verdict and trace file, then the search figures, the
+    action coverage, and the engine's notes (less those already shown live)."""
     head = Text()
     head.append(f"{model.name}", style="bold")
     head.append(f"  ({spec}; engine {engine}; consts {consts_text(model.consts)})")
@@ -93,7 +93,8 @@ def print_summary(console: Console, model: Model, engine: str, result: CheckResu
         console.print(Text(f"search incomplete: {result.reason}", style="yellow"))
     _print_coverage(console, model, result)
     for note in result.notes:
-        console.print(Text(f"note: {note}"))
+        if note not in notes_shown:
+            console.print(Text(f"note: {note}"))
 
 
 def _print_property_lines(console: Console, props: Sequence[PropertyResult]) -> None:

@@ -14,8 +14,6 @@ from typing import Any
 
 import click
 from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from modelcheck.cli.console import out_console
@@ -24,6 +22,7 @@ from modelcheck.cli.trace_render import NEW_STYLE, OLD_STYLE, render_trace
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError, UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.ir.values import render_value
 from modelcheck.trace.itf import to_itf
 from modelcheck.trace.scenario import Scenario, load_scenario
 from modelcheck.trace.scenario_run import Guard, ReplayReport, run_scenario
@@ -53,11 +52,12 @@ def scenario_model(spec: str, scenario: Scenario, defines: Mapping[str, str]) ->
         raise err
 
 
-def _source_line(span: Span | None, sources: Mapping[str, str]) -> list[Text]:
-    """``--> file:line:col``, the line and a caret under the span."""
+def _source_line(span: Span | None, sources: Mapping[str, str], indent: str = "") -> list[Text]:
+    """``--> file:line:col``, the line and a caret under the span.  Plain
+    indented lines, so that the console (which does not wrap) keeps them whole."""
     if span is None:
         return []
-    lines = [Text(f"--> {span}", style="dim")]
+    lines = [Text(f"{indent}--> {span}", style="dim")]
     text = sources.get(span.file)
     if text is None:
         try:
@@ -70,16 +70,17 @@ def _source_line(span: Span | None, sources: Mapping[str, str]) -> list[Text]:
         line = src[span.line - 1].expandtabs(4)
         gutter = str(span.line)
         width = span.end_col - span.col if span.end_line == span.line else len(line) - span.col + 1
-        lines.append(Text(f"{gutter} | {line}"))
-        lines.append(Text(f"{' ' * len(gutter)} | {' ' * (span.col - 1)}{'^' * max(1, width)}", style="red"))
+        lines.append(Text(f"{indent}{gutter} | {line}"))
+        lines.append(Text(f"{indent}{' ' * len(gutter)} | {' ' * (span.col - 1)}{'^' * max(1, width)}",
+                          style="red"))
     return lines
 
 
-def _guard(g: Guard, sources: Mapping[str, str]) -> RenderableType:
-    head = Text("the guard ", style="")
+def _guard(g: Guard, sources: Mapping[str, str]) -> list[Text]:
+    head = Text("  the guard ")
     head.append(f"require {g.text}", style="bold")
     head.append(" is false")
-    return Group(head, Padding(Group(*_source_line(g.span, sources)), (0, 0, 0, 2), expand=False))
+    return [head, *_source_line(g.span, sources, "    ")]
 
 
 def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
@@ -89,7 +90,8 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
     parts: list[RenderableType] = []
     title = Text(f"scenario {scenario.path} on {model.name}", style="bold")
     if model.consts:
-        title.append(" (" + ", ".join(f"{n}={v}" for n, _, v in model.consts) + ")", style="dim")
+        title.append(" (" + ", ".join(f"{n}={render_value(t, v)}" for n, t, v in model.consts) + ")",
+                     style="dim")
     parts.append(title)
     if report.feasible:
         parts.append(Text(f"feasible: all {report.steps} steps can be taken", style=NEW_STYLE))
@@ -98,10 +100,10 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
         line.append(report.failed_label or "", style="bold")
         line.append(" cannot be taken", style=OLD_STYLE)
         parts.append(line)
-        parts.append(Padding(Group(*_source_line(report.failed_span, sources)), (0, 0, 0, 2), expand=False))
+        parts.extend(_source_line(report.failed_span, sources, "  "))
         if report.blocked:
             for g in report.blocked:
-                parts.append(Padding(_guard(g, sources), (0, 0, 0, 2), expand=False))
+                parts.extend(_guard(g, sources))
         else:
             parts.append(Text("  no guard failed: a pick over an empty set leaves no outcome"))
     if report.branching:
@@ -112,27 +114,26 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
                           "as broken (or reached) when one of the choices gets there", style="dim"))
     parts.append(Text(""))
     parts.append(Text("properties along the way:", style="bold"))
-    table = Table.grid(padding=(0, 2))
+    rows = []
     for p in report.properties:
-        kind = p.kind.value
         if p.status in ("violated", "reached"):
             style = OLD_STYLE if p.status == "violated" else NEW_STYLE
             label = step_label(p.trace.steps[p.step], model, p.step) \
                 if p.step and p.trace is not None else None
             where = f"{p.status} at step {p.step}" + (f" ({label})" if label else "") \
                 if p.step else f"{p.status} in the initial state"
-            table.add_row(Text(p.name, style="bold"), Text(kind, style="dim"), Text(where, style=style))
+            rows.append((p.name, p.kind.value, where, style))
         else:
-            table.add_row(Text(p.name, style="bold"), Text(kind, style="dim"), Text(p.status, style="dim"))
-    parts.append(Padding(table, (0, 0, 0, 2), expand=False))
+            rows.append((p.name, p.kind.value, p.status, "dim"))
+    parts.extend(_aligned([(Text(n, style="bold"), Text(k, style="dim"), Text(w, style=st))
+                           for n, k, w, st in rows]))
     if report.expectations:
         parts.append(Text(""))
         parts.append(Text("expectations:", style="bold"))
-        exp = Table.grid(padding=(0, 2))
-        for r in report.expectations:
-            mark = Text("✓ met" if r.met else "✗ not met", style=NEW_STYLE if r.met else OLD_STYLE)
-            exp.add_row(mark, Text(r.expectation.text()), Text(f"({r.actual})", style="dim"))
-        parts.append(Padding(exp, (0, 0, 0, 2), expand=False))
+        parts.extend(_aligned([
+            (Text("✓ met" if r.met else "✗ not met", style=NEW_STYLE if r.met else OLD_STYLE),
+             Text(r.expectation.text()), Text(f"({r.actual})", style="dim"))
+            for r in report.expectations]))
     if show_trace:
         parts.append(Text(""))
         parts.append(render_trace(report.trace, model))
@@ -146,6 +147,23 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
     parts.append(Text(""))
     parts.append(Text(f"{verdict}: " + _verdict_words(report), style=NEW_STYLE if report.ok else OLD_STYLE))
     return Group(*parts)
+
+
+def _aligned(rows: Sequence[tuple[Text, ...]]) -> list[Text]:
+    """Rows of cells as lines, the columns aligned and indented by two.  Plain
+    lines rather than a table: the console does not wrap them."""
+    if not rows:
+        return []
+    widths = [max(len(row[k].plain) for row in rows) for k in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        line = Text("  ")
+        for k, cell in enumerate(row):
+            line.append_text(cell)
+            if k < len(widths):
+                line.append(" " * (widths[k] - len(cell.plain) + 2))
+        lines.append(line)
+    return lines
 
 
 def _is_prefix(short: Any, long: Any) -> bool:
@@ -201,7 +219,10 @@ def report_json(report: ReplayReport, model: Model) -> dict[str, Any]:
               help="Set a const (overrides the scenario's const lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @click.option("--no-trace", is_flag=True, help="Do not print the steps taken.")
-def replay(spec: str, scenario_file: str, defines: Sequence[str], as_json: bool, no_trace: bool) -> None:
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="Also write the steps taken as an ITF trace file (for `modelcheck trace ...`).")
+def replay(spec: str, scenario_file: str, defines: Sequence[str], as_json: bool, no_trace: bool,
+           output: str | None) -> None:
     """Replay SCENARIO (a .scenario file, or JSON/ITF) against SPEC: is it
     feasible, which properties break along the way, are its expectations met.
 
@@ -212,6 +233,15 @@ def replay(spec: str, scenario_file: str, defines: Sequence[str], as_json: bool,
         raise UsageError(f"cannot read {scenario_file}: {err.strerror or err}") from None
     model = scenario_model(spec, scenario, parse_defines(defines))
     report = run_scenario(model, scenario)
+    if output is not None:
+        from pathlib import Path
+
+        from modelcheck.trace.store import write_trace
+        target = Path(output)
+        try:
+            write_trace(report.trace, model, target.parent, target.name)
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {err.strerror or err}") from None
     console = out_console()
     if as_json:
         click.echo(json.dumps(report_json(report, model), indent=2, default=str))

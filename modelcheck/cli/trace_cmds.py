@@ -20,15 +20,12 @@ from typing import Any
 
 import click
 from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
 
 from modelcheck.cli.console import out_console
 from modelcheck.cli.options import parse_defines
 from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes, render_trace,
-                                         select_vars)
+                                         select_vars, two_columns)
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
@@ -109,8 +106,10 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
     recorded = _recorded_consts(meta)
     notes: list[str] = []
     spec_path = spec
-    if spec_path is None and isinstance(meta.get("source"), str) and Path(meta["source"]).is_file():
-        spec_path = meta["source"]
+    source = meta.get("source")
+    if (spec_path is None and isinstance(source, str) and source.endswith(".mc")
+            and Path(source).is_file()):
+        spec_path = source        # a trace modelcheck wrote names its spec
     model = None
     if spec_path is not None:
         if spec is not None:
@@ -185,9 +184,14 @@ def render_diff(d: TraceDiff, name_a: str, name_b: str) -> RenderableType:
     if d.same:
         return Text(f"The traces are the same ({d.steps_a} steps).")
     parts: list[RenderableType] = []
-    where = "in the initial state" if d.index == 0 else f"at step {d.index}"
-    parts.append(Text(f"The traces part {where} (the first {d.index} "
-                      f"step{'s are' if d.index != 1 else ' is'} the same).", style="bold"))
+    if d.index == 0:
+        head = "The traces part in the initial state."
+    elif d.index == 1:
+        head = "The traces part at step 1 (the initial states are the same)."
+    else:
+        agree = "step 1" if d.index == 2 else f"steps 1 to {d.index - 1}"
+        head = f"The traces part at step {d.index} (the initial state and {agree} are the same)."
+    parts.append(Text(head, style="bold"))
     for tag, name, label, steps in (("A", name_a, d.label_a, d.steps_a), ("B", name_b, d.label_b, d.steps_b)):
         line = Text(f"  {tag} ", style="bold")
         line.append(f"{name} ({steps} steps): ", style="dim")
@@ -198,7 +202,7 @@ def render_diff(d: TraceDiff, name_a: str, name_b: str) -> RenderableType:
         parts.append(Text("  The actions differ; they reach the same state."))
     if d.changes:
         parts.append(Text("  The states there differ (A → B):"))
-        parts.append(Padding(render_changes(d.changes), (0, 0, 0, 4), expand=False))
+        parts.append(render_changes(d.changes, "    "))
     if d.rejoin is not None:
         a, b = d.rejoin
         parts.append(Text(f"  They reach the same state again at A's step {a} and B's step {b}."))
@@ -240,22 +244,36 @@ def _finding_label(f: Finding) -> Text:
     return text
 
 
-def _grow(tree: Tree, f: Finding) -> None:
-    node = tree.add(_finding_label(f))
+def _grow(lines: list[Text], f: Finding, prefix: str, last: bool, top: bool = False) -> None:
+    """The finding and its sub-findings as tree lines.  Built as plain lines
+    (not a rich Tree) so that long sub-formulas stay whole: the console does
+    not wrap them."""
+    branch = "" if top else ("└── " if last else "├── ")
+    line = Text(prefix + branch, style="dim")
+    line.append_text(_finding_label(f))
+    lines.append(line)
+    inner = prefix + ("" if top else ("    " if last else "│   "))
+    details: list[Text] = []
     for name, value in f.bindings:
         if f"{name} = {value}" in f.reason:
             continue  # already named by the reason ("fails for v = 0")
-        line = Text("with ", style="dim")
-        line.append(name, style=NAME_STYLE)
-        line.append(f" = {value}")
-        node.add(line)
+        detail = Text("with ", style="dim")
+        detail.append(name, style=NAME_STYLE)
+        detail.append(f" = {value}")
+        details.append(detail)
     for text, value in f.operands:
-        line = Text(text, style=NAME_STYLE)
-        line.append(" = ")
-        line.append(value, style="bold")
-        node.add(line)
-    for child in f.children:
-        _grow(node, child)
+        detail = Text(text, style=NAME_STYLE)
+        detail.append(" = ")
+        detail.append(value, style="bold")
+        details.append(detail)
+    count = len(details) + len(f.children)
+    for k, detail in enumerate(details):
+        end = k == count - 1
+        row = Text(inner + ("└── " if end else "├── "), style="dim")
+        row.append_text(detail)
+        lines.append(row)
+    for k, child in enumerate(f.children):
+        _grow(lines, child, inner, len(details) + k == count - 1)
 
 
 def render_explanation(e: Explanation) -> RenderableType:
@@ -275,16 +293,14 @@ def render_explanation(e: Explanation) -> RenderableType:
         title.append(e.label or "", style="yellow")
     else:
         title.append(", the initial state", style="bold")
-    tree = Tree(title, guide_style="dim")
+    lines = [title]
     if e.root is not None:
-        _grow(tree, e.root)
-    parts: list[RenderableType] = [tree]
+        _grow(lines, e.root, "", True, top=True)
+    parts: list[RenderableType] = list(lines)
     if e.variables:
         parts.append(Text("The variables it reads there:", style="bold"))
-        grid = Table.grid(padding=(0, 1))
-        for name, value in e.variables:
-            grid.add_row(Text(name, style=NAME_STYLE), Text(value))
-        parts.append(grid)
+        parts.append(two_columns([(Text(name, style=NAME_STYLE), Text(value)) for name, value in e.variables],
+                                 "  "))
     return Group(*parts)
 
 
@@ -328,7 +344,8 @@ def _default_html_path(file: str) -> str:
 @_spec_option
 @_define_option
 @click.option("--by", default=None, metavar="NAME",
-              help="One lane per value of this model-value type (default: the first that keys map variables).")
+              help="One lane per value of this model-value type "
+                   "(default: the first that keys map variables).")
 @click.option("--vars", "vars_", default=None, metavar="A,B", help="Show only these variables.")
 @click.option("--hide", default=None, metavar="A,B", help="Do not show these variables.")
 def html_cmd(file: str, output: str | None, spec: str | None, defines: Sequence[str], by: str | None,

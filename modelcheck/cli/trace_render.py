@@ -24,7 +24,7 @@ from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import (Change, format_lines, format_value, param_texts, step_changes,
                                    var_names, var_types)
 
-__all__ = ["render_trace", "render_step_title", "render_changes", "select_vars", "trace_title",
+__all__ = ["render_trace", "render_step_title", "render_changes", "two_columns", "select_vars", "trace_title",
            "OLD_STYLE", "NEW_STYLE", "NAME_STYLE"]
 
 OLD_STYLE = "red"
@@ -36,6 +36,8 @@ ARROW = " → "
 VALUE_WIDTH = 60
 #: A table cell's width before its value goes over several lines.
 CELL_WIDTH = 28
+#: How far a step's changes are indented under its title.
+INDENT = "    "
 
 
 def _names(value: str | Sequence[str] | None) -> list[str] | None:
@@ -103,12 +105,29 @@ def _value_text(lines: list[str], style: str | None = None) -> Text:
     return Text("\n".join(lines), style=style or "")
 
 
-def render_changes(changes: Iterable[Change]) -> Table:
+def two_columns(rows: Sequence[tuple[Text, Text]], indent: str = "") -> Group:
+    """Rows of (name, value) as plain lines: names padded to one width, a
+    value over several lines indented under its first.  Plain lines rather
+    than a table, so the console (which does not wrap) keeps values whole."""
+    width = max((len(name.plain) for name, _ in rows), default=0)
+    lines: list[Text] = []
+    for name, value in rows:
+        for k, part in enumerate(value.split("\n")):
+            line = Text(indent)
+            if k == 0:
+                line.append_text(name)
+                line.append(" " * (width - len(name.plain) + 1))
+            else:
+                line.append(" " * (width + 1))
+            line.append_text(part)
+            lines.append(line)
+    return Group(*lines)
+
+
+def render_changes(changes: Iterable[Change], indent: str = "") -> Group:
     """One row per change: where, then ``old → new``, ``+ elem`` or ``- elem``;
     values too long for one line go below, one item per line."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    rows: list[tuple[Text, Text]] = []
     last_where = None
     for ch in changes:
         # consecutive elements added to (or taken from) one place share its name
@@ -124,8 +143,8 @@ def render_changes(changes: Iterable[Change]) -> Table:
                                          if ch.old_value is not None else [ch.old or ""], OLD_STYLE))
         else:
             body = _old_new(ch)
-        grid.add_row(where, body)
-    return grid
+        rows.append((where, body))
+    return two_columns(rows, indent)
 
 
 def _old_new(ch: Change) -> Text:
@@ -144,19 +163,17 @@ def _old_new(ch: Change) -> Text:
 
 
 def _state_grid(state: Mapping[str, Any], names: Sequence[str], types: Mapping[str, Type | None],
-                changed: set[str], marks: bool) -> Table:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+                changed: set[str], marks: bool, indent: str) -> Group:
+    rows: list[tuple[Text, Text]] = []
     for name in names:
         if name not in state:
             continue
         hot = name in changed
         mark = ("* " if hot else "  ") if marks else ""
-        grid.add_row(Text(mark + name, style=NAME_STYLE + (" bold" if hot else "")),
+        rows.append((Text(mark + name, style=NAME_STYLE + (" bold" if hot else "")),
                      _value_text(format_lines(state[name], types.get(name), VALUE_WIDTH),
-                                 NEW_STYLE if hot else None))
-    return grid
+                                 NEW_STYLE if hot else None)))
+    return two_columns(rows, indent)
 
 
 def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
@@ -172,7 +189,7 @@ def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("", style=NAME_STYLE, no_wrap=True)
     for member in lanes.members:
-        table.add_column(str(member))
+        table.add_column(lanes.label(member))
     for name in rows:
         t = types.get(name)
         vt = t.value if isinstance(t, MapType) else None
@@ -212,8 +229,7 @@ def render_trace(trace: Trace, model: Model | None = None, *, vars: str | Sequen
     parts: list[RenderableType] = [trace_title(trace)]
     for index, step in enumerate(trace.steps):
         parts.append(render_step_title(trace, index, model))
-        body = _step_body(trace, index, shown, types, lanes, full)
-        parts.append(Padding(body, (0, 0, 0, 4), expand=False))
+        parts.append(_step_body(trace, index, shown, types, lanes, full))
     return Group(*parts)
 
 
@@ -226,19 +242,19 @@ def _step_body(trace: Trace, index: int, shown: Sequence[str], types: Mapping[st
     if lanes is not None:
         table = _lane_table(trace, index, lanes, shown, types, full or index == 0)
         if table is not None:
-            pieces.append(table)
+            pieces.append(Padding(table, (0, 0, 0, len(INDENT)), expand=False))
     if index == 0 or full:
         changed = set()
         if index > 0:
             prev = trace.steps[index - 1].state
             changed = {n for n in state if prev.get(n) != state[n]}
         if rest:
-            pieces.append(_state_grid(state, rest, types, changed, full))
+            pieces.append(_state_grid(state, rest, types, changed, full, INDENT))
     else:
         keep = set(rest)
         changes = [c for c in step_changes(trace, index, types) if c.var in keep]
         if changes:
-            pieces.append(render_changes(changes))
+            pieces.append(render_changes(changes, INDENT))
     if not pieces:
-        pieces.append(Text("(no change to the variables shown)", style="dim"))
+        pieces.append(Text(INDENT + "(no change to the variables shown)", style="dim"))
     return Group(*pieces)

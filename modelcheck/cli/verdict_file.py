@@ -80,9 +80,30 @@ class _Locator:
                 return i
         return None
 
+    def key_line(self, row_id: Any, key: str, check: int | None = None) -> int | None:
+        """The line of ``key = ...`` in the row, or in its ``check``-th (from 0)
+        ``[[row.check]]`` table; None when it cannot be found."""
+        start = self.row_line(row_id)
+        if start is None:
+            return None
+        pattern = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        checks_seen = -1
+        for i in range(start, len(self.lines) + 1):
+            line = self.lines[i - 1].strip()
+            if i > start and line == "[[row]]":
+                break
+            if line == "[[row.check]]":
+                checks_seen += 1
+            if pattern.match(line) and (check is None or checks_seen == check):
+                return i
+        return None
+
     def error(self, message: str, row_id: Any = None, index: int | None = None,
-              hint: str | None = None) -> UsageError:
-        line = self.row_line(row_id) if row_id is not None else None
+              hint: str | None = None, key: str | None = None,
+              check: int | None = None) -> UsageError:
+        line = None
+        if row_id is not None:
+            line = (self.key_line(row_id, key, check) if key else None) or self.row_line(row_id)
         where = f"{self.path}:{line}" if line else self.path
         what = f"row {row_id!r}" if row_id is not None else f"row {index}"
         text = f"{where}: {what}: {message}"
@@ -99,33 +120,34 @@ def _const_text(value: Any) -> str:
 
 
 def _typed(loc: _Locator, row_id: Any, key: str, value: Any, kinds: tuple[type, ...],
-           what: str) -> Any:
+           what: str, check: int | None = None) -> Any:
     ok = isinstance(value, kinds) and not (bool not in kinds and isinstance(value, bool))
     if not ok:
-        raise loc.error(f"'{key}' must be {what}, not {value!r}", row_id)
+        raise loc.error(f"'{key}' must be {what}, not {value!r}", row_id, key=key, check=check)
     return value
 
 
-def _read_check(loc: _Locator, row_id: Any, raw: Any) -> Expectation:
+def _read_check(loc: _Locator, row_id: Any, n: int, raw: Any) -> Expectation:
     if not isinstance(raw, dict):
         raise loc.error("each [[row.check]] must be a table", row_id)
     for key in raw:
         if key not in CHECK_KEYS:
-            raise loc.error(f"unknown key '{key}' in [[row.check]]", row_id,
+            raise loc.error(f"unknown key '{key}' in [[row.check]]", row_id, key=key, check=n,
                             hint=did_you_mean(key, CHECK_KEYS)
                             or "a check has: " + ", ".join(CHECK_KEYS))
     if "property" not in raw or "expect" not in raw:
-        raise loc.error("each [[row.check]] needs 'property' and 'expect'", row_id)
-    name = _typed(loc, row_id, "property", raw["property"], (str,), "a property name")
-    expect = _typed(loc, row_id, "expect", raw["expect"], (str,), "a verdict")
+        raise loc.error("each [[row.check]] needs 'property' and 'expect'", row_id,
+                        key="property" if "property" in raw else "expect", check=n)
+    name = _typed(loc, row_id, "property", raw["property"], (str,), "a property name", n)
+    expect = _typed(loc, row_id, "expect", raw["expect"], (str,), "a verdict", n)
     if expect not in EXPECTS:
         raise loc.error(f"'expect' must be one of {', '.join(EXPECTS)}, not {expect!r}", row_id,
-                        hint=did_you_mean(expect, EXPECTS))
+                        key="expect", check=n, hint=did_you_mean(expect, EXPECTS))
     steps = raw.get("steps")
     if steps is not None:
-        _typed(loc, row_id, "steps", steps, (int,), "a number of steps")
+        _typed(loc, row_id, "steps", steps, (int,), "a number of steps", n)
         if steps < 0:
-            raise loc.error("'steps' must be 0 or more", row_id)
+            raise loc.error("'steps' must be 0 or more", row_id, key="steps", check=n)
     return Expectation(name, Status(expect), steps)
 
 
@@ -137,7 +159,7 @@ def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
         raise loc.error("needs an 'id' (a non-empty string)", index=index)
     for key in raw:
         if key not in ROW_KEYS:
-            raise loc.error(f"unknown key '{key}'", row_id,
+            raise loc.error(f"unknown key '{key}'", row_id, key=key,
                             hint=did_you_mean(key, ROW_KEYS) or "a row has: " + ", ".join(ROW_KEYS))
     if "spec" not in raw:
         raise loc.error("needs a 'spec' (a path relative to the verdict file)", row_id)
@@ -145,13 +167,13 @@ def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
     consts = _typed(loc, row_id, "consts", raw.get("consts", {}), (dict,), "a table")
     engine = raw.get("engine")
     if engine is not None and engine not in ENGINES:
-        raise loc.error(f"unknown engine {engine!r}", row_id,
+        raise loc.error(f"unknown engine {engine!r}", row_id, key="engine",
                         hint=did_you_mean(str(engine), ENGINES)
                         or "engines: " + ", ".join(ENGINES))
     checks_raw = raw.get("check", [])
     if not isinstance(checks_raw, list) or not checks_raw:
         raise loc.error("needs at least one [[row.check]]", row_id)
-    checks = tuple(_read_check(loc, row_id, c) for c in checks_raw)
+    checks = tuple(_read_check(loc, row_id, n, c) for n, c in enumerate(checks_raw))
     seen: set[str] = set()
     for c in checks:
         if c.property in seen:

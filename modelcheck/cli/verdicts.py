@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from modelcheck.engines import ENGINES
-from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
+from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.cli.check import choose_engine
@@ -149,7 +149,11 @@ def _obtained_text(row_outcome: RowOutcome, c: Expectation) -> str:
 def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
     table = Table(title=Text("verdicts"), title_justify="left")
     for name in ("row", "configuration", "property", "expected", "obtained", "ok"):
-        table.add_column(name)
+        # Only the free-text configuration may wrap: a verdict reads best whole.
+        if name == "configuration":
+            table.add_column(name, min_width=20)
+        else:
+            table.add_column(name, no_wrap=True)
     for d in done:
         config = d.row.description or consts_text(d.outcome.model.consts)
         for n, c in enumerate(d.row.checks):
@@ -181,7 +185,8 @@ def print_footer(out: Console, done: Sequence[RowOutcome], chosen: Sequence[Row]
     else:
         out.print(Text(f"all {len(done)} rows as expected", style="green"))
     if skipped:
-        out.print(Text(f"{len(skipped)} large rows not run (use --large): "
+        rows = "row" if len(skipped) == 1 else "rows"
+        out.print(Text(f"{len(skipped)} large {rows} not run (use --large): "
                        + ", ".join(r.id for r in skipped)))
     if interrupted:
         out.print(Text(f"interrupted: {len(done)} of {len(chosen)} rows run", style="yellow"))

@@ -6,6 +6,7 @@ map comprehensions.
 from __future__ import annotations
 
 import difflib
+from types import MappingProxyType
 from typing import Any
 
 from modelcheck.ir import nodes as ir
@@ -24,10 +25,15 @@ from modelcheck.syntax import ast
 __all__ = ["CallsMixin", "BUILTIN_ARITY"]
 
 #: Built-in -> (fewest, most) positional arguments.
-BUILTIN_ARITY = {"len": (1, 1), "min": (1, 2), "max": (1, 2), "append": (2, 2),
+BUILTIN_ARITY = MappingProxyType({"len": (1, 1), "min": (1, 2), "max": (1, 2), "append": (2, 2),
                  "head": (1, 1), "tail": (1, 1), "some": (1, 1), "is_some": (1, 1),
                  "is_none": (1, 1), "put": (2, 2), "take": (2, 2), "count": (2, 2),
-                 "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1)}
+                 "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1)})
+
+
+#: Bound on the size of a set for ``len`` and ``sum`` ranges: far beyond any set
+#: an engine could hold, yet computed without building huge numbers.
+COUNT_LIMIT = 10 ** 12
 
 
 def _plural(n: int, word: str) -> str:
@@ -75,7 +81,7 @@ class CallsMixin:
         x = self.expr(args[0], env)
         t = x.type
         if isinstance(t, T.SetType):
-            bound = bounded_size(t.elem)
+            bound = bounded_size(t.elem, COUNT_LIMIT)
         elif isinstance(t, (T.SeqType, T.BagType)):
             bound = t.capacity
         else:
@@ -196,7 +202,7 @@ class CallsMixin:
                       hint="write sum(f(x) for x in S)")
         inner, name = env.bind("x", s.type.elem)
         elem = ir.Local(name, s.type.elem, e.span)
-        t = I.sum_of(s.type.elem, bounded_size(s.type.elem))
+        t = I.sum_of(s.type.elem, bounded_size(s.type.elem, COUNT_LIMIT))
         return ir.SumComp(name, s, None, elem, t, e.span)
 
     # ------------------------------------------------------------ records and defs
@@ -303,7 +309,7 @@ class CallsMixin:
         if e.func == "sum":
             body = self.int_expr(e.elem, inner, "to sum")
             for name, dom, cond in reversed(clauses):
-                t = I.sum_of(body.type, bounded_size(dom.type.elem))
+                t = I.sum_of(body.type, bounded_size(dom.type.elem, COUNT_LIMIT))
                 body = ir.SumComp(name, dom, cond, body, t, e.span)
             return body
         body = self.bool_expr(e.elem, inner, f"in {e.func}(...)")

@@ -16,6 +16,7 @@ CODES = MappingProxyType({
     "MC1001": "unexpected token",
     "MC1002": "unexpected character",
     "MC1003": "unexpected end of file",
+    "MC1004": "nested too deeply",
     # names
     "MC2001": "unknown name",
     "MC2002": "duplicate definition",

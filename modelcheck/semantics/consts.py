@@ -14,7 +14,8 @@ from typing import Any
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import BoolType, EnumType, IntType, ModelType, OptionType, Type, render_type
+from modelcheck.ir.types import (BoolType, EnumType, IntType, ModelType, OptionType, Type,
+                                 render_type)
 
 __all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant"]
 

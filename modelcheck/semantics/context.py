@@ -16,7 +16,8 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.types import Type, join, render_type
 
-__all__ = ["Abort", "Unit", "Scope", "Env", "CheckerBase", "show", "expected_words", "found_words"]
+__all__ = ["Abort", "Unit", "Scope", "Env", "CheckerBase", "show", "expected_words",
+           "found_words"]
 
 
 class Abort(Exception):
@@ -38,7 +39,6 @@ class Unit:
     renamed (``x``, ``x_2``...) so that each is unique per action or property.
     """
     what: str
-    state: bool = True          # may read state variables
     primed: bool = False        # may read x' (step invariants)
     const: bool = False         # must be a constant expression
     init: bool = False          # an initial value: reading state is MC4004

@@ -399,16 +399,20 @@ class ExprMixin:
         return ir.TupleLit(elems, T.TupleType(tuple(x.type for x in elems)), e.span)
 
     def elements(self: Any, e: Any, env: Env, hint: Type | None, what: str) -> tuple:
-        """The elements of a literal and their common type (None if there are none)."""
-        elems = [self.expr(x, env, hint) for x in e.elems]
-        common = hint if not elems else elems[0].type
-        for x, node in zip(e.elems, elems):
-            joined = join(common, node.type) if common is not None else node.type
+        """The elements of a literal and their common type (None if there are none).
+        Elements that type themselves go first: they type ``none`` or ``{}`` beside them."""
+        nodes: list[Any] = [None] * len(e.elems)
+        common: Type | None = None
+        for i in sorted(range(len(e.elems)), key=lambda i: needs_context(e.elems[i])):
+            x = e.elems[i]
+            node = self.expr(x, env, common if common is not None else hint)
+            joined = node.type if common is None else join(common, node.type)
             if joined is None:
                 self.fail("MC3001", f"the elements of a {what} must have one type: found "
                           f"{found_words(common)} and {found_words(node.type)}", x.span)
             common = joined
-        return tuple(elems), common
+            nodes[i] = node
+        return tuple(nodes), (common if nodes else hint)
 
     def _e_SeqLit(self: Any, e: ast.SeqLit, env: Env, expected: Type | None) -> ir.Expr:
         hint = expected.elem if isinstance(expected, T.SeqType) else None

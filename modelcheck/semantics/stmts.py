@@ -95,9 +95,10 @@ class StmtsMixin:
             self.fail("MC3010", f"cannot assign to '{name}': it is a local name "
                       "(a parameter, let or pick)", target.name_span,
                       hint="only state variables (var) can be assigned")
-        sym = self.symbols[name]
-        if sym.kind != "var":
-            self.fail("MC3010", f"cannot assign to '{name}': it is {kind_word(sym.kind)}",
+        sym = self.symbols.get(name)
+        kind = sym.kind if sym is not None else "model_value"   # node1 of a model(N) type
+        if kind != "var":
+            self.fail("MC3010", f"cannot assign to '{name}': it is {kind_word(kind)}",
                       target.name_span, hint="only state variables (var) can be assigned")
         if name in assigned:
             first = assigned[name]

@@ -167,6 +167,11 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
                     (terminals if item.kind == "terminal" else props).append(prop)
             except Abort:
                 continue
+            except RecursionError:
+                # The parser bounds nesting; only defs inlined into defs go deeper.
+                self.report("MC1004", f"'{getattr(item, 'name', '')}' nests too deeply once "
+                            "its defs are inlined", getattr(item, "span", None),
+                            hint="flatten the chain of defs calling defs")
         if self.diagnostics:
             raise CompileError(self.sorted_diagnostics(), self.resolved.source_map())
         return ir.Model(

@@ -135,7 +135,7 @@ class TypesMixin:
 
     def const_value(self: Any, expr: Any, what: str, expected: Type | None = None) -> tuple:
         """(IR node, value) of a constant expression (MC3006 if it is not one)."""
-        env = Env(Unit(what, state=False, const=True), {})
+        env = Env(Unit(what, const=True), {})
         node = self.expr(expr, env, expected)
         try:
             return node, fold(node)

@@ -14,18 +14,24 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
 from modelcheck.syntax.messages import describe_syntax_error
 
-__all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS"]
+__all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS",
+           "MAX_NESTING"]
 
 #: How many syntax errors one parse reports before it gives up.
 MAX_SYNTAX_ERRORS = 10
+
+#: How deep the syntax tree may nest (MC1004).  Every phase and engine walks
+#: expressions recursively; this keeps them far from Python's recursion limit
+#: (a chain ``a + b + ...`` of 120 terms is 120 levels).
+MAX_NESTING = 120
 
 # A top-level declaration starts a line with one of these keywords: where the
 # parser resumes after a syntax error.
@@ -59,6 +65,9 @@ def parse(source: str, path: str) -> ast.Module:
     except UnexpectedInput as first:
         diagnostics = _collect_syntax_errors(parser, source, path, first)
         raise CompileError(diagnostics, {path: source}) from None
+    deep = _too_deep(tree, path)
+    if deep is not None:
+        raise CompileError([deep], {path: source})
     builder = _ToAst(path, keywords())
     module = builder.transform(tree)
     if builder.errors:
@@ -72,6 +81,24 @@ def keywords() -> frozenset[str]:
     allowed as record field names (``msg.type``)."""
     return frozenset(t.pattern.value for t in lark_parser().terminals
                      if t.pattern.type == "str" and t.pattern.value.isalpha())
+
+
+def _too_deep(tree: Tree, path: str) -> Diagnostic | None:
+    """MC1004 at the declaration whose syntax tree nests deeper than MAX_NESTING."""
+    stack = [(child, 2, child) for child in tree.children if isinstance(child, Tree)]
+    while stack:
+        node, depth, item = stack.pop()
+        if depth > MAX_NESTING:
+            meta = item.meta
+            # A caret at the start: the whole declaration may span many lines.
+            span = None if getattr(meta, "empty", True) else Span(
+                path, meta.line, meta.column, meta.line, meta.column + 1)
+            return Diagnostic("MC1004", f"this declaration nests more than {MAX_NESTING} "
+                              "levels deep", span, hint="name parts with let or a def, or "
+                              "use sum/all/any over a set instead of a long chain")
+        stack.extend((child, depth + 1, item) for child in node.children
+                     if isinstance(child, Tree))
+    return None
 
 
 def _collect_syntax_errors(parser: Lark, source: str, path: str,
@@ -201,7 +228,8 @@ class _ToAst(Transformer):
 
     def def_decl(self, meta, ch):
         name, params, result, body = ch
-        return ast.DefDecl(self._n(name), params or (), result, body, self._sp(meta), self._tsp(name))
+        return ast.DefDecl(self._n(name), params or (), result, body, self._sp(meta),
+                           self._tsp(name))
 
     def action_decl(self, meta, ch):
         name, params, body = ch

@@ -203,11 +203,7 @@ class _Explainer:
                 bindings: tuple[tuple[str, str], ...] = ()) -> Finding:
         got = bool(self.value(e, env))
         if isinstance(e, ir.LetExpr):
-            bound = self.value(e.value, env)
-            inner = dict(env)
-            inner[e.name] = bound
-            return self.explain(e.body, expected, inner,
-                                bindings + ((e.name, format_value(bound, e.value.type)),))
+            return self._let(e, got, expected, env, bindings)
         if got == expected:
             return self._leaf(e, got, expected, env, bindings, "holds as needed")
         if isinstance(e, ir.Apply) and e.op is Op.NOT:
@@ -227,6 +223,38 @@ class _Explainer:
                               f"the condition {self.text(e.cond)} is {_word(cond)}", child)
         return self._leaf(e, got, expected, env, bindings, "is " + _word(got))
 
+    def _let(self, e: ir.LetExpr, got: bool, expected: bool, env: dict[str, Any],
+             bindings: tuple[tuple[str, str], ...]) -> Finding:
+        # A def call is inlined as lets of its arguments (all with the call's
+        # span) around the def's body; a spec's own let is a single one.
+        inner = dict(env)
+        bound: list[tuple[str, str]] = []
+        body: ir.Expr = e
+        while isinstance(body, ir.LetExpr) and (body is e or body.span == e.span):
+            value = self.ev.eval(body.value, self.state, inner, self.post)
+            inner[body.name] = value
+            bound.append((self.name(body.name, body.body), format_value(value, body.value.type)))
+            body = body.body
+        call = source_text(e.span, self.sources)
+        if call is None or call.startswith("let ") or e.span == body.span:
+            return self.explain(body, expected, inner, bindings + tuple(bound))
+        if got == expected:
+            return Finding(call, e.span, _word(got), expected, "holds as needed", bindings + tuple(bound))
+        child = self.explain(body, expected, inner)
+        args = ", ".join(f"{n} = {v}" for n, v in bound)
+        return Finding(call, e.span, _word(got), expected, f"the def's body, with {args}",
+                       bindings + tuple(bound), (), (child,))
+
+    def name(self, bound: str, scope: ir.Expr) -> str:
+        """A bound name as the spec writes it: the front end may rename a
+        def's parameters apart (``m`` -> ``m_2``); a use of it in the body
+        still has the written name at its span."""
+        for local in _locals(scope, bound):
+            text = source_text(local.span, self.sources)
+            if text and text.isidentifier():
+                return text
+        return bound
+
     def _node(self, e: ir.Expr, got: bool, expected: bool, bindings: tuple[tuple[str, str], ...],
               reason: str, *children: Finding) -> Finding:
         return Finding(self.text(e), e.span, _word(got), expected, reason, bindings, (), children)
@@ -241,7 +269,7 @@ class _Explainer:
                     which = "false" if is_and else "true"
                     return self._node(e, got, expected, bindings,
                                       f"the first operand that is {which}",
-                                      self.explain(arg, not expected, env))
+                                      self.explain(arg, expected, env))
         children = tuple(self.explain(arg, expected, env) for arg in e.args)
         return self._node(e, got, expected, bindings,
                           "every operand is " + _word(got), *children)
@@ -273,7 +301,7 @@ class _Explainer:
                 inner = dict(env)
                 inner[e.var] = x
                 children.append(self.explain(e.body, expected, inner,
-                                             ((e.var, format_value(x, elem_type)),)))
+                                             ((self.name(e.var, e.body), format_value(x, elem_type)),)))
             more = f" ({len(elems) - MAX_INSTANCES} more not shown)" if len(elems) > MAX_INSTANCES else ""
             return Finding(self.text(e), e.span, _word(got), expected,
                            f"{word} {e.var} in {format_value(domain, e.domain.type)} satisfies "
@@ -289,7 +317,7 @@ class _Explainer:
                 break
             name, value, elem_type = witness
             inner[name] = value
-            instance.append((name, format_value(value, elem_type)))
+            instance.append((self.name(name, body.body), format_value(value, elem_type)))
             body = body.body
         what = "fails" if e.kind is ir.QuantKind.ALL else "holds"
         words = ", ".join(f"{n} = {v}" for n, v in instance)
@@ -343,6 +371,27 @@ def _operands(e: ir.Expr) -> tuple[ir.Expr, ...]:
     if isinstance(e, (ir.Var, ir.Local)):
         return (e,) if isinstance(e, ir.Local) else ()
     return ()
+
+
+def _locals(e: Any, name: str) -> list[ir.Local]:
+    """The uses of the bound name ``name`` inside ``e``."""
+    out: list[ir.Local] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, ir.Local):
+            if node.name == name:
+                out.append(node)
+            return
+        if isinstance(node, tuple):
+            for item in node:
+                walk(item)
+            return
+        if hasattr(node, "__dataclass_fields__"):
+            for f in node.__dataclass_fields__:
+                if f not in ("type", "span"):
+                    walk(getattr(node, f))
+    walk(e)
+    return out
 
 
 def _vars_of(e: Any) -> list[str]:

@@ -31,6 +31,8 @@ __all__ = ["render_html", "page_title", "ROW_HEIGHT", "LANE_WIDTH"]
 ROW_HEIGHT = 30
 HEADER_HEIGHT = 36
 LANE_WIDTH = 112
+#: Width of a value in a per-node table cell before it goes over several lines.
+CELL_WIDTH = 44
 #: Lane shown when a spec has no model-value type to lay out by.
 WHOLE_STATE = "state"
 #: Lane for steps that touch none of the nodes (global actions).
@@ -102,17 +104,18 @@ def _arrows(lanes: Lanes) -> list[_Arrow]:
 def _lane_columns(trace: Trace, lanes: Lanes) -> list[str]:
     if lanes.lane_set is None:
         return [WHOLE_STATE]
-    cols = [format_value(m) for m in lanes.members]
+    cols = [lanes.lane_set.label(m) for m in lanes.members]
     idle = any(not s.touched and i > 0 and trace.steps[i].state != trace.steps[i - 1].state
                for i, s in enumerate(lanes.steps))
     return ([GLOBAL_LANE] if idle else []) + cols
 
 
-def _svg(trace: Trace, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
+def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
     columns = _lane_columns(trace, lanes)
     x_of = {name: LANE_WIDTH // 2 + k * LANE_WIDTH for k, name in enumerate(columns)}
     width = LANE_WIDTH * len(columns)
     rows = len(trace.steps)
+    label = lanes.lane_set.label if lanes.lane_set is not None else format_value
     height = HEADER_HEIGHT + rows * ROW_HEIGHT + 8
 
     def y(i: int) -> int:
@@ -136,14 +139,14 @@ def _svg(trace: Trace, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
     for i, step in enumerate(trace.steps):
         if i == 0:
             continue
-        touched = [format_value(m) for m in lanes.steps[i].touched]
+        touched = [label(m) for m in lanes.steps[i].touched]
         if lanes.lane_set is None:
             touched = [WHOLE_STATE] if step.state != trace.steps[i - 1].state else []
         elif not touched and GLOBAL_LANE in x_of and step.state != trace.steps[i - 1].state:
             touched = [GLOBAL_LANE]
         color = colors[step.action]
-        label = _e(step_label(step, None, i))
-        parts.append(f'<g class="step-mark" data-step="{i}"><title>{i}: {label}</title>')
+        title = _e(step_label(step, model, i))
+        parts.append(f'<g class="step-mark" data-step="{i}"><title>{i}: {title}</title>')
         if len(touched) > 1:
             xs = [x_of[t] for t in touched]
             parts.append(f'<line class="span" x1="{min(xs)}" y1="{y(i)}" x2="{max(xs)}" y2="{y(i)}" '
@@ -153,10 +156,10 @@ def _svg(trace: Trace, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
                          f'fill="{color}"/>')
         parts.append('</g>')
     for arrow in _arrows(lanes):
-        parts.append(_arrow_svg(arrow, x_of, y))
+        parts.append(_arrow_svg(arrow, x_of, y, label))
     for i, step in enumerate(lanes.steps):
         for msg in step.received:
-            name = format_value(msg.dst)
+            name = label(msg.dst)
             if name in x_of:
                 parts.append(f'<circle class="receive" data-step="{i}" cx="{x_of[name]}" cy="{y(i)}" '
                              f'r="10"><title>received {_e(msg.text)}</title></circle>')
@@ -164,8 +167,8 @@ def _svg(trace: Trace, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
     return "\n".join(parts)
 
 
-def _arrow_svg(arrow: _Arrow, x_of: Mapping[str, int], y: Any) -> str:
-    src, dst = format_value(arrow.msg.src), format_value(arrow.msg.dst)
+def _arrow_svg(arrow: _Arrow, x_of: Mapping[str, int], y: Any, label: Any) -> str:
+    src, dst = label(arrow.msg.src), label(arrow.msg.dst)
     if src not in x_of or dst not in x_of:
         return ""
     x1, y1 = x_of[src], y(arrow.sent) + 4
@@ -190,12 +193,13 @@ def _pre(lines: Sequence[str], cls: str = "") -> str:
 def _change_item(ch: Change) -> str:
     where = f'<span class="where">{_e(ch.where)}</span> '
     if ch.kind == "added":
-        body = f'<span class="new">+ {_e(ch.new)}</span>'
+        body = f'<span class="sign">+</span> <span class="new">{_e(ch.new)}</span>'
     elif ch.kind == "removed":
-        body = f'<span class="old">- {_e(ch.old)}</span>'
+        body = f'<span class="sign">−</span> <span class="old">{_e(ch.old)}</span>'
     else:
         old = ch.old if ch.old is not None else "(absent)"
-        body = f'<span class="old">{_e(old)}</span> <span class="arrow">→</span> <span class="new">{_e(ch.new)}</span>'
+        body = (f'<span class="old">{_e(old)}</span> <span class="arrow">→</span> '
+                f'<span class="new">{_e(ch.new)}</span>')
     return f'<li class="change {ch.kind}">{where}{body}</li>'
 
 
@@ -209,20 +213,23 @@ def _lane_table(trace: Trace, i: int, lanes: Lanes, names: Sequence[str],
         return "", set()
     cur = trace.steps[i].state
     prev = trace.steps[i - 1].state if i > 0 else None
-    head = "".join(f'<th class="lane">{_e(format_value(m))}</th>' for m in lane_set.members)
+    head = "".join(f'<th class="lane">{_e(lane_set.label(m))}</th>' for m in lane_set.members)
     out = [f'<table class="by-lane"><thead><tr><th>{_e(lane_set.name)}</th>{head}</tr></thead><tbody>']
     for name in rows:
         t = types.get(name)
         vt = t.value if isinstance(t, MapType) else None
         cells = []
         for m in lane_set.members:
+            lane = _e(lane_set.label(m))
             new = cur[name].get(m)
             old = prev[name].get(m) if prev is not None and isinstance(prev.get(name), Mapping) else new
+            new_text = format_lines(new, vt, CELL_WIDTH)
             if old != new:
-                cells.append(f'<td class="changed" data-lane="{_e(format_value(m))}">'
-                             f'{_pre(format_lines(old, vt, 30), "old")}{_pre(format_lines(new, vt, 30), "new")}</td>')
+                old_text = format_lines(old, vt, CELL_WIDTH)
+                cells.append(f'<td class="changed" data-lane="{lane}">'
+                             f'{_pre(old_text, "old")}{_pre(new_text, "new")}</td>')
             else:
-                cells.append(f'<td data-lane="{_e(format_value(m))}">{_pre(format_lines(new, vt, 30))}</td>')
+                cells.append(f'<td data-lane="{lane}">{_pre(new_text)}</td>')
         row_class = ' class="changed-row"' if any('class="changed"' in c for c in cells) else ""
         out.append(f'<tr data-var="{_e(name)}"{row_class}><th>{_e(name)}</th>{"".join(cells)}</tr>')
     out.append("</tbody></table>")
@@ -250,9 +257,10 @@ def _state_panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names:
     elif i > 0:
         parts.append('<p class="nochange">No variable shown changed.</p>')
     sent = lanes.steps[i].sent if i < len(lanes.steps) else ()
+    label = lanes.lane_set.label if lanes.lane_set is not None else format_value
     if sent:
         parts.append('<h3>Messages sent</h3><ul class="messages">' + "".join(
-            f'<li><span class="where">{_e(format_value(m.src))} → {_e(format_value(m.dst))}</span> '
+            f'<li><span class="where">{_e(label(m.src))} → {_e(label(m.dst))}</span> '
             f'{_e(m.text)}</li>' for m in sent) + "</ul>")
     table, in_table = _lane_table(trace, i, lanes, names, types)
     parts.append("<h3>State</h3>")
@@ -326,14 +334,15 @@ def render_html(trace: Trace, model: Model | None = None, *, by: str | None = No
 <body>
 <header>
 <h1>{_e(title)}</h1>{sub}
-<p class="keys">{_e(lane_note)} · <kbd>↑</kbd><kbd>↓</kbd> or <kbd>←</kbd><kbd>→</kbd> move between steps, <kbd>Home</kbd> <kbd>End</kbd></p>
+<p class="keys">{_e(lane_note)} · <kbd>↑</kbd><kbd>↓</kbd> or <kbd>←</kbd><kbd>→</kbd>
+move between steps, <kbd>Home</kbd> <kbd>End</kbd></p>
 </header>
 <main>
 <section id="timeline" aria-label="steps">
 <div class="timeline-body">
 <div class="timeline-head">Step</div>
 {_step_list(trace, model, types, colors)}
-<div id="lanes">{_svg(trace, lanes, colors)}</div>
+<div id="lanes">{_svg(trace, model, lanes, colors)}</div>
 </div>
 </section>
 <section id="states" aria-live="polite">

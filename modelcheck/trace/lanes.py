@@ -23,10 +23,11 @@ from typing import Any
 
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
-from modelcheck.ir.types import BagType, MapType, ModelType, RecordType, SeqType, SetType, Type
-from modelcheck.ir.values import sort_values
+from modelcheck.ir.types import (BagType, EnumType, IntType, MapType, ModelType, OptionType,
+                                 RecordType, SeqType, SetType, TupleType, Type)
+from modelcheck.ir.values import domain, sort_values
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import format_value, var_names, var_types
+from modelcheck.trace.view import format_value, param_types, var_names, var_types
 
 __all__ = ["LaneSet", "Network", "Message", "LaneStep", "Lanes", "lane_sets", "choose_lane_set",
            "find_networks", "build_lanes"]
@@ -37,10 +38,19 @@ _DEST_NAMES = ("to", "dst", "dest", "destination", "target", "receiver", "recipi
 
 @dataclass(frozen=True)
 class LaneSet:
-    """The values that get a lane each, and the variables keyed by them."""
+    """The values that get a lane each, and the variables keyed by them.
+    ``type``: the values' type when known (a model-value type, or a named
+    int or enum type such as ``type Node = 1..N``)."""
     name: str
     members: tuple[Any, ...]
     keyed_vars: tuple[str, ...]
+    type: Type | None = None
+
+    def label(self, member: Any) -> str:
+        """The lane's name: the value itself, or ``Node 1`` for an int."""
+        if isinstance(self.type, IntType) or (isinstance(member, int) and not isinstance(member, bool)):
+            return f"{self.name} {member}"
+        return format_value(member)
 
 
 @dataclass(frozen=True)
@@ -83,20 +93,44 @@ class Lanes:
 
 def lane_sets(trace: Trace, model: Model | None = None,
               types: Mapping[str, Type | None] | None = None) -> list[LaneSet]:
-    """Every candidate lane set, the ones keying most variables first (ties
-    in declaration order)."""
+    """Every candidate lane set: model-value types first, then named int and
+    enum types; among those, the ones keying most variables first (ties in
+    declaration order)."""
     types = dict(types) if types is not None else var_types(trace, model)
-    found: dict[str, tuple[tuple[Any, ...], list[str]]] = {}
+    names = _type_names(model)
+    found: dict[str, tuple[Type | None, tuple[Any, ...], list[str]]] = {}
     for name in var_names(trace, model):
         t = types.get(name)
-        if isinstance(t, MapType) and isinstance(t.key, ModelType):
-            found.setdefault(t.key.name, (t.key.members, []))[1].append(name)
+        if not isinstance(t, MapType):
+            continue
+        key = t.key
+        if isinstance(key, ModelType):
+            lane_name = key.name
+        elif isinstance(key, (IntType, EnumType)) and key in names:
+            lane_name = names[key]
+        else:
+            continue
+        found.setdefault(lane_name, (key, tuple(domain(key)), []))[2].append(name)
     if not any(t is not None for t in types.values()):
         for lane_name, members, keyed in _inferred(trace, model):
-            found.setdefault(lane_name, (members, []))[1].extend(keyed)
+            found.setdefault(lane_name, (None, members, []))[2].extend(keyed)
     order = list(found)
-    ranked = sorted(order, key=lambda n: (-len(found[n][1]), order.index(n)))
-    return [LaneSet(n, found[n][0], tuple(found[n][1])) for n in ranked]
+
+    def rank(n: str) -> tuple[int, int, int]:
+        t = found[n][0]
+        return (0 if isinstance(t, ModelType) or t is None else 1, -len(found[n][2]), order.index(n))
+    return [LaneSet(n, found[n][1], tuple(found[n][2]), found[n][0]) for n in sorted(order, key=rank)]
+
+
+def _type_names(model: Model | None) -> dict[Type, str]:
+    """Named int and enum types (``type Node = 1..N``), by type; the first
+    name wins when two are equal."""
+    out: dict[Type, str] = {}
+    if model is not None:
+        for name, t in model.types:
+            if isinstance(t, (IntType, EnumType)) and t not in out:
+                out[t] = name
+    return out
 
 
 def _inferred(trace: Trace, model: Model | None) -> list[tuple[str, tuple[Any, ...], list[str]]]:
@@ -162,13 +196,13 @@ def choose_lane_set(trace: Trace, model: Model | None = None, by: str | None = N
                 return cand
     if model is not None:
         for name, t in model.types:
-            if name == by and isinstance(t, ModelType):
-                return LaneSet(name, t.members, ())
+            if name == by and isinstance(t, (ModelType, IntType, EnumType)):
+                return LaneSet(name, tuple(domain(t)), (), t)
     keys = _constant_keys(trace, by) if trace.steps and by in trace.steps[0].state else None
     if keys:
         t = types.get(by)
         if isinstance(t, MapType):
-            keys = tuple(sort_values(t.key, keys))
+            return LaneSet(by, tuple(sort_values(t.key, keys)), (by,), t.key)
         return LaneSet(by, keys, (by,))
     names = [c.name for c in candidates]
     if model is not None:
@@ -183,7 +217,7 @@ def _first_model_type(model: Model | None) -> LaneSet | None:
         return None
     for name, t in model.types:
         if isinstance(t, ModelType):
-            return LaneSet(name, t.members, ())
+            return LaneSet(name, t.members, (), t)
     return None
 
 
@@ -220,10 +254,9 @@ def _pick_ends(fields: list[str]) -> tuple[str, str] | None:
 def _lane_fields_typed(t: Type, lane_set: LaneSet) -> tuple[str, str] | None:
     if not isinstance(t, (SetType, BagType, SeqType)) or not isinstance(t.elem, RecordType):
         return None
-    fields = [n for n, ft in t.elem.fields
-              if isinstance(ft, ModelType) and ft.name == lane_set.name]
-    if not fields and not lane_set.keyed_vars:
-        # a lane set chosen by a map variable: its keys may be of any model type
+    if lane_set.type is not None:
+        fields = [n for n, ft in t.elem.fields if ft == lane_set.type]
+    else:
         fields = [n for n, ft in t.elem.fields if isinstance(ft, ModelType)
                   and set(ft.members) == set(lane_set.members)]
     return _pick_ends(fields)
@@ -290,8 +323,14 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
     prev, cur = trace.steps[i - 1].state, trace.steps[i].state
     step = trace.steps[i]
     touched: set[Any] = set()
-    for _, value in step.params:
-        touched.update(_lane_values(value, members))
+    ptypes = param_types(step, model)
+    for name, value in step.params:
+        ptype = ptypes.get(name)
+        if lane_set.type is not None and ptype is not None:
+            touched.update(_typed_lane_values(value, ptype, lane_set.type))
+        elif not isinstance(lane_set.type, IntType):
+            # untyped: ids are recognised by value (ints would be ambiguous)
+            touched.update(_lane_values(value, members))
     for var in lane_set.keyed_vars:
         old, new = prev.get(var), cur.get(var)
         if isinstance(old, Mapping) and isinstance(new, Mapping):
@@ -309,6 +348,29 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
     touched.update(m.src for m in sent)
     touched.update(m.dst for m in received)
     return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received))
+
+
+def _typed_lane_values(value: Any, t: Type, lane: Type) -> set[Any]:
+    """The lane values inside ``value`` of type ``t``: the parts whose type is
+    the lane type."""
+    if t == lane:
+        return {value}
+    if value is None:
+        return set()
+    if isinstance(t, OptionType):
+        return _typed_lane_values(value, t.elem, lane)
+    if isinstance(t, (SetType, SeqType)):
+        return set().union(*(_typed_lane_values(v, t.elem, lane) for v in value))
+    if isinstance(t, BagType):
+        return set().union(*(_typed_lane_values(v, t.elem, lane) for v in value))
+    if isinstance(t, TupleType):
+        return set().union(*(_typed_lane_values(v, et, lane) for v, et in zip(value, t.elems)))
+    if isinstance(t, RecordType):
+        return set().union(*(_typed_lane_values(value[n], ft, lane) for n, ft in t.fields if n in value))
+    if isinstance(t, MapType):
+        keys = set(value) if t.key == lane else set()
+        return keys.union(*(_typed_lane_values(v, t.value, lane) for v in value.values()))
+    return set()
 
 
 def _lane_values(value: Any, members: tuple[Any, ...]) -> set[Any]:

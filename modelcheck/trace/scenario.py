@@ -322,6 +322,10 @@ def scenario_from_json(source: str, path: str) -> Scenario:
         for e in expectations:
             if e.outcome not in (("violated", "holds") if e.name else ("feasible", "infeasible")):
                 raise ValueError(f"bad expectation outcome {e.outcome!r}")
+            if e.at_step is not None and (not isinstance(e.at_step, int) or isinstance(e.at_step, bool)):
+                raise ValueError(f"at_step must be a step number, not {e.at_step!r}")
+            if e.name is not None and not isinstance(e.name, str):
+                raise ValueError(f"a property is named by a string, not {e.name!r}")
     except (AttributeError, KeyError, TypeError, ValueError) as err:
         raise CompileError([Diagnostic(
             "MC1101", f"not a scenario: {err}", whole,
@@ -496,7 +500,8 @@ def _bind_params(binder: _Binder, step: ScenarioStep, action: Action) -> tuple[t
         if name not in declared:
             problems.append(Diagnostic(
                 "MC3101", f"{action.name} has no parameter '{name}'", span or step.span,
-                hint=_hint(name, list(declared), "its parameters are") or f"{action.name} takes no parameters"))
+                hint=_hint(name, list(declared), "its parameters are")
+                or f"{action.name} takes no parameters"))
         elif name in given:
             problems.append(Diagnostic("MC3101", f"parameter '{name}' is given twice", span or step.span))
         else:
@@ -505,6 +510,7 @@ def _bind_params(binder: _Binder, step: ScenarioStep, action: Action) -> tuple[t
     if missing:
         problems.append(Diagnostic(
             "MC3101", f"{action.name} needs {', '.join(p.name for p in missing)}", step.span,
-            hint=f"{action.name}(" + ", ".join(f"{p.name}: {render_type(p.type)}" for p in action.params) + ")"))
+            hint=f"{action.name}("
+                 + ", ".join(f"{p.name}: {render_type(p.type)}" for p in action.params) + ")"))
         return ()
     return tuple((p.name, binder.value(given[p.name], p.type)) for p in action.params)

@@ -153,7 +153,7 @@ def test_changes_are_highlighted(driver, page):
     title = panel.find_element("css selector", "h2 .action").text
     assert title == "Receive(m=Msg(src=node1, dst=node2))"
     changes = [li.text for li in panel.find_elements("css selector", "ul.changes li")]
-    assert changes == ["got[node2] 0 → 1", "net - Msg(src=node1, dst=node2)"]
+    assert changes == ["got[node2] 0 → 1", "net − Msg(src=node1, dst=node2)"]
     new = panel.find_element("css selector", "ul.changes li.changed .new")
     assert new.value_of_css_property("background-color") == "rgba(209, 250, 229, 1)"
     cell = panel.find_element("css selector", 'table.by-lane td.changed[data-lane="node2"]')

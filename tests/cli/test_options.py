@@ -106,3 +106,14 @@ def test_default_engine_falls_back_to_reference_with_a_notice(monkeypatch):
     assert engine == "reference"
     assert notice.startswith("the compiled engine is not available (")
     assert notice.endswith("; using the reference engine")
+
+
+def test_default_engine_asks_the_compiled_engine_whether_it_can_run(monkeypatch):
+    import types
+    fake = types.ModuleType("modelcheck.engines.compiled.engine")
+    fake.available = lambda: (False, "no LLVM here")
+    monkeypatch.setitem(sys.modules, "modelcheck.engines.compiled.engine", fake)
+    assert default_engine() == (
+        "reference", "the compiled engine is not available (no LLVM here); using the reference engine")
+    fake.available = lambda: True
+    assert default_engine() == ("compiled", None)

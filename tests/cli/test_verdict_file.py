@@ -80,24 +80,29 @@ def test_duplicate_ids_across_files_are_refused(tmp_path):
         select_rows(rows + rows[:1], (), large=False)
 
 
-@pytest.mark.parametrize("edit, message, hint", [
-    (('expect = "violated"', 'expect = "violatd"'), "'expect' must be one of", "did you mean 'violated'?"),
-    (('no_deadlock = true', 'no_dedlock = true'), "unknown key 'no_dedlock'", "did you mean 'no_deadlock'?"),
-    (('steps = 4', 'step = 4'), "unknown key 'step' in [[row.check]]", "did you mean 'steps'?"),
-    (('steps = 4', 'steps = "4"'), "'steps' must be a number of steps", None),
-    (('engine = "reference"', 'engine = "referenc"'), "unknown engine", "did you mean 'reference'?"),
-    (('max_states = 50', 'max_states = true'), "'max_states' must be a number", None),
-    (('spec = "a.mc"', 'spek = "a.mc"'), "unknown key 'spek'", "did you mean 'spec'?"),
+@pytest.mark.parametrize("edit, line, message, hint", [
+    (('expect = "violated"', 'expect = "violatd"'), 13, "'expect' must be one of",
+     "did you mean 'violated'?"),
+    (('no_deadlock = true', 'no_dedlock = true'), 8, "unknown key 'no_dedlock'",
+     "did you mean 'no_deadlock'?"),
+    (('steps = 4', 'step = 4'), 14, "unknown key 'step' in [[row.check]]", "did you mean 'steps'?"),
+    (('steps = 4', 'steps = "4"'), 14, "'steps' must be a number of steps, not '4'", None),
+    (('engine = "reference"', 'engine = "referenc"'), 7, "unknown engine",
+     "did you mean 'reference'?"),
+    (('max_states = 50', 'max_states = true'), 9, "'max_states' must be a number", None),
+    (('spec = "a.mc"', 'spek = "a.mc"'), 4, "unknown key 'spek'", "did you mean 'spec'?"),
+    (('expect = "holds"', 'expect = "hold"'), 17, "'expect' must be one of",
+     "did you mean 'holds'?"),
 ])
-def test_mistakes_point_at_the_row_and_suggest_the_fix(tmp_path, edit, message, hint):
+def test_mistakes_point_at_the_line_and_suggest_the_fix(tmp_path, edit, line, message, hint):
     path = _write(tmp_path, GOOD.replace(*edit, 1))
     with pytest.raises(UsageError) as err:
         read_verdict_file(path)
     text = str(err.value)
-    assert text.startswith(f"{path}:3: row 'A-1': ")
-    assert message in text
-    assert '3 | id = "A-1"' in text
-    assert err.value.hint == hint or hint is None
+    assert text.startswith(f"{path}:{line}: row 'A-1': {message}")
+    # the line itself is quoted under the message
+    assert text.endswith(f"\n  {line} | {edit[1]}")
+    assert err.value.hint == hint
 
 
 def test_a_row_without_checks_is_refused(tmp_path):

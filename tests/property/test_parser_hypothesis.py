@@ -16,9 +16,15 @@ from modelcheck.ir.nodes import Model
 from modelcheck.pipeline import load_source
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = [(ROOT / "specs" / "examples" / name).read_text(encoding="utf-8")
-            for name in ("die_hard.mc", "two_phase.mc")]
+SPECS = [(ROOT / "specs" / "examples" / name).read_text(encoding="utf-8")
+         for name in ("die_hard.mc", "two_phase.mc")]
+# The language reference's examples use every construct: good seeds for mutation.
+DOC_BLOCKS = re.findall(r"```mc\n(.*?)```", (ROOT / "docs" / "language.md").read_text(
+    encoding="utf-8"), re.DOTALL)
+# Comments are dropped: the mutated tokens are joined on one line.
+EXAMPLES = [re.sub(r"#[^\n]*", "", text) for text in SPECS + DOC_BLOCKS]
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|:=|==|!=|<=|>=|=>|//|\.\.|->|\S")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TOKENS = sorted({t for text in EXAMPLES for t in TOKEN.findall(text)} |
                 {"{", "}", "(", ")", "[", "]", "'", "none", "some", "pick", "either", "or",
                  "with", "if", "then", "else", "let", ";", "-", "int", "0", "99999", "seq",
@@ -48,8 +54,11 @@ def mutated(draw):
     tokens = TOKEN.findall(text)
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(tokens) - 1))
-        kind = draw(st.sampled_from(["delete", "duplicate", "swap", "replace"]))
-        if kind == "delete":
+        kind = draw(st.sampled_from(["delete", "duplicate", "swap", "replace", "rename"]))
+        if kind == "rename" and NAME.fullmatch(tokens[i]):
+            # another name of the same spec: keeps the syntax, tests the semantics
+            tokens[i] = draw(st.sampled_from([t for t in tokens if NAME.fullmatch(t)]))
+        elif kind == "delete":
             del tokens[i]
         elif kind == "duplicate":
             tokens.insert(i, tokens[i])
@@ -84,4 +93,4 @@ def test_random_text(text):
                        st.one_of(st.integers(-5, 20), st.text(max_size=5), st.booleans()),
                        max_size=2))
 def test_overrides(consts):
-    front_end(EXAMPLES[1], consts)
+    front_end(SPECS[1], consts)

@@ -28,17 +28,23 @@ O_DEADLOCK, O_STORE, O_SYMMETRY, O_STOP_FIRST, O_MAX_STATES, O_GROW_AT = 0, 1, 2
 DRIVER_SOURCE = '''
 # ---------------------------------------------------------------- driver
 
-@njit(cache=True, nogil=True)
-def canon_row(row, U, S, out):
+@jit
+def unpack1(row, U):
+    """unpack for a lone row."""
+    unpack(row.reshape(1, W), 0, U)
+
+
+@jit
+def canon_row(rows, ri, U, S, out):
     if NSYM == 0:
         for w in range(W):
-            out[w] = row[w]
+            out[w] = rows[ri, w]
     else:
-        unpack(row, U)
+        unpack(rows, ri, U)
         canon(U, S, out)
 
 
-@njit(cache=True, nogil=True)
+@jit
 def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
     """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
     active = False
@@ -47,7 +53,7 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
             active = True
     if not active:
         return 0
-    unpack(row, V)
+    unpack1(row, V)
     if state_props(V, S, err, want, flags) < 0:
         return -1
     stop = 0
@@ -74,7 +80,7 @@ def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opt
             return 1, i
         if ctr[1] >= nxt.shape[0]:
             return 2, i
-        canon_row(rows[i], U, S, crow)
+        canon_row(rows, i, U, S, crow)
         key = fingerprint(crow) ^ SIGN
         if opts[4] >= 0 and meta[1] >= opts[4]:
             if table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, False) == -2:
@@ -115,8 +121,7 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
     for i in range(start, stop):
         if meta[1] >= opts[5]:
             return 1, i
-        row = front[i]
-        k = successors(row, U, P, S, buf, bufaid, err)
+        k = successors(front, i, U, P, S, buf, bufaid, err)
         if k == -2:
             return 3, i
         if k < 0:
@@ -125,7 +130,7 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
             return 4, i
         if ctr[1] + k > nxt.shape[0]:
             return 2, i
-        ptag = (fingerprint(row) >> TAG_SHIFT) & TAG_MASK
+        ptag = (fingerprint_at(front, i) >> TAG_SHIFT) & TAG_MASK
         ctr[0] += k
         if k == 0 and opts[0] != 0 and found[dl] == 0:
             t = is_terminal(U, S, err)
@@ -136,27 +141,26 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
             if t == 0:
                 found[dl] = 1
                 for w in range(W):
-                    frows[dl, w] = row[w]
+                    frows[dl, w] = front[i, w]
                 if opts[3] != 0:
                     return 5, i + 1
         for j in range(k):
             a = bufaid[j]
             act_counts[act_of[a]] += 1
-            succ = buf[j]
             if nstep > 0:
                 active = False
                 for q in range(nstep):
                     if want_step[q] != 0:
                         active = True
                 if active:
-                    unpack(succ, V)
+                    unpack(buf, j, V)
                     if step_props(U, V, S, err, want_step, sflags) < 0:
                         err[3] = 3
                         err[4] = i
                         err[5] = j
                         err[6] = a
                         for w in range(W):
-                            err[8 + w] = succ[w]
+                            err[8 + w] = buf[j, w]
                         return 4, i
                     halt = False
                     for q in range(nstep):
@@ -165,13 +169,13 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                             found[nstate + q] = 1
                             faid[nstate + q] = a
                             for w in range(W):
-                                frows[nstate + q, w] = row[w]
-                                frows2[nstate + q, w] = succ[w]
+                                frows[nstate + q, w] = front[i, w]
+                                frows2[nstate + q, w] = buf[j, w]
                             if opts[3] != 0:
                                 halt = True
                     if halt:
                         return 5, i + 1
-            canon_row(succ, V, S, crow)
+            canon_row(buf, j, V, S, crow)
             key = fingerprint(crow) ^ SIGN
             allow = opts[1] != 0
             if allow and opts[4] >= 0 and meta[1] >= opts[4]:
@@ -213,7 +217,7 @@ def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
     3 buf is too small, 4 run-time error at the row reached."""
     m = m0
     for i in range(start, rows.shape[0]):
-        k = successors(rows[i], U, P, S, buf, bufaid, err)
+        k = successors(rows, i, U, P, S, buf, bufaid, err)
         if k == -2:
             return 3, i, m
         if k < 0:
@@ -235,7 +239,7 @@ def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
 def props_batch(rows, U, S, err, want, flags):
     """State-property columns for each row; -1 - row on a run-time error."""
     for i in range(rows.shape[0]):
-        unpack(rows[i], U)
+        unpack(rows, i, U)
         if state_props(U, S, err, want, flags[i]) < 0:
             return -1 - i
     return 0
@@ -244,7 +248,7 @@ def props_batch(rows, U, S, err, want, flags):
 @njit(cache=True, nogil=True)
 def terminal_batch(rows, U, S, err, out):
     for i in range(rows.shape[0]):
-        unpack(rows[i], U)
+        unpack(rows, i, U)
         t = is_terminal(U, S, err)
         if t < 0:
             return -1 - i
@@ -255,8 +259,8 @@ def terminal_batch(rows, U, S, err, out):
 @njit(cache=True, nogil=True)
 def steps_batch(pre, post, U, V, S, err, want, flags):
     for i in range(pre.shape[0]):
-        unpack(pre[i], U)
-        unpack(post[i], V)
+        unpack(pre, i, U)
+        unpack(post, i, V)
         if step_props(U, V, S, err, want, flags[i]) < 0:
             return -1 - i
     return 0
@@ -265,5 +269,5 @@ def steps_batch(pre, post, U, V, S, err, want, flags):
 @njit(cache=True, nogil=True)
 def canon_batch(rows, out, U, S):
     for i in range(rows.shape[0]):
-        canon_row(rows[i], U, S, out[i])
+        canon_row(rows, i, U, S, out[i])
 '''

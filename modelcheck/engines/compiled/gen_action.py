@@ -89,7 +89,8 @@ Cont = Callable[[], None]
 
 
 class ActionGen:
-    """Generates ``act_<k>(row, U, P, S, out, aid, n, err) -> n`` for one action."""
+    """Generates the code of one action inside ``successors(rows, ri, U, P, S,
+    out, aid, err)``: it appends the action's outcomes from row ``n``."""
 
     def __init__(self, gen: ExprGen, model: ir.Model, layout: Layout):
         self.g = gen
@@ -101,21 +102,20 @@ class ActionGen:
         self.base = 0
         self.assignable: frozenset[str] = frozenset()
 
-    def function(self, name: str, action: ir.Action, base: int) -> None:
+    def inline(self, action: ir.Action, base: int) -> None:
+        """The action's code, at the current indentation (all actions share one
+        function: calls between jitted functions cost more than they do)."""
         src, g = self.src, self.g
         self.base = base
         self.assignable = assigned_vars(action.body)
         self.flagged = {v for v in self.assignable if width(self.model.var(v).type) > FLAG_WIDTH}
-        src.start_function()
+        src.scratch = 0
         g.env = {}
-        src.line("@njit(cache=True, nogil=True)")
-        with src.block(f"def {name}(row, U, P, S, out, aid, n, err):"):
-            src.line("cap = out.shape[0]")
-            for v in sorted(self.flagged):
-                src.line(f"d_{v} = True")
-            self._bindings(action, 0, "0")
-            src.line("return n")
-        src.blank()
+        params = ", ".join(p.name for p in action.params)
+        src.line(f"# ---- action {action.name}({params}): instances {base}..")
+        for v in sorted(self.flagged):
+            src.line(f"d_{v} = True")
+        self._bindings(action, 0, "0")
 
     def _bindings(self, action: ir.Action, k: int, index: str) -> None:
         src, g = self.src, self.g
@@ -165,8 +165,9 @@ class ActionGen:
                 code = pack_word(layout, w, lambda i: f"{'P' if owner[i] in self.assignable else 'U'}[{i}]")
                 src.line(f"out[n, {w}] = {code}")
             else:
-                src.line(f"out[n, {w}] = row[{w}]")
-        src.line(f"aid[n] = {self.base} + {self.binding}")
+                src.line(f"out[n, {w}] = rows[ri, {w}]")
+        src.line(f"aid[n] = {self.base} + {self.binding}" if self.binding != "0"
+                 else f"aid[n] = {self.base}")
         src.line("n += 1")
 
     # ------------------------------------------------------------ statements

@@ -31,9 +31,14 @@ _HEADER = '''\
 {layout}
 import numpy as np
 from numba import njit
-from modelcheck.engines.compiled.runtime import (popcount, fingerprint, SIGN, TAG_SHIFT,
-    TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints, less)
+from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
+    TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints,
+    less)
 from modelcheck.engines.compiled.table import table_insert
+
+# Internal functions never allocate: no reference counting on their array
+# arguments (it costs more than the work); entry points keep it.
+jit = njit(cache=True, nogil=True, _nrt=False)
 
 W = {words}
 NSLOTS = {slots}
@@ -85,12 +90,21 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     actions = []
     base = 0
     agen = ActionGen(gen, model, layout)
-    for k, action in enumerate(model.actions):
-        count = bindings_count(action)
-        agen.function(f"act_{k}_{action.name}", action, base)
-        actions.append(ActionInfo(action.name, action.params, base, count))
-        base += count
-    _successors(body, model)
+    body.line("@jit")
+    with body.block("def successors(rows, ri, U, P, S, out, aid, err):"):
+        body.line('"""Every outcome of every action instance from rows[ri], in the reference '
+                  'order,')
+        body.line('into out/aid; the count, -1 on a run-time error (see err), -2 if out is full."""')
+        body.line("unpack(rows, ri, U)")
+        body.line("cap = out.shape[0]")
+        body.line("n = 0")
+        for action in model.actions:
+            count = bindings_count(action)
+            agen.inline(action, base)
+            actions.append(ActionInfo(action.name, action.params, base, count))
+            base += count
+        body.line("return n")
+    body.blank()
 
     state_cols = state_columns(model)
     step_cols = [p for p in model.properties if p.kind is ir.PropertyKind.STEP]
@@ -119,10 +133,10 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
 
 
 def _unpack(src: Source, layout: Layout) -> None:
-    src.line("@njit(cache=True, nogil=True)")
-    with src.block("def unpack(row, U):"):
+    src.line("@jit")
+    with src.block("def unpack(rows, ri, U):"):
         for w in range(layout.words):
-            src.line(f"w{w} = row[{w}]")
+            src.line(f"w{w} = rows[ri, {w}]")
         for i, f in enumerate(layout.fields):
             if f.bits == 0:
                 code = "0"
@@ -137,25 +151,11 @@ def _unpack(src: Source, layout: Layout) -> None:
     src.blank()
 
 
-def _successors(src: Source, model: ir.Model) -> None:
-    src.line("@njit(cache=True, nogil=True)")
-    with src.block("def successors(row, U, P, S, out, aid, err):"):
-        src.line('"""Every outcome of every action instance, in the reference order."""')
-        src.line("unpack(row, U)")
-        src.line("n = 0")
-        for k, action in enumerate(model.actions):
-            src.line(f"n = act_{k}_{action.name}(row, U, P, S, out, aid, n, err)")
-            with src.block("if n < 0:"):
-                src.line("return n")
-        src.line("return n")
-    src.blank()
-
-
 def _properties(src: Source, gen: ExprGen, name: str, params: str, cols: list[ir.Property],
                 pre: str, post: str | None) -> None:
     gen.pre, gen.post = pre, post
     src.start_function()
-    src.line("@njit(cache=True, nogil=True)")
+    src.line("@jit")
     with src.block(f"def {name}({params}):"):
         for q, prop in enumerate(cols):
             src.line(f"# {prop.kind.value} {prop.name}")
@@ -171,7 +171,7 @@ def _properties(src: Source, gen: ExprGen, name: str, params: str, cols: list[ir
 
 def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> None:
     src.start_function()
-    src.line("@njit(cache=True, nogil=True)")
+    src.line("@jit")
     with src.block("def is_terminal(U, S, err):"):
         for prop in terminals:
             gen.env = {}
@@ -184,12 +184,12 @@ def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> 
 
 def _no_symmetry(src: Source, layout: Layout) -> None:
     from modelcheck.engines.compiled.gen_action import pack_word
-    src.line("@njit(cache=True, nogil=True)")
+    src.line("@jit")
     with src.block("def pack(X, out):"):
         for w in range(layout.words):
             src.line(f"out[{w}] = {pack_word(layout, w, lambda i: f'X[{i}]')}")
     src.blank()
-    src.line("@njit(cache=True, nogil=True)")
+    src.line("@jit")
     with src.block("def canon(U, S, out):"):
         src.line("pack(U, out)")
     src.blank()

@@ -190,7 +190,7 @@ class SymmetryGen:
     def functions(self) -> None:
         """``pack``, ``perm_<k>``, ``sig_<k>`` and ``canon``."""
         src, layout = self.src, self.layout
-        src.line("@njit(cache=True, nogil=True)")
+        src.line("@jit")
         with src.block("def pack(X, out):"):
             for w in range(layout.words):
                 src.line(f"out[{w}] = {pack_word(layout, w, lambda i: f'X[{i}]')}")
@@ -198,14 +198,14 @@ class SymmetryGen:
         n = layout.slots
         for k, sym in enumerate(self.types):
             src.start_function()
-            src.line("@njit(cache=True, nogil=True)")
+            src.line("@jit")
             with src.block(f"def perm_{k}(X, pi, Y, S):"):
                 for var in layout.vars:
                     base = Region("X", str(var.first))
                     self.perm(base, var.type, Region("Y", str(var.first)), sym, "pi")
             src.blank()
             src.start_function()
-            src.line("@njit(cache=True, nogil=True)")
+            src.line("@jit")
             with src.block(f"def sig_{k}(X, sig, S):"):
                 with src.block(f"for i in range({len(sym.members)}):"):
                     h = "0"
@@ -217,7 +217,7 @@ class SymmetryGen:
                     src.line(f"sig[i] = {h}")
             src.blank()
         src.start_function()
-        src.line("@njit(cache=True, nogil=True)")
+        src.line("@jit")
         with src.block("def canon(U, S, out):"):
             # Scratch for canon itself lives past what perm/sig use.
             src.line(f"X = S[NSCRATCH:NSCRATCH + {n}]")

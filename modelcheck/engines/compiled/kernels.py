@@ -136,7 +136,26 @@ class CompiledModel:
         self.check_steps(rows, rows, np.zeros(0, dtype=np.int32))
         self.canonicalize(rows)
         self.terminal(rows)
+        self._warm_search(rows)
         self.compile_s = time.perf_counter() - start
+
+    def _warm_search(self, rows: np.ndarray) -> None:
+        """Compile ``admit`` and ``explore_chunk`` with the argument types the
+        search passes (an empty frontier does no work)."""
+        from modelcheck.engines.compiled.table import FingerprintTable
+        w = self.layout.words
+        t = FingerprintTable(w, exact=False, capacity=64)
+        i64 = np.zeros(max(1, len(self.state_columns) + len(self.step_columns) + 1),
+                       dtype=np.int64)
+        frows = np.zeros((len(i64), w), dtype=np.int64)
+        crow = np.zeros(w, dtype=np.int64)
+        opts = np.zeros(8, dtype=np.int64)
+        self.module.admit(rows, 0, t.keys, t.tlo, t.thi, t.states, t.meta, rows, i64, i64,
+                          i64, opts, i64, frows, self.U, self.S, self.V, crow, self.err, i64)
+        self.module.explore_chunk(rows, 0, 0, t.keys, t.tlo, t.thi, t.states, t.meta, rows, i64,
+                                  i64, self.action_of, i64, i64, i64, opts, i64, frows, frows,
+                                  i64, self.U, self.P, self.S, self.V, self.buf, self.bufaid,
+                                  crow, self.err, i64, i64)
 
     def grow_buffer(self) -> None:
         self.buf = np.zeros((self.buf.shape[0] * 2, self.layout.words), dtype=np.int64)

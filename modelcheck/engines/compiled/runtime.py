@@ -1,5 +1,9 @@
-"""Small numba functions every generated kernel module imports: bit counting
-and the 64-bit state fingerprint.
+"""Small numba functions every generated kernel module imports: bit counting,
+the 64-bit state fingerprint, helpers for symmetry.
+
+They are compiled without numba's reference counting (``_nrt=False``): they
+never allocate, and the increments and decrements of every array argument
+would otherwise cost more than the work in the hot loop.
 
 All arithmetic is on int64 (numba turns int64/uint64 mixtures into floats);
 shifts that must not drag the sign bit along are masked, and multiplications
@@ -10,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["popcount", "fingerprint", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
+__all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
            "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
            "copy_ints", "less"]
 
@@ -34,7 +38,7 @@ _F2 = np.int64(-4265267296055464877)        # 0xc4ceb9fe1a85ec53
 _SEED = np.int64(0x2545F4914F6CDD1D)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def popcount(x: np.int64) -> np.int64:
     x = x - ((x >> 1) & _M1)
     x = (x & _M2) + ((x >> 2) & _M2)
@@ -42,12 +46,12 @@ def popcount(x: np.int64) -> np.int64:
     return ((x * _H01) >> 56) & 0xFF
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _rotl(x: np.int64, r: int) -> np.int64:
     return (x << r) | ((x >> (64 - r)) & ((np.int64(1) << r) - 1))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _fmix(k: np.int64) -> np.int64:
     k ^= (k >> 33) & 0x7FFFFFFF
     k *= _F1
@@ -57,7 +61,7 @@ def _fmix(k: np.int64) -> np.int64:
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def fingerprint(row: np.ndarray) -> np.int64:
     """MurmurHash3-style 64-bit hash of a packed state, never 0 and with a
     non-zero tag.  The bits are an unsigned fingerprint held in an int64."""
@@ -74,7 +78,24 @@ def fingerprint(row: np.ndarray) -> np.int64:
     return h
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
+def fingerprint_at(rows: np.ndarray, i: int) -> np.int64:
+    """``fingerprint(rows[i])`` without making a view of the row."""
+    n = rows.shape[1]
+    h = _SEED ^ n
+    for w in range(n):
+        k = rows[i, w] * _C1
+        k = _rotl(k, 31)
+        k *= _C2
+        h ^= k
+        h = _rotl(h, 27) * 5 + 0x52DCE729
+    h = _fmix(h ^ (n * 8))
+    if ((h >> TAG_SHIFT) & TAG_MASK) == 0:
+        h |= np.int64(1) << TAG_SHIFT
+    return h
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def tag_of(fp: np.int64) -> np.int64:
     return (fp >> TAG_SHIFT) & TAG_MASK
 
@@ -82,18 +103,18 @@ def tag_of(fp: np.int64) -> np.int64:
 @njit(cache=True, nogil=True)
 def fingerprint_rows(rows: np.ndarray, out: np.ndarray) -> None:
     for i in range(rows.shape[0]):
-        out[i] = fingerprint(rows[i])
+        out[i] = fingerprint_at(rows, i)
 
 
 # ---------------------------------------------------------------- symmetry helpers
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hmix(h: np.int64, x: np.int64) -> np.int64:
     """Order-dependent combination of a hash and a value."""
     return _fmix((h * _C1) ^ _rotl(np.int64(x) * _C2 + 0x165667B1, 29))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sort_members(sig: np.ndarray, order: np.ndarray) -> None:
     """order := member indices sorted by (signature, index)."""
     n = sig.shape[0]
@@ -108,7 +129,7 @@ def sort_members(sig: np.ndarray, order: np.ndarray) -> None:
         order[j + 1] = x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def tie_candidates(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
     """How many orderings of tied members there are, or 1 past ``limit``."""
     total = 1
@@ -126,24 +147,28 @@ def tie_candidates(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _next_permutation(a: np.ndarray, lo: int, hi: int) -> bool:
     """Next lexicographic order of a[lo:hi]; False (and sorted) after the last."""
     i = hi - 2
     while i >= lo and a[i] >= a[i + 1]:
         i -= 1
-    if i < lo:
-        a[lo:hi] = np.sort(a[lo:hi])
-        return False
-    j = hi - 1
-    while a[j] <= a[i]:
-        j -= 1
-    a[i], a[j] = a[j], a[i]
-    a[i + 1:hi] = a[i + 1:hi][::-1].copy()
-    return True
+    if i >= lo:
+        j = hi - 1
+        while a[j] <= a[i]:
+            j -= 1
+        a[i], a[j] = a[j], a[i]
+    # The suffix is descending: reversing it gives the smallest order (the
+    # whole segment sorted again after the last permutation).
+    x, y = i + 1, hi - 1
+    while x < y:
+        a[x], a[y] = a[y], a[x]
+        x += 1
+        y -= 1
+    return i >= lo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def next_tie_order(sig: np.ndarray, order: np.ndarray) -> bool:
     """The next ordering of tied members (an odometer over the tie groups)."""
     n = order.shape[0]
@@ -158,19 +183,19 @@ def next_tie_order(sig: np.ndarray, order: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def invert(order: np.ndarray, pi: np.ndarray) -> None:
     for pos in range(order.shape[0]):
         pi[order[pos]] = pos
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def copy_ints(a: np.ndarray, b: np.ndarray) -> None:
     for i in range(a.shape[0]):
         b[i] = a[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def less(a: np.ndarray, b: np.ndarray) -> bool:
     for i in range(a.shape[0]):
         if a[i] != b[i]:

@@ -45,17 +45,17 @@ def tail_for(cap: int) -> int:
     return 1024 + cap // 1024
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def key_of(fp: np.int64) -> np.int64:
     return fp ^ SIGN
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def home_of(key: np.int64, cap: np.int64) -> np.int64:
     return (((key ^ SIGN) >> 33) & 0x7FFFFFFF) * cap >> 31
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _same_state(states: np.ndarray, i: np.int64, row: np.ndarray) -> bool:
     for w in range(row.shape[0]):
         if states[i, w] != row[w]:
@@ -63,7 +63,7 @@ def _same_state(states: np.ndarray, i: np.int64, row: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
                  key: np.int64, row: np.ndarray) -> np.int64:
     """The slot holding the state, or -1."""
@@ -80,7 +80,7 @@ def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def table_insert(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.ndarray,
                  meta: np.ndarray, key: np.int64, ptag: np.int64, row: np.ndarray,
                  allow: bool) -> np.int64:
@@ -147,7 +147,7 @@ def _rebuild(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.ndar
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.ndarray) -> np.int64:
     """The slots of the entries whose fingerprint has tag ``tag`` (at most
     ``out.shape[0]`` of them, in ``out``); returns how many there are."""

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter,
                                      PropertyResult, Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator
@@ -30,15 +32,29 @@ from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.trace import Trace
 
-__all__ = ["SparkEngine", "KernelsFactory"]
+__all__ = ["SparkEngine", "KernelsFactory", "BackendFactory", "KernelsUnavailable"]
 
 #: Builds the batch kernels of a model (the compiled engine's, by default).
 KernelsFactory = Callable[[Model, CheckOptions, PropertyPlan], SearchKernels]
+#: Takes over the search from the driver's parts once levels are wide
+#: (Spark, by default; tests plug in an in-process stand-in).
+BackendFactory = Callable[[SearchKernels, PropertyPlan, list[Part], CheckOptions], LevelBackend]
+
+
+class KernelsUnavailable(Exception):
+    """The model cannot be compiled to batch kernels (the message says why)."""
 
 
 def _compiled_kernels(model: Model, options: CheckOptions, plan: PropertyPlan) -> SearchKernels:
-    from modelcheck.engines.spark.compiled_adapter import compiled_kernels
-    return compiled_kernels(model, options, plan)
+    try:
+        from modelcheck.engines.compiled.reps import Unsupported
+        from modelcheck.engines.spark.compiled_adapter import compiled_kernels
+    except ImportError as err:
+        raise KernelsUnavailable(str(err) or "numba is not installed") from err
+    try:
+        return compiled_kernels(model, options, plan)
+    except (Unsupported, ImportError) as err:
+        raise KernelsUnavailable(str(err)) from err
 
 
 class SparkEngine:
@@ -46,8 +62,10 @@ class SparkEngine:
 
     name = "spark"
 
-    def __init__(self, kernels_factory: KernelsFactory | None = None):
+    def __init__(self, kernels_factory: KernelsFactory | None = None,
+                 backend_factory: BackendFactory | None = None):
         self.kernels_factory = kernels_factory or _compiled_kernels
+        self.spark_backend_factory = backend_factory
 
     def check(self, model: Model, options: CheckOptions,
               reporter: Reporter | None = None) -> CheckResult:
@@ -55,13 +73,40 @@ class SparkEngine:
         _validate(options)
         props = select_properties(model, options)
         plan = plan_properties(props)
-        kernels = self.kernels_factory(model, options, plan)
+        try:
+            kernels = self.kernels_factory(model, options, plan)
+        except KernelsUnavailable as err:
+            return _fallback(model, options, reporter, str(err))
         digest = model_digest(model, options, kernels.words)
-        run = _Run(model, options, reporter, kernels, plan)
+        run = _Run(model, options, reporter, kernels, plan, self.spark_backend_factory)
         try:
             return run.check(props, digest)
         finally:
             run.close()
+
+
+def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str) -> CheckResult:
+    """The reference explorer's result, for a model the kernels cannot hold."""
+    from modelcheck.engines.reference.engine import ReferenceEngine
+    note = f"spark engine unavailable ({why}); using the reference explorer"
+    reporter.note(note)
+    result = ReferenceEngine().check(model, options, reporter)
+    result.notes.insert(0, note)
+    return result
+
+
+def _evaluate_everything(evaluator: Evaluator, plan: PropertyPlan, state: tuple) -> None:
+    """Everything the search evaluates at a state, in the reference's order:
+    its state properties, its successors, whether it is terminal, the step
+    invariants on its steps.  Raises the first EvalError."""
+    for prop in plan.state:
+        evaluator.check_property(prop.name, state)
+    transitions = list(evaluator.successors(state))
+    if not transitions:
+        evaluator.is_terminal(state)
+    for t in transitions:
+        for prop in plan.step:
+            evaluator.check_property(prop.name, state, t.state)
 
 
 def _validate(options: CheckOptions) -> None:
@@ -75,7 +120,9 @@ class _Run:
     """One check: the search, then the traces, then the result."""
 
     def __init__(self, model: Model, options: CheckOptions, reporter: Reporter,
-                 kernels: SearchKernels, plan: PropertyPlan):
+                 kernels: SearchKernels, plan: PropertyPlan,
+                 backend_factory: BackendFactory | None):
+        self.backend_factory = backend_factory
         self.model = model
         self.options = options
         self.reporter = reporter
@@ -88,6 +135,8 @@ class _Run:
     # ------------------------------------------------------------ Spark
 
     def to_spark(self, parts: list[Part]) -> LevelBackend:
+        if self.backend_factory is not None:
+            return self.backend_factory(self.kernels, self.plan, parts, self.options)
         from modelcheck.engines.spark.distributed import SparkLevels
         sc, partitions = self._spark()
         return SparkLevels.from_parts(sc, self.kernels, self.plan, parts, partitions)
@@ -120,7 +169,7 @@ class _Run:
             self.backend = InProcessLevels(self.kernels, self.plan)
             search = self._search(SearchState(), digest, open_names)
             search.seed(self.backend.seed(routed), generated)
-        if search.reason is None:
+        if search.reason is None and search.failed is None:
             search.run()
         self.backend = search.backend
         if search.failed is not None:
@@ -142,7 +191,7 @@ class _Run:
         state = manifest.state
         on_spark = bool(state.levels) and state.levels[-1].where == "spark"
         threshold = self.options.spark_threshold
-        if on_spark or threshold == 0:
+        if (on_spark or threshold == 0) and self.backend_factory is None:
             from modelcheck.engines.spark.distributed import SparkLevels
             sc, partitions = self._spark()
             backend: LevelBackend = SparkLevels.from_checkpoint(
@@ -150,7 +199,10 @@ class _Run:
         else:
             parts = [read_part(part_path(directory, manifest.folder, i))
                      for i in range(manifest.parts)]
-            backend = InProcessLevels.from_parts(self.kernels, self.plan, parts)
+            if on_spark or threshold == 0:
+                backend = self.to_spark(parts)
+            else:
+                backend = InProcessLevels.from_parts(self.kernels, self.plan, parts)
         self.reporter.note(f"resumed from the checkpoint at depth {state.depth} "
                            f"({state.distinct:,} distinct states) in {directory}")
         return state, backend
@@ -175,10 +227,9 @@ class _Run:
             kernels = self.kernels
 
             def violates(pre: Any, post: Any, action: int) -> bool:
-                import numpy as np
-                holds = kernels.step_props(pre[None, :], post[None, :],
-                                           np.array([action], dtype=np.int32))
-                return not bool(holds[0, column])
+                checked = kernels.step_props(pre[None, :], post[None, :],
+                                             np.array([action], dtype=np.int32))
+                return not len(checked.failed) and not bool(checked.values[0, column])
 
             steps.append(successor_with(self.kernels, steps[-1][1], hit.fps[1], violates))
         kind = "counterexample"
@@ -187,15 +238,14 @@ class _Run:
         return to_trace(self.kernels, evaluator, steps, kind, hit.name)
 
     def _error(self, search: LevelSearch) -> EvalError:
-        """The run-time error of the first failing state, as the reference
-        evaluator raises it, with the trace to that state."""
+        """The run-time error at the failing state, as the reference evaluator
+        raises it, with the trace to that state."""
         assert search.failed is not None
         fp, _ = search.failed
         steps = replay_forward(self.kernels, self._paths(search, [fp])[fp])
         evaluator = Evaluator(self.model)
-        state = self.kernels.decode(steps[-1][1])
         try:
-            list(evaluator.successors(state))
+            _evaluate_everything(evaluator, self.plan, self.kernels.decode(steps[-1][1]))
         except EvalError as err:
             err.trace = to_trace(self.kernels, evaluator, steps, "error", None)
             return err
@@ -218,7 +268,10 @@ class _Run:
             stop_reason = f"stopped by a run-time error ({error.diagnostic.code})"
         results: list[PropertyResult] = verdicts.results(finished, stop_reason)
         stats = self._stats(search)
-        notes = level_notes(search.state.levels, self.spark_info) if search is not None else []
+        notes = list(getattr(self.kernels, "notes", []))
+        if search is not None:
+            notes += level_notes(search.state, self.spark_info, self.options,
+                                 bool(getattr(self.kernels, "symmetric", False)))
         return CheckResult(self.model.name, "spark", results, stats, reason=reason,
                            error=error, notes=notes)
 
@@ -239,7 +292,7 @@ class _Run:
         for action_id, n in enumerate(st.action_counts):
             counts[self.kernels.action_label(action_id)[0]] += n
         never = tuple(name for name, n in counts.items() if n == 0)
-        extras = stats_extras(st, elapsed, search.collision_probability(), self.spark_info)
+        extras = stats_extras(st, elapsed, self.spark_info)
         return Stats(distinct_states=st.distinct, generated_states=st.generated, depth=st.depth,
                      elapsed_s=elapsed, action_counts=counts, never_enabled=never, extras=extras)
 

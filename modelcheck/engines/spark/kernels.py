@@ -21,7 +21,7 @@ import numpy as np
 
 from modelcheck.ir.nodes import Property, PropertyKind
 
-__all__ = ["Expansion", "PropertyPlan", "SearchKernels", "plan_properties"]
+__all__ = ["Expansion", "Checked", "PropertyPlan", "SearchKernels", "plan_properties", "keys"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,14 @@ class Expansion:
     parent: np.ndarray    # (m,) int64, row in the batch
     action: np.ndarray    # (m,) int32, action instance id
     failed: np.ndarray    # (k,) int64, rows of the batch
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Property values of a batch; ``failed`` lists the rows whose evaluation
+    hit a run-time error (their values are meaningless)."""
+    values: np.ndarray    # (n, columns) or (n,) bool
+    failed: np.ndarray    # (k,) int64
 
 
 @dataclass(frozen=True)
@@ -80,20 +88,25 @@ class SearchKernels(Protocol):
 
     def expand(self, batch: np.ndarray) -> Expansion: ...
 
+    def canonicalize(self, batch: np.ndarray) -> np.ndarray:
+        """Each row's representative under symmetry (the rows themselves
+        without): the search stores and expands representatives only."""
+        ...
+
     def fingerprint(self, batch: np.ndarray) -> np.ndarray:
-        """(n,) uint64; equal for states the search treats as one (symmetry)."""
+        """(n,) uint64 hashes of the rows as they are."""
         ...
 
-    def state_props(self, batch: np.ndarray) -> np.ndarray:
-        """(n, len(plan.state)) bool."""
+    def state_props(self, batch: np.ndarray) -> Checked:
+        """values (n, len(plan.state)) bool."""
         ...
 
-    def step_props(self, pre: np.ndarray, post: np.ndarray, action: np.ndarray) -> np.ndarray:
-        """(m, len(plan.step)) bool."""
+    def step_props(self, pre: np.ndarray, post: np.ndarray, action: np.ndarray) -> Checked:
+        """values (m, len(plan.step)) bool for the steps pre[i] -> post[i]."""
         ...
 
-    def terminal(self, batch: np.ndarray) -> np.ndarray:
-        """(n,) bool: the state satisfies some ``terminal`` declaration."""
+    def terminal(self, batch: np.ndarray) -> Checked:
+        """values (n,) bool: the state satisfies some ``terminal`` declaration."""
         ...
 
     def decode(self, row: np.ndarray) -> tuple:
@@ -104,3 +117,12 @@ class SearchKernels(Protocol):
         """(action name, parameters) of an action instance."""
         ...
 
+
+def keys(kernels: SearchKernels, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The representatives of ``rows`` and their fingerprints: what the seen
+    set stores.  Representatives are a function of the state, so the set of
+    states reached does not depend on the order the search finds them in."""
+    if len(rows) == 0:
+        return rows, np.empty(0, np.uint64)
+    canon = np.ascontiguousarray(kernels.canonicalize(rows), dtype=np.uint64)
+    return canon, kernels.fingerprint(canon)

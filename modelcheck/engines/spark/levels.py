@@ -8,7 +8,6 @@ enough to hand the search over to Spark.
 """
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -128,6 +127,9 @@ class LevelSearch:
             st.depth += 1
             st.distinct += merged.new_states
             self.absorb_states(merged, st.depth)
+        if merged.failed is not None:
+            self.failed = (merged.failed, st.depth)
+            return
         st.levels.append(LevelLog(level + 1, self.backend.where, expanded_size, merged.new_states,
                                   round(time.monotonic() - started, 3)))
         self.tick()
@@ -146,6 +148,8 @@ class LevelSearch:
         self.absorb_states(report, 1)
         st.levels.append(LevelLog(1, self.backend.where, 0, report.new_states, 0.0))
         self.tick()
+        if report.failed is not None:
+            self.failed = (report.failed, 1)
         if self.options.stop_on_first and self.any_violation():
             self.reason = "stopped at the first violation (stop_on_first)"
 
@@ -229,9 +233,3 @@ class LevelSearch:
         st = self.state
         self.reporter.progress(Progress(st.distinct, st.generated, st.depth,
                                         self.backend.frontier_size(), self.elapsed()))
-
-    def collision_probability(self) -> float:
-        """Probability that two of the distinct states share a 64-bit
-        fingerprint (and one of them was wrongly taken as seen)."""
-        n = self.state.distinct
-        return -math.expm1(-n * (n - 1) / 2.0 / 2.0 ** 64)

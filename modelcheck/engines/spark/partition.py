@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
+from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, keys
 
 __all__ = ["Part", "Candidates", "LevelReport", "owner", "empty_part", "initial_candidates",
            "expand_part", "merge_part", "split_part", "concat_parts", "lookup_parents",
@@ -80,9 +80,11 @@ class LevelReport:
     ``state_hits[c]``: the smallest fingerprint of a new state settling state
     column c (violating an invariant / witnessing a ``sometimes``).
     ``step_hits[c]``: the smallest (pre, post) fingerprints of a step violating
-    step column c.  ``deadlock`` / ``failed``: the smallest fingerprint of an
-    expanded state that has no successor and is not terminal / whose
-    expansion hit a run-time error.
+    step column c.  ``deadlock``: the smallest fingerprint of an expanded
+    state that has no successor and is not terminal.  ``failed``: the
+    smallest fingerprint of a state where the spec hit a run-time error
+    (expanding it, checking whether it is terminal, a step invariant on a
+    step from it, a state property on it).
     """
     expanded: int = 0
     generated: int = 0
@@ -153,8 +155,7 @@ def _route(cands: Candidates, partitions: int) -> dict[int, Candidates]:
 def initial_candidates(kernels: SearchKernels, partitions: int) -> tuple[dict[int, Candidates], int]:
     """The initial states routed to their owners, each its own parent; and
     the number generated (the initial states, duplicates included)."""
-    states = np.ascontiguousarray(kernels.initial_states(), dtype=_U64)
-    fp = kernels.fingerprint(states)
+    states, fp = keys(kernels, np.ascontiguousarray(kernels.initial_states(), dtype=_U64))
     return _route(_dedupe(fp, fp.copy(), states), partitions), len(states)
 
 
@@ -198,30 +199,37 @@ def _expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
                   batch_fp: np.ndarray, check_deadlock: bool,
                   pieces: list[Candidates]) -> LevelReport:
     exp = kernels.expand(batch)
-    succ_fp = kernels.fingerprint(exp.succ) if len(exp.succ) else np.empty(0, _U64)
+    succ, succ_fp = keys(kernels, exp.succ)
     report = LevelReport(generated=len(exp.succ),
                          action_counts=np.bincount(exp.action, minlength=kernels.n_action_instances)
                          .astype(np.int64))
-    if len(exp.failed):
-        report.failed = int(batch_fp[exp.failed].min())
+    _note_failed(report, batch_fp[exp.failed])
     if check_deadlock:
         stuck = np.bincount(exp.parent, minlength=len(batch)) == 0
         stuck[exp.failed] = False
         rows = np.flatnonzero(stuck)
         if len(rows):
-            rows = rows[~kernels.terminal(batch[rows])]
+            term = kernels.terminal(batch[rows])
+            _note_failed(report, batch_fp[rows[term.failed]])
+            ok = np.ones(len(rows), dtype=bool)
+            ok[term.failed] = False
+            rows = rows[ok & ~term.values]
             if len(rows):
                 report.deadlock = int(batch_fp[rows].min())
     if plan.step and len(exp.succ):
-        holds = kernels.step_props(batch[exp.parent], exp.succ, exp.action)
+        # On the step taken, not on the representative it is stored as.
+        checked = kernels.step_props(batch[exp.parent], exp.succ, exp.action)
         pre_fp = batch_fp[exp.parent]
+        _note_failed(report, pre_fp[checked.failed])
+        bad_rows = ~checked.values
+        bad_rows[checked.failed] = False
         for c in range(len(plan.step)):
-            bad = np.flatnonzero(~holds[:, c])
+            bad = np.flatnonzero(bad_rows[:, c])
             if len(bad):
                 best = bad[np.lexsort((succ_fp[bad], pre_fp[bad]))[0]]
                 report.step_hits[c] = (int(pre_fp[best]), int(succ_fp[best]))
     if len(exp.succ):
-        pieces.append(_dedupe(succ_fp, batch_fp[exp.parent], exp.succ))
+        pieces.append(_dedupe(succ_fp, batch_fp[exp.parent], succ))
     return report
 
 
@@ -246,13 +254,21 @@ def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
     new_states = np.ascontiguousarray(cands.states[fresh])
     seen_fp, seen_parent = _merge_sorted(part.seen_fp, part.seen_parent, new_fp, new_parent)
     if plan.state and len(new_fp):
-        values = kernels.state_props(new_states)
-        hits = values == plan.state_hit_wanted[None, :]
+        checked = kernels.state_props(new_states)
+        _note_failed(report, new_fp[checked.failed])
+        hits = checked.values == plan.state_hit_wanted[None, :]
+        hits[checked.failed] = False
         for c in range(len(plan.state)):
             rows = np.flatnonzero(hits[:, c])
             if len(rows):
                 report.state_hits[c] = int(new_fp[rows].min())
     return Part(seen_fp, seen_parent, new_fp, new_states), report
+
+
+def _note_failed(report: LevelReport, fps: np.ndarray) -> None:
+    """Record states whose evaluation hit a run-time error (the smallest wins)."""
+    if len(fps):
+        report.failed = _min_opt(report.failed, int(fps.min()))
 
 
 def _member(sorted_fp: np.ndarray, fp: np.ndarray) -> np.ndarray:

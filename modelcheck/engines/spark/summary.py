@@ -1,11 +1,13 @@
 """What the Spark engine says about a run: which levels ran where, and the figures."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.spark.checkpoint import LevelLog, SearchState
 
-__all__ = ["level_notes", "stats_extras", "level_ranges"]
+__all__ = ["level_notes", "stats_extras", "level_ranges", "collision_probability"]
 
 
 def level_ranges(levels: list[LevelLog], where: str) -> str:
@@ -22,10 +24,12 @@ def level_ranges(levels: list[LevelLog], where: str) -> str:
     return ", ".join(ranges)
 
 
-def level_notes(levels: list[LevelLog], spark: dict[str, Any]) -> list[str]:
+def level_notes(state: SearchState, spark: dict[str, Any], options: CheckOptions,
+                symmetric: bool) -> list[str]:
+    """Which levels ran where, and what the counts mean."""
     notes = []
-    local = level_ranges(levels, "in-process")
-    remote = level_ranges(levels, "spark")
+    local = level_ranges(state.levels, "in-process")
+    remote = level_ranges(state.levels, "spark")
     if local:
         notes.append(f"levels {local} ran in-process")
     if remote:
@@ -33,14 +37,29 @@ def level_notes(levels: list[LevelLog], spark: dict[str, Any]) -> list[str]:
         notes.append(f"levels {remote} ran on Spark ({where})")
     elif not spark:
         notes.append("every level was narrower than the Spark threshold: Spark was not started")
+    if symmetric:
+        notes.append(f"symmetry reduction: {state.distinct:,} distinct states are orbit "
+                     f"representatives (run with symmetry off for the full count)")
+    n = state.distinct
+    if n > 1:
+        notes.append(f"fingerprint collision probability: {collision_probability(n):.1e} "
+                     f"(birthday bound over {n:,} states, 64-bit fingerprints)")
+    if options.exact:
+        notes.append("--exact is not supported by the spark engine: states are told apart "
+                     "by 64-bit fingerprints")
     return notes
 
 
-def stats_extras(state: SearchState, elapsed: float, collision: float,
-                 spark: dict[str, Any]) -> dict[str, Any]:
+def collision_probability(n: int) -> float:
+    """Probability that two of ``n`` distinct states share a 64-bit
+    fingerprint (so that one was wrongly taken as seen)."""
+    return -math.expm1(-n * (n - 1) / 2.0 ** 65)
+
+
+def stats_extras(state: SearchState, elapsed: float, spark: dict[str, Any]) -> dict[str, Any]:
     extras: dict[str, Any] = {
         "fingerprint_bits": 64,
-        "collision_probability": float(f"{collision:.3g}"),
+        "fp_collision_probability": collision_probability(state.distinct),
         "levels_in_process": level_ranges(state.levels, "in-process"),
         "levels_on_spark": level_ranges(state.levels, "spark"),
     }

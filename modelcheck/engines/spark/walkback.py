@@ -8,9 +8,9 @@ fingerprint of a bad state into a trace:
    partitions owning the fingerprints asked for;
 2. ``replay_forward`` re-executes the path on the driver with the kernels:
    from the initial state with the first fingerprint, expand and keep the
-   successor with the next fingerprint, which recovers the states and the
-   action instances taken (under symmetry the states are real successors,
-   not the stored representatives);
+   successor whose representative has the next fingerprint, which recovers
+   the states and the action instances taken (under symmetry the states are
+   real successors, not the stored representatives);
 3. ``to_trace`` decodes the rows into the reference evaluator's states.
 
 Level-synchronous search stores, for each state, a parent one level up, so
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from modelcheck.engines.reference.evaluator import Evaluator
-from modelcheck.engines.spark.kernels import SearchKernels
+from modelcheck.engines.spark.kernels import SearchKernels, keys
 from modelcheck.trace.trace import Trace
 
 __all__ = ["WalkBackError", "walk_back", "replay_forward", "successor_with", "to_trace", "PathStep"]
@@ -65,7 +65,7 @@ def walk_back(lookup: Callable[[list[int]], dict[int, int]], targets: list[int],
 def replay_forward(kernels: SearchKernels, path: list[int]) -> list[PathStep]:
     """Re-execute a path of fingerprints from an initial state."""
     init = np.ascontiguousarray(kernels.initial_states(), dtype=np.uint64)
-    rows = np.flatnonzero(kernels.fingerprint(init) == np.uint64(path[0]))
+    rows = np.flatnonzero(keys(kernels, init)[1] == np.uint64(path[0]))
     if not len(rows):
         raise WalkBackError(f"no initial state has fingerprint {path[0]:#018x}")
     row = init[rows[0]]
@@ -84,7 +84,7 @@ def successor_with(kernels: SearchKernels, row: np.ndarray, fp: int,
     exp = kernels.expand(row[None, :])
     if len(exp.failed):
         raise WalkBackError("a state on the path fails to expand")
-    fps = kernels.fingerprint(exp.succ) if len(exp.succ) else np.empty(0, np.uint64)
+    fps = keys(kernels, exp.succ)[1]
     for i in np.flatnonzero(fps == np.uint64(fp)):
         action = int(exp.action[i])
         if accept is None or accept(row, exp.succ[i], action):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import z3
 
@@ -36,7 +37,7 @@ from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
-from modelcheck.engines.z3.logic import conj, neg
+from modelcheck.engines.z3.logic import conj, disj, neg
 from modelcheck.engines.z3.traces import decode_trace, rederive_error
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
@@ -73,6 +74,18 @@ class _Stop(Exception):
 
     def __init__(self, error: EvalError):
         self.error = error
+
+
+@dataclass(eq=False)
+class _Goal:
+    """One question at the current depth: a formula over the path, what it is
+    about, and (for a run-time error) how to make the reference evaluator
+    raise it from the states of the decoded trace."""
+    formula: z3.BoolRef
+    what: str
+    run: Callable[[list], object] | None = None
+    prop: Property | None = None
+    initial: bool = False
 
 
 class BmcEngine:
@@ -164,56 +177,78 @@ class _Bmc:
         solver = self.solver(k)
         s = self.states[k]
         ev = self.evaluator()
+        # Each group is one query while nothing is found: "some open property
+        # is violated here" costs one solver call, not one per property.
+        errors: list[_Goal] = []
+        violations: list[_Goal] = []
+        witnesses: list[_Goal] = []
         if k == 0:
-            self.error_check(solver, enc.init(s)[1], k, lambda st: ev.initial_states(),
-                             "the initial states", initial=True)
+            errors.append(_Goal(enc.init(s)[1], "the initial states",
+                                lambda st: ev.initial_states(), initial=True))
         for p in self.open(PropertyKind.INVARIANT, PropertyKind.SOMETIMES):
             holds, faults = enc.prop(p, s)
-            self.error_check(solver, faults, k, lambda st, n=p.name: ev.check_property(n, st[-1]),
-                             f"property {p.name}")
-            witness = p.kind is PropertyKind.SOMETIMES
-            m = self.ask(solver, holds if witness else neg(holds))
-            if m is not None:
-                self.settle(p.name, p.kind, Status.HOLDS if witness else Status.VIOLATED,
-                            self.trace(m, k, "witness" if witness else "counterexample", p.name))
+            errors.append(_Goal(faults, f"property {p.name}",
+                                lambda st, n=p.name: ev.check_property(n, st[-1])))
+            if p.kind is PropertyKind.SOMETIMES:
+                witnesses.append(_Goal(holds, p.name, prop=p))
+            else:
+                violations.append(_Goal(neg(holds), p.name, prop=p))
         if k >= 1:
             for p in self.open(PropertyKind.STEP):
                 holds, faults = enc.prop(p, self.states[k - 1], s)
-                self.error_check(solver, faults, k,
-                                 lambda st, n=p.name: ev.check_property(n, st[-2], st[-1]),
-                                 f"step invariant {p.name}")
-                m = self.ask(solver, neg(holds))
-                if m is not None:
-                    self.settle(p.name, p.kind, Status.VIOLATED,
-                                self.trace(m, k, "counterexample", p.name))
-        self.error_check(solver, self.steps[k].faults, k, lambda st: list(ev.successors(st[-1])),
-                         "an action")
+                errors.append(_Goal(faults, f"step invariant {p.name}",
+                                    lambda st, n=p.name: ev.check_property(n, st[-2], st[-1])))
+                violations.append(_Goal(neg(holds), p.name, prop=p))
+        errors.append(_Goal(self.steps[k].faults, "an action",
+                            lambda st: list(ev.successors(st[-1]))))
         if self.options.deadlock and DEADLOCK not in self.settled:
             terminal, terminal_faults = enc.terminal(s)
             stuck = neg(enc.enabled(s))
-            self.error_check(solver, conj([stuck, terminal_faults]), k,
-                             lambda st: ev.is_terminal(st[-1]), "a terminal declaration")
-            m = self.ask(solver, conj([stuck, neg(terminal)]))
-            if m is not None:
-                self.settle(DEADLOCK, None, Status.VIOLATED,
-                            self.trace(m, k, "counterexample", DEADLOCK))
+            errors.append(_Goal(conj([stuck, terminal_faults]), "a terminal declaration",
+                                lambda st: ev.is_terminal(st[-1])))
+            violations.append(_Goal(conj([stuck, neg(terminal)]), DEADLOCK))
+        self.errors(solver, k, errors)
+        self.settle_group(solver, k, violations, Status.VIOLATED, "counterexample")
+        self.settle_group(solver, k, witnesses, Status.HOLDS, "witness")
+
+    def settle_group(self, solver: z3.Solver, k: int, goals: list["_Goal"], status: Status,
+                     kind: str) -> None:
+        """Settle every goal reachable at depth k: each model found settles
+        all the goals it satisfies (its trace is a shortest one for each)."""
+        goals = [g for g in goals if not z3.is_false(g.formula)]
+        while goals:
+            m = self.ask(solver, disj(g.formula for g in goals))
+            if m is None:
+                return
+            hit = [g for g in goals if z3.is_true(m.eval(g.formula, model_completion=True))]
+            if not hit:
+                raise EncodingUnsupported("a model satisfies a disjunction but none of its parts")
+            for g in hit:
+                self.settle(g.what, g.prop.kind if g.prop is not None else None, status,
+                            self.trace(m, k, kind, g.what))
+            goals = [g for g in goals if not any(g is h for h in hit)]
+            if self.options.stop_on_first and status is Status.VIOLATED:
+                return
+
+    def errors(self, solver: z3.Solver, k: int, goals: list["_Goal"]) -> None:
+        """Stop with the reference's error if a run-time error can happen at
+        depth k; the first goal (in the reference's order) the model
+        satisfies says which evaluation to re-run."""
+        goals = [g for g in goals if not z3.is_false(g.formula)]
+        if not goals:
+            return
+        m = self.ask(solver, disj(g.formula for g in goals))
+        if m is None:
+            return
+        goal = next((g for g in goals if z3.is_true(m.eval(g.formula, model_completion=True))),
+                    goals[0])
+        ev = self.evaluator()
+        trace = None if goal.initial else self.trace(m, k, "error", None)
+        states = [] if trace is None else [ev.state_from_dict(st.state) for st in trace.steps]
+        raise _Stop(rederive_error(trace, lambda: goal.run(states), goal.what))
 
     def trace(self, m: z3.ModelRef, k: int, kind: str, prop: str | None) -> Trace:
         return decode_trace(self.enc, m, self.states[:k + 1], self.steps[:k], kind, prop)
-
-    def error_check(self, solver: z3.Solver, faults: z3.BoolRef, k: int,
-                    run: Callable[[list], object], what: str, initial: bool = False) -> None:
-        """Stop with the reference's error if ``faults`` can hold in state k.
-        ``run`` gets the states of the trace (reference tuples) and re-raises it."""
-        if z3.is_false(faults):
-            return
-        m = self.ask(solver, faults)
-        if m is None:
-            return
-        ev = self.evaluator()
-        trace = None if initial else self.trace(m, k, "error", None)
-        states = [] if trace is None else [ev.state_from_dict(st.state) for st in trace.steps]
-        raise _Stop(rederive_error(trace, lambda: run(states), what))
 
     # ---------------------------------------------------------------- solving
 

@@ -188,7 +188,8 @@ class Containers:
         """``min(S)``/``max(S)`` in Python's order; fails on the empty set (MC5006)."""
         dom = self.sy.domain(s.elem)
         try:
-            order = sorted(range(len(dom)), key=lambda i: dom[i], reverse=not largest)
+            # Preference order: the first element present is the answer.
+            order = sorted(range(len(dom)), key=lambda i: dom[i], reverse=largest)
         except TypeError:
             raise EncodingUnsupported(f"min/max over a set of {s.elem}") from None
         bits = s.all_bits()

@@ -8,8 +8,8 @@
   element);
 * ``params``: ``"expand"`` (one disjunct per parameter binding: constants
   fold) or ``"choice"`` (one disjunct per action, parameters as unknowns);
-* ``solver``: ``"fresh"`` (BMC builds a new solver for each depth) or
-  ``"incremental"`` (one solver, one step added per depth).
+* ``solver``: ``"incremental"`` (one solver, one step added per depth) or
+  ``"fresh"`` (BMC builds a new solver for each depth).
 
 An ``Encoding`` translates the model once, over a *template* copy of the
 state, into: the initial-state predicate, the transition relation (a selector
@@ -55,7 +55,7 @@ class EncodingOptions:
     ints: str = "bv"
     sets: str = "bv"
     params: str = "expand"
-    solver: str = "fresh"
+    solver: str = "incremental"
 
     def __post_init__(self) -> None:
         for name, allowed in (("ints", NUM_MODES), ("sets", SET_MODES), ("params", PARAM_MODES),

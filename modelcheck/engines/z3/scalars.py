@@ -184,7 +184,7 @@ class Nums:
         lo, hi = _mod_range(b.lo, b.hi)
         if self.bv:
             x, y = self._terms(lo, hi, a, b)
-            return self._make(z3.SMod(x, y), lo, hi)
+            return self._make(x % y, lo, hi)   # bvsmod: the sign follows the divisor
         x, y = a.term, b.term
         r = x % y                                  # Euclidean: 0 <= r < |y|
         return self._make(z3.If(z3.Or(y > 0, r == 0), r, r + y), lo, hi)

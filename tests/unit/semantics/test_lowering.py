@@ -212,3 +212,10 @@ action A() {
 def test_with_index_on_a_map(compile_spec):
     expr = prop(compile_spec("invariant P: (m with [node1] = true)[node1]"))
     assert expr.op is Op.MAP_GET and expr.args[0].op is Op.MAP_SET
+
+
+def test_none_in_a_literal_takes_its_type_from_the_other_elements(compile_spec):
+    model = compile_spec("var o: set[option[0..3]] = {none, some(1)}")
+    none, some = model.var("o").init.elems
+    assert none == ir.Const(None, T.OptionType(T.IntType(1, 1)))
+    assert some.op is Op.SOME

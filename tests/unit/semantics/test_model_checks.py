@@ -70,3 +70,11 @@ def test_step_invariants_may_use_defs_reading_primed_variables(compile_spec):
 def test_empty_model_type_is_allowed(compile_spec):
     model = compile_spec("const K: 0..2 = 0\ntype Peer = model(K)\nvar p: set[Peer] = {}")
     assert dict(model.types)["Peer"].members == ()
+
+
+def test_defs_inlined_too_deep_are_reported_not_crashed(spec_errors):
+    chain = "".join(f"def d{i}() -> 0..1000000 = d{i + 1}() + " + " + ".join(["1"] * 100) + "\n"
+                    for i in range(6))
+    diags = spec_errors(chain + "def d6() -> 0..1000000 = 1\ninvariant P: d0() > 0\n")
+    assert {d.code for d in diags} == {"MC1004"}
+    assert diags[-1].message == "'P' nests too deeply once its defs are inlined"

@@ -108,3 +108,8 @@ def test_diagnostics_come_out_in_source_order(spec_errors):
     diags = spec_errors("invariant Q: y2\nvar y2: 0..1 = true\nconst C: 0..1 = 9")
     lines = [d.span.line for d in diags]
     assert lines == sorted(lines)
+
+
+def test_assigning_to_a_counted_model_value(spec_errors):
+    (d,) = spec_errors("action A() { node1 := node2 }")
+    assert (d.code, d.message) == ("MC3010", "cannot assign to 'node1': it is a model value")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from modelcheck.engines.reference.evaluator import Evaluator
-from modelcheck.engines.spark.kernels import Expansion, PropertyPlan
+from modelcheck.engines.spark.kernels import Checked, Expansion, PropertyPlan
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.values import domain
@@ -88,27 +88,34 @@ class EvaluatorKernels:
         return Expansion(self._pack_all(succ), np.array(parent, dtype=np.int64),
                          np.array(action, dtype=np.int32), np.array(failed, dtype=np.int64))
 
+    def canonicalize(self, batch: np.ndarray) -> np.ndarray:
+        return batch
+
     def fingerprint(self, batch: np.ndarray) -> np.ndarray:
         return mix64(np.asarray(batch, dtype=np.uint64))
 
-    def state_props(self, batch: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(batch), len(self.plan.state)), dtype=bool)
-        for i, row in enumerate(batch):
-            state = self.decode(row)
-            for c, p in enumerate(self.plan.state):
-                out[i, c] = self.ev.check_property(p.name, state)
-        return out
+    def _checked(self, n: int, columns: int | None, value) -> Checked:
+        out = np.zeros((n, columns) if columns is not None else n, dtype=bool)
+        failed = []
+        for i in range(n):
+            try:
+                out[i] = value(i)
+            except EvalError:
+                failed.append(i)
+        return Checked(out, np.array(failed, dtype=np.int64))
 
-    def step_props(self, pre: np.ndarray, post: np.ndarray, action: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(pre), len(self.plan.step)), dtype=bool)
-        for i in range(len(pre)):
-            a, b = self.decode(pre[i]), self.decode(post[i])
-            for c, p in enumerate(self.plan.step):
-                out[i, c] = self.ev.check_property(p.name, a, b)
-        return out
+    def state_props(self, batch: np.ndarray) -> Checked:
+        return self._checked(len(batch), len(self.plan.state), lambda i: [
+            self.ev.check_property(p.name, self.decode(batch[i])) for p in self.plan.state])
 
-    def terminal(self, batch: np.ndarray) -> np.ndarray:
-        return np.array([self.ev.is_terminal(self.decode(r)) for r in batch], dtype=bool)
+    def step_props(self, pre: np.ndarray, post: np.ndarray, action: np.ndarray) -> Checked:
+        return self._checked(len(pre), len(self.plan.step), lambda i: [
+            self.ev.check_property(p.name, self.decode(pre[i]), self.decode(post[i]))
+            for p in self.plan.step])
+
+    def terminal(self, batch: np.ndarray) -> Checked:
+        return self._checked(len(batch), None,
+                             lambda i: self.ev.is_terminal(self.decode(batch[i])))
 
     def action_label(self, action_id: int) -> tuple[str, Any]:
         return self.instances[action_id]

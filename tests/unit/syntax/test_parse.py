@@ -148,3 +148,17 @@ terminal T: true
     assert items[6].init_kind == "in"
     assert items[7].result == ast.BoolTypeExpr() and items[8].params == ()
     assert [i.kind for i in items[9:]] == list(ast.PROPERTY_KINDS)
+
+
+def test_installed_package_reads_its_packaged_grammar(tmp_path, monkeypatch):
+    from modelcheck.syntax import parser as parser_module
+    (tmp_path / "_grammar").mkdir()
+    (tmp_path / "_grammar" / "modelcheck.lark").write_text("start: NAME\n", encoding="utf-8")
+    monkeypatch.setattr(parser_module.resources, "files", lambda package: tmp_path)
+    assert parser_module.grammar_text() == "start: NAME\n"
+
+
+def test_len_of_a_large_range_keeps_a_sound_bound():
+    from modelcheck.pipeline import load_source
+    model = load_source("module m\ninvariant P: len(0..100000) > 0", "t.mc")
+    assert model.properties[0].expr.args[0].type.hi == 100001

@@ -43,7 +43,8 @@ def test_unexpected_end_of_file_points_after_the_last_text():
     ("module m\ninvariant P: x = 1", "equality is written '=='"),
     ("module m\ninvariant P: a && b", "the boolean operators are 'and', 'or' and 'not'"),
     ("module m\ninvariant P: !a", "negation is written 'not'; not-equal is '!='"),
-    ("module m\nvar x: 0..3 = \"a\"", "the language has no strings: use an enum member or a model value"),
+    ("module m\nvar x: 0..3 = \"a\"",
+     "the language has no strings: use an enum member or a model value"),
 ])
 def test_hints_for_common_slips(source, hint):
     (d,) = errors(source)
@@ -110,3 +111,17 @@ def test_empty_file():
 ])
 def test_expected_sets_in_plain_words(keys, words):
     assert describe_expected(keys) == words
+
+
+def test_nesting_is_bounded():
+    from modelcheck.syntax.parser import MAX_NESTING
+    ok = "module m\ninvariant P: " + " + ".join(["1"] * (MAX_NESTING - 10)) + " > 0"
+    parse(ok, "t.mc")
+    (d,) = errors("module m\ninvariant P: " + " + ".join(["1"] * (MAX_NESTING + 10)) + " > 0")
+    assert d.code == "MC1004"
+    assert d.message == f"this declaration nests more than {MAX_NESTING} levels deep"
+    assert (d.span.line, d.span.col) == (2, 1)
+
+
+def test_parentheses_do_not_nest_the_tree():
+    parse("module m\ninvariant P: " + "(" * 500 + "true" + ")" * 500, "t.mc")

@@ -131,7 +131,46 @@ def test_replay_json_and_const_lines(files):
     assert data["ok"] and data["feasible"] and data["steps"] == 5
     assert {"name": "NoLoss", "kind": "invariant", "status": "violated", "step": 5} in data["properties"]
     assert len(data["trace"]["states"]) == 6
+    written = invoke("replay", "mini.mc", "ok.scenario", "--no-trace", "-o", "taken/ok.itf.json")
+    assert written.exit_code == 0
+    shown = invoke("trace", "show", "taken/ok.itf.json")
+    assert "scenario in mini: 5 steps" in shown.output and "Step 5  Crash(n=node2)" in shown.output
     (files / "const.scenario").write_text("const Q = 3\nCrash(n=node1)\n")
     bad_const = invoke("replay", "mini.mc", "const.scenario")
     assert bad_const.exit_code == 2
     assert "error[MC2101]" in bad_const.output and "const.scenario:1:1" in bad_const.output
+
+
+def test_show_traces_written_by_apalache_and_quint(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    apalache = {
+        "#meta": {"format": "ITF", "varTypes": {"votes": "(NODE -> Int)", "leader": "Set(NODE)"}},
+        "vars": ["votes", "leader"],
+        "states": [
+            {"#meta": {"index": 0},
+             "votes": {"#map": [["1_OF_NODE", {"#bigint": "0"}], ["2_OF_NODE", {"#bigint": "0"}]]},
+             "leader": {"#set": []}},
+            {"#meta": {"index": 1},
+             "votes": {"#map": [["1_OF_NODE", {"#bigint": "2"}], ["2_OF_NODE", {"#bigint": "0"}]]},
+             "leader": {"#set": ["1_OF_NODE"]}}]}
+    (tmp_path / "apalache.itf.json").write_text(json.dumps(apalache))
+    out = invoke("trace", "show", "apalache.itf.json", "--by", "Node")
+    assert out.exit_code == 0
+    assert "Step 1  (action not recorded)" in out.output
+    assert "1_OF_NODE" in out.output.split("Step 1")[1] and "0 → 2" in out.output
+    assert "leader + 1_OF_NODE" in out.output
+    quint = {
+        "#meta": {"format": "ITF", "source": "raft.qnt"},
+        "vars": ["up", "mbt::actionTaken", "mbt::nondetPicks"],
+        "states": [
+            {"#meta": {"index": 0}, "up": {"#map": [["n1", True], ["n2", True]]},
+             "mbt::actionTaken": "init", "mbt::nondetPicks": {"n": {"tag": "None", "value": {"#tup": []}}}},
+            {"#meta": {"index": 1}, "up": {"#map": [["n1", False], ["n2", True]]},
+             "mbt::actionTaken": "crash", "mbt::nondetPicks": {"n": {"tag": "Some", "value": "n1"}}}]}
+    (tmp_path / "quint.itf.json").write_text(json.dumps(quint))
+    out = invoke("trace", "show", "quint.itf.json")
+    assert out.exit_code == 0
+    assert "Step 1  crash(n=n1)" in out.output
+    assert "up[n1] true → false" in out.output
+    page = invoke("trace", "html", "quint.itf.json", "-o", "q.html")
+    assert page.exit_code == 0 and 'data-lane="n1"' in (tmp_path / "q.html").read_text()

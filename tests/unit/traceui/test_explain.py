@@ -53,6 +53,9 @@ invariant Consistent: not any(st[a] == aborted and st[b] == committed for a in R
 invariant Ordered: all(st[a] == committed => st[a] != aborted for a in R)
 step invariant NoUndo: all(st[a] == committed => st'[a] == committed for a in R)
 sometimes Both: any(st[a] == aborted for a in R) and any(st[a] == committed for a in R)
+invariant Calm: all(st[a] != aborted for a in R) and all(st[a] != committed for a in R)
+def done(x: R) -> bool = st[x] == committed
+invariant NoneDone: not any(done(x) for x in R)
 """
 
 
@@ -116,3 +119,24 @@ def test_expressions_without_source_are_printed_from_the_ir():
                           ir.Apply(Op.NOT, (ir.Apply(Op.EQ, (x, ir.Const(1, IntType(1, 1))), BOOL),), BOOL)),
                  BOOL)
     assert expr_text(e) == "(x < 3) and (not (x == 1))"
+
+
+def test_and_that_is_false_descends_into_the_false_operand(two):
+    model, trace = two
+    e = explain(trace, model, "Calm")
+    assert e.step == 1
+    assert e.root.reason == "the first operand that is false"
+    [child] = e.root.children
+    assert child.text == "all(st[a] != committed for a in R)"
+    assert child.failed and child.expected is True
+    assert child.children[0].operands == (("st[a]", "committed"),)
+
+
+def test_a_def_call_is_shown_as_written_with_its_arguments(two):
+    model, trace = two
+    e = explain(trace, model, "NoneDone")
+    [witness] = e.root.children
+    [call] = witness.children
+    assert call.text == "done(x)"
+    assert call.reason == "the def's body, with x = r2"
+    assert call.children[0].text == "st[x] == committed"

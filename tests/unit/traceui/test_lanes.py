@@ -78,3 +78,32 @@ def test_no_lanes_without_model_values(die_hard_model, die_hard_trace):
     lanes = build_lanes(die_hard_trace, die_hard_model)
     assert lanes.lane_set is None
     assert len(lanes.steps) == len(die_hard_trace.steps)
+
+
+INT_NODES = """\
+module ints
+type Node = 1..2
+type Msg = 1..3
+var store: map[Node, set[Msg]] = {n: {} for n in Node}
+var sent: map[Msg, bool] = {m: false for m in Msg}
+action Put(m: Msg, n: Node) {
+    store[n] := store[n] | {m}
+    sent[m] := true
+}
+"""
+
+
+def test_a_named_int_type_keying_maps_gives_the_lanes():
+    import modelcheck
+    model = modelcheck.load_source(INT_NODES, "ints.mc")
+    trace = Trace("ints", [Step(None, (), {"store": FrozenDict({1: frozenset(), 2: frozenset()}),
+                                           "sent": FrozenDict({1: False, 2: False, 3: False})}),
+                           Step("Put", (("m", 1), ("n", 2)),
+                                {"store": FrozenDict({1: frozenset(), 2: frozenset({1})}),
+                                 "sent": FrozenDict({1: True, 2: False, 3: False})})])
+    lanes = build_lanes(trace, model)
+    assert lanes.lane_set.name == "Node" and lanes.members == (1, 2)
+    # m=1 is a message, not node 1: only the Node-typed parameter counts
+    assert lanes.steps[1].touched == (2,)
+    assert lanes.lane_set.label(2) == "Node 2"
+    assert choose_lane_set(trace, model, "Msg").members == (1, 2, 3)

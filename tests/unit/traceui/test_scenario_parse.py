@@ -104,3 +104,12 @@ def test_bad_json_is_reported():
     itf = {"states": [{"x": 1}, {"x": 2}]}
     [d] = diag(scenario_from_json, json.dumps(itf), "x.json")
     assert "does not record the action" in d.message
+
+
+@pytest.mark.parametrize("expect", [{"property": "NoLoss", "outcome": "maybe"},
+                                    {"property": "NoLoss", "outcome": "violated", "at_step": "2"},
+                                    {"outcome": "violated"}])
+def test_bad_json_expectations_are_reported(expect):
+    text = json.dumps({"expect": [expect], "steps": []})
+    [d] = diag(scenario_from_json, text, "x.json")
+    assert d.code == "MC1101"

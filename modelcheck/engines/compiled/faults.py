@@ -1,0 +1,80 @@
+"""Run-time errors found by a kernel, re-run under the reference evaluator.
+
+A kernel only reports an error code and the IR node; the exact EvalError
+(message, span, notes) comes from replaying the failing step with the
+reference semantics, on the concrete state a rebuilt trace ends at.  If the
+reference does not fail there, the kernel and the reference disagree: that is
+an internal error, never a spec error.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from modelcheck.engines.compiled.driver import (PHASE_STATE, PHASE_STEP, PHASE_SUCCESSORS,
+                                                PHASE_TERMINAL)
+from modelcheck.engines.compiled.rebuild import Path, find_path, trace_of
+from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.errors import EvalError
+
+if TYPE_CHECKING:
+    from modelcheck.engines.compiled.search import CompiledSearch
+
+__all__ = ["fault_error"]
+
+
+def _raised(call: Callable[[], Any]) -> EvalError | None:
+    try:
+        call()
+    except EvalError as err:
+        return err
+    return None
+
+
+def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
+                initial: bool = False) -> Exception:
+    """The EvalError (with its trace) for the error the kernel reported in
+    ``err``; ``row`` is the state being expanded (or the initial state)."""
+    k = search.k
+    err = k.err
+    phase, column = int(err[3]), int(err[2])
+    w = k.layout.words
+    ev = Evaluator(search.model)
+    if initial:
+        path: Path = [(None, np.asarray(row).view(np.uint64).copy())]
+    else:
+        assert level is not None
+        path = find_path(k, search.table, row, level, search.initial_rows())
+    state = k.decode(path[-1][1])
+    error: EvalError | None = None
+    if phase == PHASE_SUCCESSORS:
+        error = _raised(lambda: list(ev.successors(state)))
+    elif phase == PHASE_TERMINAL:
+        error = _raised(lambda: ev.is_terminal(state))
+    elif phase in (PHASE_STEP, PHASE_STATE) and initial:
+        name = k.state_columns[column].name
+        error = _raised(lambda: ev.check_property(name, state))
+    elif phase in (PHASE_STEP, PHASE_STATE):
+        target = k.canonicalize(err[8:8 + w].copy())[0]
+        succ, _, aid, _ = k.expand(path[-1][1])
+        canon = k.canonicalize(succ)
+        for j in range(len(succ)):
+            if not np.array_equal(canon[j], target):
+                continue
+            post = k.decode(succ[j])
+            if phase == PHASE_STEP:
+                name = k.step_columns[column].name
+                error = _raised(lambda: ev.check_property(name, state, post))
+            else:
+                name = k.state_columns[column].name
+                error = _raised(lambda: ev.check_property(name, post))
+            if error is not None:
+                path.append((int(aid[j]), succ[j].copy()))
+                break
+    if error is None:
+        code = int(err[0])
+        return RuntimeError(f"internal error: the compiled kernel reported MC{code} (phase "
+                            f"{phase}) but the reference evaluator does not fail there")
+    error.trace = trace_of(k, path, "error", None)
+    return error

@@ -1,0 +1,378 @@
+"""Level-synchronous breadth-first search over packed states.
+
+Each level (the frontier) is an (n, W) int64 array.  ``explore_chunk`` (in
+the generated module) expands a slice of it in native code: successors,
+deadlock, step invariants, canonical form, the table insert, and the
+invariants and ``sometimes`` of each new state.  Between chunks this module
+grows whatever filled up, reports progress, enforces the timeout, writes
+checkpoints and notices Ctrl-C.  Counts and verdicts follow the reference
+explorer (``engines/reference/explorer.py``) exactly: the same order of
+states, of checks, and the same bounds.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import numpy as np
+
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, Reporter,
+                                     Stats, Status)
+from modelcheck.engines.compiled import checkpoint
+from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
+                                                FAULT, GROW_NEXT, GROW_SUCC, GROW_TABLE, O_DEADLOCK,
+                                                O_GROW_AT, O_MAX_STATES, O_STOP_FIRST, O_STORE,
+                                                O_SYMMETRY, STOPPED)
+from modelcheck.engines.compiled.faults import fault_error
+from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
+from modelcheck.engines.compiled.table import MAX_LOAD, FingerprintTable
+from modelcheck.engines.reference.explorer import PROGRESS_EVERY_S, Verdicts, select_properties
+from modelcheck.errors import EvalError
+from modelcheck.ir.nodes import PropertyKind
+
+__all__ = ["CompiledSearch"]
+
+#: Seconds one call into native code should take (between safe points).
+CHUNK_TARGET_S = 0.2
+
+
+class _Bound(Exception):
+    """The search hit a bound; the message is the reason."""
+
+
+@contextmanager
+def _sigint_flag() -> Iterator[list[bool]]:
+    """Ctrl-C sets a flag the search reads between chunks (a KeyboardInterrupt
+    inside native code would leave the table half-updated)."""
+    box = [False]
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield box
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        box[0] = True
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield box
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class CompiledSearch:
+    def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter):
+        self.k = kernels
+        self.model = kernels.model
+        self.options = options
+        self.reporter = reporter
+        self.module = kernels.module
+        props = select_properties(self.model, options)
+        self.verdicts = Verdicts(props, options.deadlock)
+        names = {p.name for p in props}
+        cols, steps = kernels.state_columns, kernels.step_columns
+        self.nstate, self.nstep = len(cols), len(steps)
+        self.want = np.array([1 if c.kind is not PropertyKind.TERMINAL and c.name in names else 0
+                              for c in cols], dtype=np.int64)
+        self.kinds = np.array([{PropertyKind.INVARIANT: 0, PropertyKind.SOMETIMES: 1}.get(c.kind, 2)
+                               for c in cols], dtype=np.int64)
+        self.want_step = np.array([1 if c.name in names else 0 for c in steps], dtype=np.int64)
+        w = kernels.layout.words
+        nf = self.nstate + self.nstep + 1
+        self.found = np.zeros(nf, dtype=np.int64)
+        self.frows = np.zeros((nf, w), dtype=np.int64)
+        self.frows2 = np.zeros((nf, w), dtype=np.int64)
+        self.faid = np.zeros(nf, dtype=np.int64)
+        self.found_level: list[int | None] = [None] * nf
+        self.table = FingerprintTable(w, options.exact)
+        self.ctr = np.zeros(4, dtype=np.int64)
+        self.act_counts = np.zeros(max(1, len(kernels.actions)), dtype=np.int64)
+        self.opts = np.zeros(8, dtype=np.int64)
+        self.opts[O_DEADLOCK] = 1 if options.deadlock else 0
+        self.opts[O_STORE] = 1
+        self.opts[O_SYMMETRY] = 1 if kernels.symmetric else 0
+        self.opts[O_STOP_FIRST] = 1 if options.stop_on_first else 0
+        self.opts[O_MAX_STATES] = -1 if options.max_states is None else options.max_states
+        self.nxt = np.zeros((1024, w), dtype=np.int64)
+        self.crow = np.zeros(w, dtype=np.int64)
+        self.flags = np.zeros(max(1, self.nstate), dtype=np.int64)
+        self.sflags = np.zeros(max(1, self.nstep), dtype=np.int64)
+        self.front = np.zeros((0, w), dtype=np.int64)
+        self.pos = 0
+        self.depth = 0
+        self.chunk = 256
+        self.stopped = False
+        self.interrupt = [False]
+        self.elapsed_before = 0.0       # search time of the run a checkpoint came from
+        self.start = time.monotonic()
+        self.last_tick = self.start
+        self.last_checkpoint = self.start
+        self._initial_rows: np.ndarray | None = None
+
+    # ------------------------------------------------------------ figures
+
+    @property
+    def distinct(self) -> int:
+        return self.table.count
+
+    @property
+    def generated(self) -> int:
+        return int(self.ctr[C_GENERATED])
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + time.monotonic() - self.start
+
+    def queue(self) -> int:
+        return len(self.front) - self.pos + int(self.ctr[C_NEXT])
+
+    # ------------------------------------------------------------ the run
+
+    def run(self) -> CheckResult:
+        reason: str | None = None
+        error: EvalError | None = None
+        try:
+            with _sigint_flag() as flag:
+                self.interrupt = flag
+                if self.options.resume_dir:
+                    checkpoint.restore(self, self.options.resume_dir)
+                else:
+                    self._initial()
+                self._levels()
+        except _Bound as bound:
+            reason = str(bound)
+        except KeyboardInterrupt:
+            reason = "interrupted"
+            self._checkpoint(note=True)
+        except MemoryError:
+            reason = f"out of memory at {self.distinct:,} states"
+        except EvalError as err:
+            error = err
+            reason = f"stopped by a run-time error ({err.diagnostic.code})"
+        if self.stopped and reason is None:
+            reason = "stopped at the first violation (stop_on_first)"
+        self._settle_found()
+        if reason is None:
+            self._report(force=True)
+        return CheckResult(self.model.name, "compiled",
+                           self.verdicts.results(reason is None, reason), self._stats(),
+                           reason=None if error is not None else reason, error=error,
+                           notes=self._notes())
+
+    def initial_rows(self) -> np.ndarray:
+        if self._initial_rows is None:
+            self._initial_rows = self.k.initial_states()
+        return self._initial_rows
+
+    def _initial(self) -> None:
+        rows = self.initial_rows().view(np.int64)
+        self.depth = 1 if len(rows) else 0
+        self._ensure_next(len(rows))
+        pos = 0
+        while True:
+            self.opts[O_GROW_AT] = int(MAX_LOAD * self.table.capacity)
+            t = self.table
+            status, pos = self.module.admit(
+                rows, pos, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt, self.ctr, self.want,
+                self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
+                self.crow, self.k.err, self.flags)
+            self._note_found(1, 1)
+            if status == DONE:
+                break
+            if status == FAULT:
+                raise fault_error(self, rows[pos], None, initial=True)
+            if status == STOPPED:
+                self.stopped = True
+                break
+            if status == AT_BOUND:
+                raise self._state_bound()
+            self._grow(status)
+        self._next_level()
+
+    def _levels(self) -> None:
+        """Expand level after level; ``depth`` is the level being expanded
+        (initial states: 1), as in the reference explorer."""
+        max_depth = self.options.max_depth
+        while not self.stopped:
+            if self.pos >= len(self.front):
+                if self.ctr[C_NEXT] == 0:
+                    return
+                self._next_level()
+                self.depth += 1
+                self._report(force=True)
+            at_bound = max_depth is not None and self.depth >= max_depth
+            self.opts[O_STORE] = 0 if at_bound else 1
+            self._expand_level()
+            if self.stopped:
+                return
+            if at_bound:
+                if self.ctr[C_CUT]:
+                    raise _Bound(f"stopped at the depth bound: depth {self.depth} "
+                                 f"(max_depth={max_depth}) has successors not explored; "
+                                 f"{self.distinct:,} distinct states")
+                return
+
+    def _next_level(self) -> None:
+        n = int(self.ctr[C_NEXT])
+        self.front = self.nxt[:n]
+        self.pos = 0
+        self.nxt = np.empty((max(1024, n), self.k.layout.words), dtype=np.int64)
+        self.ctr[C_NEXT] = 0
+
+    def _expand_level(self) -> None:
+        k, t = self.k, self.table
+        n = len(self.front)
+        while self.pos < n:
+            stop = min(n, self.pos + self.chunk)
+            began = time.perf_counter()
+            self.opts[O_GROW_AT] = int(MAX_LOAD * t.capacity)
+            status, reached = self.module.explore_chunk(
+                self.front, self.pos, stop, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt,
+                self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,
+                self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
+                k.buf, k.bufaid, self.crow, k.err, self.flags, self.sflags)
+            self.pos = int(reached)
+            self._note_found(self.depth + 1, self.depth)
+            if status == DONE:
+                spent = max(time.perf_counter() - began, 1e-6)
+                scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
+                self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
+            elif status == FAULT:
+                raise fault_error(self, self.front[self.pos], self.depth)
+            elif status == STOPPED:
+                self.stopped = True
+                return
+            elif status == AT_BOUND:
+                raise self._state_bound()
+            else:
+                self._grow(status)
+                t = self.table
+            self._safe_point()
+
+    def _grow(self, status: int) -> None:
+        if status == GROW_TABLE:
+            self.table.grow()
+        elif status == GROW_NEXT:
+            old = self.nxt
+            self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)
+            self.nxt[:int(self.ctr[C_NEXT])] = old[:int(self.ctr[C_NEXT])]
+        elif status == GROW_SUCC:
+            self.k.grow_buffer()
+        else:
+            raise RuntimeError(f"internal error: unexpected kernel status {status}")
+
+    def _ensure_next(self, n: int) -> None:
+        if self.nxt.shape[0] < n:
+            self.nxt = np.empty((n, self.k.layout.words), dtype=np.int64)
+
+    def _state_bound(self) -> _Bound:
+        limit = self.options.max_states
+        return _Bound(f"stopped at the state bound: {self.distinct:,} distinct states "
+                      f"(max_states={limit:,}), depth {self.depth}")
+
+    def _note_found(self, state_level: int, pre_level: int) -> None:
+        for q in np.flatnonzero(self.found):
+            if self.found_level[q] is None:
+                self.found_level[q] = state_level if q < self.nstate else pre_level
+
+    # ------------------------------------------------------------ safe points
+
+    def _safe_point(self) -> None:
+        if self.interrupt[0]:
+            raise KeyboardInterrupt
+        timeout = self.options.timeout_s
+        if timeout is not None and self.elapsed() >= timeout:
+            raise _Bound(f"timeout after {timeout:g} s: {self.distinct:,} distinct states, "
+                         f"depth {self.depth}")
+        self._report()
+        every = self.options.checkpoint_every_s
+        if self.options.checkpoint_dir and time.monotonic() - self.last_checkpoint >= every:
+            self._checkpoint()
+
+    def _report(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.last_tick >= PROGRESS_EVERY_S:
+            self.last_tick = now
+            self.reporter.progress(Progress(self.distinct, self.generated, self.depth,
+                                            self.queue(), self.elapsed()))
+
+    def _checkpoint(self, note: bool = False) -> None:
+        if not self.options.checkpoint_dir:
+            return
+        checkpoint.save(self, self.options.checkpoint_dir)
+        self.last_checkpoint = time.monotonic()
+        if note:
+            self.reporter.note(f"checkpoint written to {self.options.checkpoint_dir} "
+                               f"({self.distinct:,} states); continue with --resume")
+
+    # ------------------------------------------------------------ results
+
+    def _settle_found(self) -> None:
+        initial = self.initial_rows()
+        dl = self.nstate + self.nstep
+        for q in np.flatnonzero(self.found):
+            level = self.found_level[q]
+            assert level is not None
+            path = find_path(self.k, self.table, self.frows[q], level, initial)
+            if q < self.nstate:
+                prop = self.k.state_columns[q]
+                status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
+                kind = "counterexample" if status is Status.VIOLATED else "witness"
+                self.verdicts.settle(prop.name, prop.kind, status,
+                                     trace_of(self.k, path, kind, prop.name))
+            elif q < dl:
+                prop = self.k.step_columns[q - self.nstate]
+                path.append(self._violating_step(path[-1][1], q - self.nstate, self.frows2[q]))
+                self.verdicts.settle(prop.name, prop.kind, Status.VIOLATED,
+                                     trace_of(self.k, path, "counterexample", prop.name))
+            else:
+                self.verdicts.settle(DEADLOCK, None, Status.VIOLATED,
+                                     trace_of(self.k, path, "counterexample", DEADLOCK))
+
+    def _violating_step(self, pre: np.ndarray, col: int, post: np.ndarray) -> tuple[int, np.ndarray]:
+        k = self.k
+        target = k.canonicalize(post)[0]
+
+        def violates(candidate: np.ndarray) -> bool:
+            return not bool(k.check_steps(pre, candidate, np.zeros(1, np.int32))[0, col])
+        hit = step_after(k, pre, target, violates)
+        if hit is None:
+            raise RuntimeError("internal error: the violating step could not be re-executed")
+        return hit
+
+    def _stats(self) -> Stats:
+        elapsed = self.elapsed()
+        counts = {a.name: int(self.act_counts[i]) for i, a in enumerate(self.k.actions)}
+        extras: dict[str, Any] = {
+            "search_s": round(elapsed, 3),
+            "compile_s": round(self.k.codegen_s + self.k.compile_s, 3),
+            "words_per_state": self.k.layout.words,
+            "table_bytes": self.table.nbytes(),
+            "bytes_per_state": round(self.table.bytes_per_state(), 2),
+            "table_load": round(self.distinct / max(1, self.table.capacity), 3),
+            "exact": self.table.exact,
+            "symmetry": [t.name for t in self.k.symmetric],
+        }
+        if elapsed > 0:
+            extras["states_per_s"] = round(self.distinct / elapsed)
+        if not self.table.exact:
+            n = self.distinct
+            extras["fp_collision_probability"] = n * (n - 1) / 2.0 ** 65
+            extras["fp_collision_probability_tlc"] = n * max(0, self.generated - n) / 2.0 ** 64
+        return Stats(distinct_states=self.distinct, generated_states=self.generated,
+                     depth=self.depth, elapsed_s=elapsed, action_counts=counts,
+                     never_enabled=tuple(a for a, c in counts.items() if c == 0), extras=extras)
+
+    def _notes(self) -> list[str]:
+        notes = list(self.k.notes)
+        if self.k.symmetric:
+            names = ", ".join(t.name for t in self.k.symmetric)
+            notes.append(f"symmetry reduction by {names}: {self.distinct:,} distinct states are "
+                         f"orbit representatives (run with symmetry off for the full count)")
+        if not self.table.exact and self.distinct > 1:
+            n = self.distinct
+            notes.append(f"fingerprint collision probability: {n * (n - 1) / 2.0 ** 65:.1e} "
+                         f"(birthday bound over {n:,} states); use --exact to store whole states")
+        return notes

@@ -1,0 +1,110 @@
+"""`modelcheck verdicts`: the table, the trace files, the exit code."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+EXAMPLES = "specs/examples/verdicts.toml"
+ROOT = Path(__file__).resolve().parents[2]
+
+MIXED = f'''
+[[row]]
+id = "ok-row"
+spec = "{ROOT}/tests/cli/specs/limit.mc"
+consts = {{ MAX = 3 }}
+engine = "reference"
+[[row.check]]
+property = "BelowThree"
+expect = "violated"
+steps = 3
+[[row.check]]
+property = "AtMax"
+expect = "holds"
+steps = 3
+
+[[row]]
+id = "wrong-steps"
+spec = "{ROOT}/tests/cli/specs/limit.mc"
+description = "MAX = 3, but the expected length is wrong"
+consts = {{ MAX = 3 }}
+[[row.check]]
+property = "BelowThree"
+expect = "violated"
+steps = 4
+
+[[row]]
+id = "big"
+spec = "{ROOT}/specs/examples/two_phase.mc"
+large = true
+[[row.check]]
+property = "Consistent"
+expect = "holds"
+'''
+
+
+def _mixed(tmp_path: Path) -> str:
+    path = tmp_path / "mixed.toml"
+    path.write_text(MIXED)
+    return str(path)
+
+
+def test_example_verdicts_are_as_expected(mc, golden):
+    run = mc("verdicts", EXAMPLES, "--engine", "reference", "--out", "OUT")
+    assert run.exit_code == 0
+    golden.check("cli/verdicts_examples.txt", run.transcript())
+    assert sorted(p.name for p in mc.out_dir.iterdir()) == ["DH-1-NotFour.itf.json"]
+
+
+def test_a_row_not_as_expected_exits_1(mc, tmp_path, golden):
+    run = mc("verdicts", _mixed(tmp_path), "--engine", "reference", "--out", "OUT")
+    assert run.exit_code == 1
+    golden.check("cli/verdicts_mixed.txt", run.transcript().replace(str(tmp_path), "<TMP>"))
+    assert sorted(p.name for p in mc.out_dir.iterdir()) == [
+        "ok-row-AtMax.itf.json", "ok-row-BelowThree.itf.json", "wrong-steps-BelowThree.itf.json"]
+
+
+def test_only_picks_rows_and_may_name_a_large_one(mc, tmp_path):
+    run = mc("verdicts", _mixed(tmp_path), "--only", "ok-row", "--only", "big",
+             "--engine", "reference", "--json", "--out", "OUT")
+    assert run.exit_code == 0
+    rows = json.loads(run.stdout)
+    assert [(r["id"], r["ok"]) for r in rows] == [("ok-row", True), ("big", True)]
+
+
+def test_large_rows_run_with_large(mc, tmp_path):
+    run = mc("verdicts", _mixed(tmp_path), "--large", "--engine", "reference", "--json",
+             "--out", "OUT")
+    assert [r["id"] for r in json.loads(run.stdout)] == ["ok-row", "wrong-steps", "big"]
+
+
+def test_json_rows(mc, tmp_path):
+    run = mc("verdicts", _mixed(tmp_path), "--engine", "reference", "--json", "--out", "OUT")
+    assert run.exit_code == 1 and run.stderr == ""
+    ok_row, wrong = json.loads(run.stdout)
+    assert list(ok_row) == ["id", "file", "spec", "description", "engine", "consts", "ok",
+                            "checks", "distinct_states", "generated_states", "depth",
+                            "elapsed_s", "complete", "reason", "error"]
+    assert ok_row["checks"][0] == {
+        "property": "BelowThree", "expect": "violated", "expect_steps": 3, "status": "violated",
+        "steps": 3, "trace_file": "<OUT>/ok-row-BelowThree.itf.json", "reason": None, "ok": True}
+    assert wrong["ok"] is False and wrong["checks"][0]["steps"] == 3
+    assert wrong["checks"][0]["expect_steps"] == 4
+
+
+def test_a_row_naming_an_unknown_property_fails_before_any_search(mc, tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text(MIXED.replace('property = "AtMax"', 'property = "AtMx"'))
+    run = mc("verdicts", str(path), "--engine", "reference", "--out", "OUT")
+    assert run.exit_code == 2 and run.stdout == ""
+    assert "row 'ok-row': limit has no property 'AtMx'" in run.stderr
+    assert "did you mean 'AtMax'?" in run.stderr
+    assert not mc.out_dir.exists()
+
+
+def test_a_mistake_in_the_file_exits_2_with_its_line(mc, tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text(MIXED.replace('expect = "violated"\nsteps = 4', 'expected = "violated"'))
+    run = mc("verdicts", str(path))
+    assert run.exit_code == 2
+    assert run.stderr.startswith(f"error: {path}:23: row 'wrong-steps': unknown key 'expected' in [[row.check]]\n  23 | expected = \"violated\"\n")
+    assert "hint: did you mean 'expect'?" in run.stderr

@@ -22,6 +22,7 @@ from modelcheck.cli.render import source_for
 from modelcheck.cli.verdicts import verdicts_cmd
 from modelcheck.cli.replay_cmd import replay
 from modelcheck.cli.trace_cmds import trace
+from modelcheck.cli.prove import prove_cmd
 
 __all__ = ["cli", "main", "render_error", "EXIT_OK", "EXIT_VIOLATED", "EXIT_USAGE",
            "EXIT_UNKNOWN", "EXIT_INTERNAL"]
@@ -105,6 +106,7 @@ cli.add_command(verdicts_cmd)
 # Commands owned by other parts of the CLI are added below, one line each.
 cli.add_command(trace)
 cli.add_command(replay)
+cli.add_command(prove_cmd)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

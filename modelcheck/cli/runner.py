@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from modelcheck import api
 from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
 from modelcheck.ir.nodes import Model
+from modelcheck.trace.store import write_trace
 
 __all__ = ["Outcome", "load_model", "run_engine", "save_traces", "trace_path",
            "interrupts_deferred", "InterruptWatch", "exit_code", "combined_exit_code",
@@ -37,15 +39,13 @@ class Outcome:
 def load_model(spec: str, defines: Mapping[str, str]) -> Model:
     """The spec compiled to IR with the ``-D`` values applied.  Raises
     ``CompileError`` or ``UsageError``."""
-    from modelcheck.api import load
-    return load(spec, consts=dict(defines))
+    return api.load(spec, consts=dict(defines))
 
 
 def run_engine(model: Model, engine: str, options: CheckOptions, reporter: Reporter) -> CheckResult:
     """The engine's result; ``modelcheck.api.check`` replays every trace an
     engine returns under the reference semantics before handing it over."""
-    from modelcheck.api import check
-    return check(model, engine=engine, options=options, reporter=reporter)
+    return api.check(model, engine=engine, options=options, reporter=reporter)
 
 
 def exit_code(result: CheckResult) -> int:
@@ -81,7 +81,6 @@ def save_traces(outcome: Outcome, out_dir: str | Path, stem: str) -> list[str]:
     to a run-time error) as ITF JSON; record each file on its PropertyResult.
     Returns the files written, in property order.  ``write_trace`` replays
     each trace before writing it, and writes atomically."""
-    from modelcheck.trace.store import write_trace
     written: list[str] = []
     result = outcome.result
     todo: list[tuple[Any, Path]] = []
@@ -89,7 +88,8 @@ def save_traces(outcome: Outcome, out_dir: str | Path, stem: str) -> list[str]:
         if prop.trace is not None:
             todo.append((prop, trace_path(out_dir, stem, prop.name)))
     error_trace = getattr(result.error, "trace", None)
-    # A Ctrl-C while a file is being written must not leave half of it.
+    # Each file is written atomically; holding Ctrl-C until the last one is
+    # done means the traces of one result are all on disk or none is cut.
     with interrupts_deferred():
         for prop, path in todo:
             write_trace(prop.trace, outcome.model, path.parent, path.name)

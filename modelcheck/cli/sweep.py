@@ -17,7 +17,8 @@ from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import print_run_error, status_phrase, status_style
 from modelcheck.cli.runner import (InterruptWatch, Outcome, combined_exit_code, exit_code,
                                    load_model, run_engine, save_traces)
-from modelcheck.errors import ModelcheckError
+from modelcheck.errors import ModelcheckError, UsageError
+from modelcheck.ir.nodes import Model
 
 __all__ = ["run_sweep", "config_label"]
 
@@ -25,6 +26,15 @@ __all__ = ["run_sweep", "config_label"]
 def config_label(axes: Sequence[SweepAxis], config: Mapping[str, str]) -> str:
     """``N=3 mode=manual``: the swept values of one configuration."""
     return " ".join(f"{a.name}={config[a.name]}" for a in axes)
+
+
+def _load_config(spec: str, axes: Sequence[SweepAxis], config: Mapping[str, str]) -> Model:
+    try:
+        return load_model(spec, config)
+    except UsageError as exc:
+        # The front end words a bad value as a -D mistake; say which configuration.
+        raise UsageError(f"sweep configuration {config_label(axes, config)}: {exc}",
+                         hint=exc.hint) from None
 
 
 def run_sweep(spec: str, axes: Sequence[SweepAxis], defines: Mapping[str, str],
@@ -36,7 +46,7 @@ def run_sweep(spec: str, axes: Sequence[SweepAxis], defines: Mapping[str, str],
     out, err = out_console(), err_console()
     configs = sweep_configs(axes, defines)
     try:
-        models = [load_model(spec, config) for config in configs]
+        models = [_load_config(spec, axes, config) for config in configs]
         options = [build_options(model, flags) for model in models]
         engine = choose_engine(requested_engine, flags, err)
     except ModelcheckError as exc:

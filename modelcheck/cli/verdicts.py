@@ -69,6 +69,14 @@ def row_options(row: Row, model: Model) -> CheckOptions:
     return options
 
 
+def _load_row(row: Row) -> Model:
+    try:
+        return load_model(row.spec, row.consts)
+    except UsageError as exc:
+        # A bad const value reads as a -D mistake; say which row it comes from.
+        raise UsageError(f"{row.file}: row {row.id!r}: {exc}", hint=exc.hint) from None
+
+
 def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
               label: str, show_progress: bool) -> RowOutcome:
     options = row_options(row, model)
@@ -99,14 +107,14 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     for path in files:
         rows.extend(read_verdict_file(path))
     chosen, skipped = select_rows(rows, only, large)
+    # Compile every row first: a typo in a spec or a const fails before hours of search.
+    models = [_load_row(r) for r in chosen]
+    for r, m in zip(chosen, models):
+        row_options(r, m)
     # The default engine is looked up (and its notice printed) only if a row needs it.
     default = engine
     if default is None and any(r.engine is None for r in chosen):
         default = choose_engine(None, CheckFlags(), err)
-    # Compile every row first: a typo in a spec or a const fails before hours of search.
-    models = [load_model(r.spec, r.consts) for r in chosen]
-    for r, m in zip(chosen, models):
-        row_options(r, m)
     done: list[RowOutcome] = []
     interrupted = False
     for i, (row, model) in enumerate(zip(chosen, models), start=1):

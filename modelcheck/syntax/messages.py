@@ -124,6 +124,8 @@ def _token_hint(parser: Lark, tok: Token, keys: set[str], source: str) -> str | 
         return "the boolean operators are 'and', 'or' and 'not'"
     if "NAME" in keys and value.isalpha() and tok.type != "NAME":
         return f"'{value}' is a keyword and cannot be used as a name here"
+    if value == ";" and ";" not in keys:
+        return "no ';' is needed: declarations and statements need no separators"
     if value == ":=" and "=" in keys:
         return "'=' introduces a value here; ':=' is for assignment in actions"
     return None

@@ -4,7 +4,8 @@ Syntax errors become diagnostics (MC1001 unexpected token, MC1002 unexpected
 character, MC1003 unexpected end of file) that say in plain words what was
 found and what could have come instead.  After an error the parser skips to
 the next top-level declaration and goes on, so one run reports the syntax
-errors of several declarations.
+errors of several declarations.  A keyword used as a name is MC1001, and a
+declaration nested deeper than MAX_NESTING levels is MC1004.
 """
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
     return stop
 
 
-@njit(cache=True, nogil=True)
+@jit
 def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opts,
           found, frows, U, S, V, crow, err, flags):
     """Initial states: count, store, check.  (status, row reached)."""
@@ -108,10 +108,11 @@ def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opt
     return 0, rows.shape[0]
 
 
-@njit(cache=True, nogil=True)
+@jit
 def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                   act_counts, act_of, want, kinds, want_step, opts,
-                  found, frows, frows2, faid, U, P, S, V, buf, bufaid, crow, err, flags, sflags):
+                  found, frows, frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
+                  sflags):
     """Expand ``front[start:stop]``: successors, deadlock, step invariants,
     new states stored in the table and appended to ``nxt``, invariants and
     sometimes checked on them.  (status, row reached)."""
@@ -144,6 +145,16 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                     frows[dl, w] = front[i, w]
                 if opts[3] != 0:
                     return 5, i + 1
+        # Every successor's key first, with a prefetch of its home slot, so
+        # that the cache misses of the k lookups overlap.
+        for j in range(k):
+            if NSYM == 0:
+                h = fingerprint_at(buf, j)
+            else:
+                canon_row(buf, j, V, S, cbuf[j])
+                h = fingerprint_at(cbuf, j)
+            ckeys[j] = h ^ SIGN
+            prefetch(keys, home_of(ckeys[j], meta[0]))
         for j in range(k):
             a = bufaid[j]
             act_counts[act_of[a]] += 1
@@ -175,8 +186,8 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                                 halt = True
                     if halt:
                         return 5, i + 1
-            canon_row(buf, j, V, S, crow)
-            key = fingerprint(crow) ^ SIGN
+            crow = buf[j] if NSYM == 0 else cbuf[j]
+            key = ckeys[j]
             allow = opts[1] != 0
             if allow and opts[4] >= 0 and meta[1] >= opts[4]:
                 if table_insert(keys, tlo, thi, tstates, meta, key, ptag, crow, False) == -2:
@@ -210,7 +221,7 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
     return 0, stop
 
 
-@njit(cache=True, nogil=True)
+@jit
 def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
     """Successors of ``rows[start:]`` into succ/parent/aid from row m0.
     (status, row reached, rows written): status 0 done, 2 succ is full,
@@ -235,7 +246,7 @@ def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
     return 0, rows.shape[0], m
 
 
-@njit(cache=True, nogil=True)
+@jit
 def props_batch(rows, U, S, err, want, flags):
     """State-property columns for each row; -1 - row on a run-time error."""
     for i in range(rows.shape[0]):
@@ -245,7 +256,7 @@ def props_batch(rows, U, S, err, want, flags):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@jit
 def terminal_batch(rows, U, S, err, out):
     for i in range(rows.shape[0]):
         unpack(rows, i, U)
@@ -256,7 +267,7 @@ def terminal_batch(rows, U, S, err, out):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@jit
 def steps_batch(pre, post, U, V, S, err, want, flags):
     for i in range(pre.shape[0]):
         unpack(pre, i, U)
@@ -266,7 +277,7 @@ def steps_batch(pre, post, U, V, S, err, want, flags):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@jit
 def canon_batch(rows, out, U, S):
     for i in range(rows.shape[0]):
         canon_row(rows, i, U, S, out[i])

@@ -199,8 +199,11 @@ class ActionGen:
                 self.restore(rest_assigns)
                 rest()
         elif isinstance(s, ir.Either):
+            # Each branch starts from the pre-state: undo what the earlier
+            # branches (and the paths after them) wrote.
+            undo = assigned_vars((s,)) | rest_assigns
             for branch in s.branches:
-                self.restore(assigned_vars(branch) | rest_assigns)
+                self.restore(undo)
                 self.stmts(branch, 0, rest, rest_assigns)
         elif isinstance(s, ir.If):
             if _has_choice(s.then) or _has_choice(s.else_):

@@ -33,12 +33,13 @@ import numpy as np
 from numba import njit
 from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
     TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints,
-    less)
-from modelcheck.engines.compiled.table import table_insert
+    less, prefetch)
+from modelcheck.engines.compiled.table import table_insert, home_of
 
-# Internal functions never allocate: no reference counting on their array
-# arguments (it costs more than the work); entry points keep it.
-jit = njit(cache=True, nogil=True, _nrt=False)
+# No function here allocates, so none needs numba's reference counting, whose
+# increments on every array argument of every call cost more than the work.
+# Divisors are checked by the generated code itself (MC5002): error_model numpy.
+jit = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 
 W = {words}
 NSLOTS = {slots}

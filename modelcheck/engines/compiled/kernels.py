@@ -116,6 +116,8 @@ class CompiledModel:
         self.err = np.zeros(8 + w, dtype=np.int64)
         self.buf = np.zeros((64, w), dtype=np.int64)
         self.bufaid = np.zeros(64, dtype=np.int32)
+        self.cbuf = np.zeros((64, w), dtype=np.int64)     # canonical successors
+        self.ckeys = np.zeros(64, dtype=np.int64)          # their table keys
         self.compile_s = 0.0
         self.warm_up()
 
@@ -155,11 +157,18 @@ class CompiledModel:
         self.module.explore_chunk(rows, 0, 0, t.keys, t.tlo, t.thi, t.states, t.meta, rows, i64,
                                   i64, self.action_of, i64, i64, i64, opts, i64, frows, frows,
                                   i64, self.U, self.P, self.S, self.V, self.buf, self.bufaid,
-                                  crow, self.err, i64, i64)
+                                  self.cbuf, self.ckeys, self.err, i64, i64)
+        # growing the table compiles the rebuild; finding parents, the tag scan
+        t.grow()
+        t.find_tag(1)
 
     def grow_buffer(self) -> None:
-        self.buf = np.zeros((self.buf.shape[0] * 2, self.layout.words), dtype=np.int64)
-        self.bufaid = np.zeros(self.buf.shape[0], dtype=np.int32)
+        """Double the per-state successor buffers (a state had more successors)."""
+        n = self.buf.shape[0] * 2
+        self.buf = np.zeros((n, self.layout.words), dtype=np.int64)
+        self.bufaid = np.zeros(n, dtype=np.int32)
+        self.cbuf = np.zeros((n, self.layout.words), dtype=np.int64)
+        self.ckeys = np.zeros(n, dtype=np.int64)
 
     # ------------------------------------------------------------ batch API
 

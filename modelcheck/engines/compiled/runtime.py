@@ -12,11 +12,14 @@ wrap, as the hash needs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
            "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
-           "copy_ints", "less"]
+           "copy_ints", "less", "prefetch"]
 
 #: The sign bit: a table key is ``fingerprint ^ SIGN``, so that signed order is
 #: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
@@ -201,3 +204,21 @@ def less(a: np.ndarray, b: np.ndarray) -> bool:
         if a[i] != b[i]:
             return a[i] < b[i]
     return False
+
+
+@intrinsic
+def prefetch(typingctx, arr, index):
+    """Hint the CPU to fetch ``arr[index]`` (LLVM's prefetch, for a read)."""
+    sig = types.void(arr, index)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p = llvm_ir.IntType(8).as_pointer()
+        i32 = llvm_ir.IntType(32)
+        fnty = llvm_ir.FunctionType(llvm_ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return sig, codegen

@@ -232,7 +232,7 @@ class CompiledSearch:
                 self.front, self.pos, stop, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt,
                 self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,
                 self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
-                k.buf, k.bufaid, self.crow, k.err, self.flags, self.sflags)
+                k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags)
             self.pos = int(reached)
             self._note_found(self.depth + 1, self.depth)
             if status == DONE:

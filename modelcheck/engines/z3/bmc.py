@@ -37,7 +37,7 @@ from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
-from modelcheck.engines.z3.logic import conj, disj, neg
+from modelcheck.engines.z3.logic import conj, disj, neg, is_true, is_false
 from modelcheck.engines.z3.traces import decode_trace, rederive_error
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
@@ -215,12 +215,12 @@ class _Bmc:
                      kind: str) -> None:
         """Settle every goal reachable at depth k: each model found settles
         all the goals it satisfies (its trace is a shortest one for each)."""
-        goals = [g for g in goals if not z3.is_false(g.formula)]
+        goals = [g for g in goals if not is_false(g.formula)]
         while goals:
             m = self.ask(solver, disj(g.formula for g in goals))
             if m is None:
                 return
-            hit = [g for g in goals if z3.is_true(m.eval(g.formula, model_completion=True))]
+            hit = [g for g in goals if is_true(m.eval(g.formula, model_completion=True))]
             if not hit:
                 raise EncodingUnsupported("a model satisfies a disjunction but none of its parts")
             for g in hit:
@@ -234,13 +234,13 @@ class _Bmc:
         """Stop with the reference's error if a run-time error can happen at
         depth k; the first goal (in the reference's order) the model
         satisfies says which evaluation to re-run."""
-        goals = [g for g in goals if not z3.is_false(g.formula)]
+        goals = [g for g in goals if not is_false(g.formula)]
         if not goals:
             return
         m = self.ask(solver, disj(g.formula for g in goals))
         if m is None:
             return
-        goal = next((g for g in goals if z3.is_true(m.eval(g.formula, model_completion=True))),
+        goal = next((g for g in goals if is_true(m.eval(g.formula, model_completion=True))),
                     goals[0])
         ev = self.evaluator()
         trace = None if goal.initial else self.trace(m, k, "error", None)
@@ -254,7 +254,7 @@ class _Bmc:
 
     def ask(self, solver: z3.Solver, goal: z3.BoolRef) -> z3.ModelRef | None:
         """A model of the path so far with ``goal`` in it, or None if there is none."""
-        if z3.is_false(goal):
+        if is_false(goal):
             return None
         timeout = self.options.timeout_s
         if timeout is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import z3
 
-from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, neg
+from modelcheck.engines.z3.logic import TRUE, FALSE, conj, disj, neg, is_true, is_false
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                             SSeq, SSet, Sym, Syms, part_types)
@@ -40,18 +40,18 @@ class Containers:
     def concrete(self, s: Sym) -> Any:
         """The Python value of ``s`` if it is known statically, else ``NOTHING``."""
         if isinstance(s, SBool):
-            if z3.is_true(s.term):
+            if is_true(s.term):
                 return True
-            return False if z3.is_false(s.term) else NOTHING
+            return False if is_false(s.term) else NOTHING
         if isinstance(s, SNum):
             c = s.const
             if c is None:
                 return NOTHING
             return s.atom.members[c] if s.atom is not None else c
         if isinstance(s, SOpt):
-            if z3.is_false(s.present):
+            if is_false(s.present):
                 return None
-            return self.concrete(s.value) if z3.is_true(s.present) else NOTHING
+            return self.concrete(s.value) if is_true(s.present) else NOTHING
         if isinstance(s, SProd):
             vals = [self.concrete(p) for p in s.parts]
             if any(v is NOTHING for v in vals):
@@ -137,7 +137,7 @@ class Containers:
         n = len(self.sy.domain(elem))
         bits: list[list[z3.BoolRef]] = [[] for _ in range(n)]
         for guard, e in items:
-            if z3.is_false(guard):
+            if is_false(guard):
                 continue
             for i, cond in self.select(e, elem, n):
                 bits[i].append(conj([guard, cond]))
@@ -205,20 +205,20 @@ class Containers:
         if isinstance(s, SSet):
             dom = self.sy.domain(s.elem)
             return [(b, self.sy.const(x, s.elem)) for x, b in zip(dom, s.all_bits())
-                    if not z3.is_false(b)]
+                    if not is_false(b)]
         if isinstance(s, SBag):
             dom = self.sy.domain(s.elem)
             out = []
             for x, c in zip(dom, s.counts):
                 present = self.nums.cmp(">", c, self.nums.const(0))
-                if not z3.is_false(present):
+                if not is_false(present):
                     out.append((present, self.sy.const(x, s.elem)))
             return out
         if isinstance(s, SSeq):
             out = []
             for j, x in enumerate(s.slots):
                 inside = self.nums.cmp(">", s.length, self.nums.const(j))
-                if not z3.is_false(inside):
+                if not is_false(inside):
                     out.append((inside, x))
             return out
         raise EncodingUnsupported(f"iterating over a value of type {s.type}")
@@ -227,7 +227,7 @@ class Containers:
 
     def map_get(self, m: SMap, k: Sym) -> tuple[Sym, z3.BoolRef]:
         choices = self.select(k, m.key, len(m.vals))
-        if len(choices) == 1 and z3.is_true(choices[0][1]):
+        if len(choices) == 1 and is_true(choices[0][1]):
             return m.vals[choices[0][0]], FALSE
         if not choices:
             return self.sy.default(m.value_type), TRUE
@@ -354,7 +354,7 @@ class Containers:
         choices = self.select(x, b.elem, len(b.counts))
         total = n.const(0)
         for i, cond in choices:
-            total = n.add(total, n.ite(cond, b.counts[i], n.const(0))) if not z3.is_true(cond) \
+            total = n.add(total, n.ite(cond, b.counts[i], n.const(0))) if not is_true(cond) \
                 else b.counts[i]
         return total
 

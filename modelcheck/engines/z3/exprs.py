@@ -16,7 +16,7 @@ import z3
 
 from modelcheck.diagnostics import Span
 from modelcheck.engines.z3.containers import Containers
-from modelcheck.engines.z3.logic import TRUE, conj, disj, implies, neg
+from modelcheck.engines.z3.logic import TRUE, boolean, conj, disj, neg, implies, is_false
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                             SSeq, SSet, Sym, Syms)
 from modelcheck.ir import nodes as ir
@@ -62,7 +62,7 @@ class Exprs:
     def fault(self, guard: z3.BoolRef, fails: z3.BoolRef, code: str, message: str,
               span: Span | None) -> None:
         cond = conj([guard, fails])
-        if not z3.is_false(cond):
+        if not is_false(cond):
             self.faults.append(Fault(cond, code, message, span))
 
     def boolean(self, e: ir.Expr, scope: Scope, guard: z3.BoolRef) -> z3.BoolRef:

@@ -36,7 +36,7 @@ import z3
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy, \
     StepCopy
-from modelcheck.engines.z3.logic import conj, disj, neg
+from modelcheck.engines.z3.logic import conj, disj, neg, is_false
 from modelcheck.engines.z3.proofs import (Conjunct, InvariantProof, Obligation, ProofResult,
                                           ProofStatus, conjuncts)
 from modelcheck.engines.z3.traces import EncodingMismatch, decode_trace
@@ -197,7 +197,7 @@ class _Induction:
                 if m is None:
                     break
                 hit = [c for c in pending
-                       if z3.is_false(m.eval(self.ok(c, states[j]), model_completion=True))]
+                       if is_false(m.eval(self.ok(c, states[j]), model_completion=True))]
                 trace = decode_trace(self.enc, m, states[:j + 1], steps[:j], "counterexample",
                                      hit[0].prop)
                 check_replays(self.enc.model, trace, "the Z3 proof's counterexample")

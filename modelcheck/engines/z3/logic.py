@@ -2,7 +2,10 @@
 
 The encoder builds many formulas whose parts are often literally true or
 false (a guard on a constant parameter, a bit of a constant set); folding them
-here keeps the terms handed to the solver small.
+here keeps the terms handed to the solver small.  Z3 shares equal terms, so
+"is this the constant true" is one id comparison (``is_true``), much cheaper
+than ``z3.is_true``, which walks the Python API several times: on a spec like
+the quorum queue the encoder asks it millions of times.
 """
 from __future__ import annotations
 
@@ -10,26 +13,34 @@ from collections.abc import Iterable
 
 import z3
 
-__all__ = ["TRUE", "FALSE", "conj", "disj", "neg", "implies", "bite", "is_true", "is_false"]
+__all__ = ["TRUE", "FALSE", "boolean", "conj", "disj", "neg", "implies", "bite", "is_true",
+           "is_false"]
 
+# Immutable constants of Z3's main context (terms are hash-consed there).
 TRUE = z3.BoolVal(True)
 FALSE = z3.BoolVal(False)
+_TRUE_ID = TRUE.get_id()
+_FALSE_ID = FALSE.get_id()
 
 
-def is_true(b: z3.BoolRef) -> bool:
-    return z3.is_true(b)
+def boolean(v: bool) -> z3.BoolRef:
+    return TRUE if v else FALSE
 
 
-def is_false(b: z3.BoolRef) -> bool:
-    return z3.is_false(b)
+def is_true(b: z3.ExprRef) -> bool:
+    return b is TRUE or (b is not FALSE and b.get_id() == _TRUE_ID)
+
+
+def is_false(b: z3.ExprRef) -> bool:
+    return b is FALSE or (b is not TRUE and b.get_id() == _FALSE_ID)
 
 
 def conj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
     kept = []
     for p in parts:
-        if z3.is_false(p):
+        if is_false(p):
             return FALSE
-        if not z3.is_true(p):
+        if not is_true(p):
             kept.append(p)
     if not kept:
         return TRUE
@@ -39,9 +50,9 @@ def conj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
 def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
     kept = []
     for p in parts:
-        if z3.is_true(p):
+        if is_true(p):
             return TRUE
-        if not z3.is_false(p):
+        if not is_false(p):
             kept.append(p)
     if not kept:
         return FALSE
@@ -49,9 +60,9 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
 
 
 def neg(p: z3.BoolRef) -> z3.BoolRef:
-    if z3.is_true(p):
+    if is_true(p):
         return FALSE
-    if z3.is_false(p):
+    if is_false(p):
         return TRUE
     if z3.is_not(p):
         return p.arg(0)
@@ -59,25 +70,25 @@ def neg(p: z3.BoolRef) -> z3.BoolRef:
 
 
 def implies(a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
-    if z3.is_false(a) or z3.is_true(b):
+    if is_false(a) or is_true(b):
         return TRUE
-    if z3.is_true(a):
+    if is_true(a):
         return b
-    if z3.is_false(b):
+    if is_false(b):
         return neg(a)
     return z3.Implies(a, b)
 
 
 def bite(c: z3.BoolRef, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
     """``if c then a else b`` on booleans."""
-    if z3.is_true(c):
+    if is_true(c):
         return a
-    if z3.is_false(c):
+    if is_false(c):
         return b
     if a.eq(b):
         return a
-    if z3.is_true(a) and z3.is_false(b):
+    if is_true(a) and is_false(b):
         return c
-    if z3.is_false(a) and z3.is_true(b):
+    if is_false(a) and is_true(b):
         return neg(c)
     return z3.If(c, a, b)

@@ -11,7 +11,7 @@ from modelcheck.ir.ops import Op
 from modelcheck.trace.trace import Trace
 
 __all__ = ["ProofStatus", "Conjunct", "Obligation", "InvariantProof", "ProofResult", "conjuncts",
-           "span_text"]
+           "span_text", "lemma_declarations"]
 
 
 class ProofStatus(enum.Enum):
@@ -121,3 +121,9 @@ def conjuncts(model: ir.Model, prop: ir.Property, lemma: bool) -> list[Conjunct]
         text = span_text(model, e.span) or span_text(model, prop.span) or prop.name
         out.append(Conjunct(name, prop.name, e, text, lemma))
     return out
+
+
+def lemma_declarations(name: str, lemmas: list[str]) -> list[str]:
+    """An inductive invariant found for ``name`` as declarations to paste into
+    the spec (``invariant <name>_pdr<i>: ...``)."""
+    return [f"invariant {name}_pdr{i}: {text}" for i, text in enumerate(lemmas, 1)]

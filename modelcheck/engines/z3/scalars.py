@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import z3
 
-from modelcheck.engines.z3.logic import conj
+from modelcheck.engines.z3.logic import boolean, conj, neg, is_true, is_false
 from modelcheck.ir.types import EnumType, IntType, ModelType, Type
 
 __all__ = ["SNum", "Nums", "width_for", "NUM_MODES"]
@@ -212,18 +212,18 @@ class Nums:
             elif a.const is not None and a.const == b.const:
                 decided = True
             if decided is not None:
-                return z3.BoolVal(decided if op == "==" else not decided)
+                return boolean(decided if op == "==" else not decided)
         else:
             lt_always = {"<": a.hi < b.lo, "<=": a.hi <= b.lo, ">": a.lo > b.hi, ">=": a.lo >= b.hi}
             never = {"<": a.lo >= b.hi, "<=": a.lo > b.hi, ">": a.hi <= b.lo, ">=": a.hi < b.lo}
             if lt_always[op]:
-                return z3.BoolVal(True)
+                return boolean(True)
             if never[op]:
-                return z3.BoolVal(False)
+                return boolean(False)
         lo, hi = min(a.lo, b.lo), max(a.hi, b.hi)
         if a.const is not None and b.const is not None:
             x, y = a.const, b.const
-            return z3.BoolVal({"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y,
+            return boolean({"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y,
                                ">": x > y, ">=": x >= y}[op])
         x, y = self._terms(lo, hi, a, b)
         # Python's comparison operators on Z3 bit-vectors are the signed ones.
@@ -246,9 +246,9 @@ class Nums:
     # ---------------------------------------------------------------- choice and shape
 
     def ite(self, c: z3.BoolRef, a: SNum, b: SNum) -> SNum:
-        if z3.is_true(c):
+        if is_true(c):
             return a
-        if z3.is_false(c):
+        if is_false(c):
             return b
         atom = a.atom if a.atom is not None else b.atom
         lo, hi = min(a.lo, b.lo), max(a.hi, b.hi)

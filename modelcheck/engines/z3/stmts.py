@@ -28,7 +28,7 @@ from typing import Any
 import z3
 
 from modelcheck.engines.z3.exprs import Exprs, Fault, Scope
-from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, neg
+from modelcheck.engines.z3.logic import TRUE, FALSE, conj, disj, neg, is_false
 from modelcheck.engines.z3.symbolic import Sym, Syms
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import IntType, SeqType, Type, render_type
@@ -125,7 +125,7 @@ class _Run:
               writes: dict[str, Sym]) -> tuple[z3.BoolRef, dict[str, Sym]]:
         ex, sy = self.ex, self.sy
         for stmt in stmts:
-            if z3.is_false(alive):
+            if is_false(alive):
                 return FALSE, writes
             if isinstance(stmt, ir.Require):
                 alive = conj([alive, ex.boolean(stmt.cond, scope, alive)])

@@ -25,7 +25,7 @@ from typing import Any, Union
 
 import z3
 
-from modelcheck.engines.z3.logic import FALSE, TRUE, bite, conj, implies, neg
+from modelcheck.engines.z3.logic import (TRUE, FALSE, boolean, conj, neg, implies, bite, is_true, is_false)
 from modelcheck.engines.z3.scalars import Nums, SNum
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type, join)
@@ -72,7 +72,7 @@ class SSet:
         if self.bits is not None:
             return self.bits[i]
         if z3.is_bv_value(self.bv):
-            return z3.BoolVal(bool((self.bv.as_long() >> i) & 1))
+            return boolean(bool((self.bv.as_long() >> i) & 1))
         return z3.Extract(i, i, self.bv) == 1
 
     def all_bits(self) -> list[z3.BoolRef]:
@@ -231,9 +231,9 @@ class Syms:
         n = len(bits)
         if not self.set_bv or n == 0:
             return SSet(elem, n, bits=tuple(bits))
-        if all(z3.is_true(b) or z3.is_false(b) for b in bits):
+        if all(is_true(b) or is_false(b) for b in bits):
             return SSet(elem, n, bv=z3.BitVecVal(sum(1 << i for i, b in enumerate(bits)
-                                                     if z3.is_true(b)), n))
+                                                     if is_true(b)), n))
         one, zero = z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)
         parts = [z3.If(b, one, zero) for b in reversed(bits)]
         return SSet(elem, n, bv=parts[0] if n == 1 else z3.Concat(parts))
@@ -243,7 +243,7 @@ class Syms:
     def const(self, v: Any, t: Type) -> Sym:
         """The value ``v`` of type ``t``, with shape exactly ``t``."""
         if isinstance(t, BoolType):
-            return SBool(z3.BoolVal(bool(v)))
+            return SBool(boolean(bool(v)))
         if isinstance(t, IntType):
             return self.nums.widen(self.nums.const(v), t.lo, t.hi)
         if isinstance(t, (EnumType, ModelType)):
@@ -251,7 +251,7 @@ class Syms:
             return n.widen(n.const(t.members.index(v), t), 0, len(t.members) - 1, t)
         if isinstance(t, SetType):
             dom = self.domain(t.elem)
-            return self.make_set(t.elem, [z3.BoolVal(x in v) for x in dom])
+            return self.make_set(t.elem, [boolean(x in v) for x in dom])
         if isinstance(t, MapType):
             return SMap(t.key, t.value, tuple(self.const(v[k], t.value) for k in self.domain(t.key)))
         if isinstance(t, SeqType):
@@ -265,7 +265,7 @@ class Syms:
             return SBag(t.elem, t.capacity, tuple(counts))
         if isinstance(t, OptionType):
             inner = self.const(default_value(t.elem) if v is None else v, t.elem)
-            return SOpt(t.elem, z3.BoolVal(v is not None), inner)
+            return SOpt(t.elem, boolean(v is not None), inner)
         if isinstance(t, RecordType):
             return SProd(t, tuple(self.const(v[n], ft) for n, ft in t.fields))
         if isinstance(t, TupleType):
@@ -366,7 +366,7 @@ class Syms:
     def decode(self, model: z3.ModelRef, s: Sym) -> Any:
         """The value of ``s`` in a Z3 model, as a ``modelcheck.ir.values`` value."""
         if isinstance(s, SBool):
-            return z3.is_true(model.eval(s.term, model_completion=True))
+            return is_true(model.eval(s.term, model_completion=True))
         if isinstance(s, SNum):
             v = self.nums.decode(model, s)
             return s.atom.members[v] if s.atom is not None else v
@@ -376,7 +376,7 @@ class Syms:
                 word = model.eval(s.bv, model_completion=True).as_long()
                 return frozenset(x for i, x in enumerate(dom) if (word >> i) & 1)
             return frozenset(x for x, b in zip(dom, s.bits)
-                             if z3.is_true(model.eval(b, model_completion=True)))
+                             if is_true(model.eval(b, model_completion=True)))
         if isinstance(s, SMap):
             return FrozenDict(zip(self.domain(s.key), (self.decode(model, v) for v in s.vals)))
         if isinstance(s, SSeq):
@@ -390,7 +390,7 @@ class Syms:
                     counts[x] = k
             return FrozenDict(counts)
         if isinstance(s, SOpt):
-            if not z3.is_true(model.eval(s.present, model_completion=True)):
+            if not is_true(model.eval(s.present, model_completion=True)):
                 return None
             return self.decode(model, s.value)
         if isinstance(s, SProd):
@@ -527,9 +527,9 @@ class Syms:
             if a.term.eq(b.term):
                 return TRUE
             for x, y in ((a.term, b.term), (b.term, a.term)):
-                if z3.is_true(x):
+                if is_true(x):
                     return y
-                if z3.is_false(x):
+                if is_false(x):
                     return neg(y)
             return a.term == b.term
         if isinstance(a, SNum):
@@ -540,7 +540,7 @@ class Syms:
         if isinstance(a, SSet):
             if a.bv is not None and b.bv is not None:
                 if z3.is_bv_value(a.bv) and z3.is_bv_value(b.bv):
-                    return z3.BoolVal(a.bv.as_long() == b.bv.as_long())
+                    return boolean(a.bv.as_long() == b.bv.as_long())
                 return a.bv == b.bv
             return conj(self.eq(SBool(x), SBool(y)) for x, y in zip(a.all_bits(), b.all_bits()))
         if isinstance(a, SMap):
@@ -565,9 +565,9 @@ class Syms:
         if t is None:
             t = a.type if a.type == b.type else self.join(a.type, b.type)
         a, b = self.coerce(a, t), self.coerce(b, t)
-        if z3.is_true(c):
+        if is_true(c):
             return a
-        if z3.is_false(c):
+        if is_false(c):
             return b
         if isinstance(a, SBool):
             return SBool(bite(c, a.term, b.term))

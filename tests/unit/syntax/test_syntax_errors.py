@@ -43,6 +43,8 @@ def test_unexpected_end_of_file_points_after_the_last_text():
     ("module m\ninvariant P: x = 1", "equality is written '=='"),
     ("module m\ninvariant P: a && b", "the boolean operators are 'and', 'or' and 'not'"),
     ("module m\ninvariant P: !a", "negation is written 'not'; not-equal is '!='"),
+    ("module m\nvar x: bool = true;",
+     "no ';' is needed: declarations and statements need no separators"),
     ("module m\nvar x: 0..3 = \"a\"",
      "the language has no strings: use an enum member or a model value"),
 ])

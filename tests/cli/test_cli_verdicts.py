@@ -108,3 +108,15 @@ def test_a_mistake_in_the_file_exits_2_with_its_line(mc, tmp_path):
     assert run.exit_code == 2
     assert run.stderr.startswith(f"error: {path}:23: row 'wrong-steps': unknown key 'expected' in [[row.check]]\n  23 | expected = \"violated\"\n")
     assert "hint: did you mean 'expect'?" in run.stderr
+
+
+def test_a_bad_const_value_names_its_row(mc, tmp_path):
+    path = tmp_path / "v.toml"
+    path.write_text(MIXED.replace("consts = { MAX = 3 }\n[[row.check]]\nproperty = \"BelowThree\"\n"
+                                  "expect = \"violated\"\nsteps = 4",
+                                  "consts = { MAX = 9 }\n[[row.check]]\nproperty = \"BelowThree\"\n"
+                                  "expect = \"violated\"\nsteps = 4"))
+    run = mc("verdicts", str(path), "--out", "OUT")
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.startswith(f"error: {path}: row 'wrong-steps': -D MAX=9: 9 is outside 1..5")
+    assert not mc.out_dir.exists()

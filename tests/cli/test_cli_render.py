@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from modelcheck.cli.main import render_error
-from modelcheck.cli.render import verdict_phrase
+from modelcheck.cli.render import figures_text, verdict_phrase
 from modelcheck.diagnostics import Diagnostic, Span
-from modelcheck.engines.base import Status
+from modelcheck.engines.base import CheckResult, Stats, Status
 from modelcheck.errors import CompileError, EvalError, UsageError
 from modelcheck.ir.nodes import PropertyKind
 
@@ -24,6 +24,7 @@ INV, SOMETIMES = PropertyKind.INVARIANT, PropertyKind.SOMETIMES
     (INV, Status.UNKNOWN, None, "state bound 10 reached", "unknown: state bound 10 reached"),
     (INV, Status.HOLDS_UP_TO_BOUND, None, "no violation in 5 steps",
      "holds up to bound: no violation in 5 steps"),
+    (INV, Status.HOLDS_UP_TO_BOUND, None, "holds up to depth 7", "holds up to depth 7"),
 ])
 def test_verdict_phrases(kind, status, steps, reason, phrase):
     assert verdict_phrase(kind, status, steps, reason) == phrase
@@ -49,3 +50,13 @@ def test_usage_and_eval_errors_render_as_error_lines():
     diag = Diagnostic("MC5002", "division by zero", Span("/nonexistent/x.mc", 3, 1, 3, 2))
     assert render_error(EvalError(diag)) == \
         "error[MC5002]: division by zero\n  --> /nonexistent/x.mc:3:1"
+
+
+def test_figures_of_explicit_and_symbolic_searches():
+    explicit = CheckResult("m", "reference", [], Stats(16, 97, 8, 0.014))
+    assert figures_text(explicit) == "16 distinct states, 97 generated, depth 8, 0.01 s"
+    # bmc reaches a depth without enumerating states
+    assert figures_text(CheckResult("m", "bmc", [], Stats(0, 0, 4, 0.2))) == "depth 4, 0.20 s"
+    # a spec without initial states explores nothing, and says so
+    assert figures_text(CheckResult("m", "reference", [], Stats())) == \
+        "0 distinct states, 0 generated, depth 0, 0.00 s"

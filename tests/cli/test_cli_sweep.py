@@ -40,7 +40,7 @@ def test_sweep_json_is_one_list_of_check_objects(mc):
 def test_a_bad_value_fails_before_any_search(mc):
     run = mc("check", LIMIT, *REF, "--sweep", "MAX=2,9", "--out", "OUT")
     assert run.exit_code == 2 and run.stdout == ""
-    assert run.stderr.startswith("error: -D MAX=9: 9 is outside 1..5")
+    assert run.stderr.startswith("error: sweep configuration MAX=9: -D MAX=9: 9 is outside 1..5")
     assert not mc.out_dir.exists()
 
 
@@ -48,7 +48,7 @@ def test_a_bad_value_in_json_mode_gives_a_list_with_the_error(mc):
     run = mc("check", LIMIT, *REF, "--sweep", "MAX=2,9", "--json")
     assert run.exit_code == 2
     (obj,) = json.loads(run.stdout)
-    assert obj["error"]["message"].startswith("-D MAX=9")
+    assert obj["error"]["message"].startswith("sweep configuration MAX=9: -D MAX=9")
 
 
 def test_sweep_and_define_of_the_same_const_conflict(mc):

@@ -1,0 +1,302 @@
+"""Printing a Z3 formula over the flattened state as conditions in the spec
+language, so an invariant found by PDR can be kept as lemmas.
+
+Each field of the flattened state is a ``Leaf`` that knows how the spec writes
+it (``rmState[rm1]``, ``node1 in tmPrepared``, ``len(q)``, ``o.value``).  A
+formula is split into its top-level conjuncts; connectives print as
+``and``/``or``/``not``/``=>``; each comparison prints as a comparison of spec
+expressions, with atoms (enum members, model values, stored as indexes)
+printed as ``x == member`` or ``x in {a, b}``.  A field that only counts under
+a condition (the value of an option, a slot of a sequence) is printed under
+that condition: ``is_some(o) => o.value == node1``.  A comparison that has no
+direct spelling (bit arithmetic on a bit-vector field) is printed as the list
+of the values of its (few) fields that satisfy it.
+"""
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from modelcheck.engines.z3.symbolic import Leaf
+from modelcheck.ir.types import BoolType, EnumType, IntType, ModelType, SetType, Type
+from modelcheck.ir.values import domain_size, render_value
+
+__all__ = ["LemmaPrinter", "Untranslatable"]
+
+#: Most field-value combinations a comparison is expanded to when it has no
+#: direct spelling.
+_TABLE_LIMIT = 256
+
+_CMP = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">",
+        z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SLT: "<", z3.Z3_OP_SGEQ: ">=", z3.Z3_OP_SGT: ">"}
+_FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}
+_HOLDS = {"<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b,
+          ">": lambda a, b: a > b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+class Untranslatable(Exception):
+    """A formula with no spelling in the spec language."""
+
+
+def _paren(text: str) -> str:
+    return text if _atomic(text) else f"({text})"
+
+
+def _atomic(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            return False
+    return True
+
+
+class LemmaPrinter:
+    """Prints formulas over the fields (``leaves``) of one state copy."""
+
+    def __init__(self, leaves: list[Leaf]):
+        self.leaves = {leaf.term.get_id(): leaf for leaf in leaves}
+
+    # ---------------------------------------------------------------- entry points
+
+    def conjuncts(self, formula: z3.BoolRef) -> list[str]:
+        """The top-level conjuncts of ``formula``, each printed."""
+        f = z3.simplify(formula)
+        parts = list(f.children()) if z3.is_and(f) else [f]
+        return [self.boolean(p) for p in parts if not z3.is_true(p)]
+
+    def boolean(self, e: z3.ExprRef) -> str:
+        if z3.is_quantifier(e):
+            raise Untranslatable(str(e))
+        if z3.is_true(e):
+            return "true"
+        if z3.is_false(e):
+            return "false"
+        if z3.is_and(e):
+            return " and ".join(_paren(self.boolean(c)) for c in e.children())
+        if z3.is_or(e):
+            return self._disjunction(e.children())
+        if z3.is_not(e):
+            inner = e.arg(0)
+            if (z3.is_eq(inner) or z3.is_distinct(inner)) and not z3.is_bool(inner.arg(0)):
+                text = self.predicate(z3.Distinct(inner.arg(0), inner.arg(1)) if z3.is_eq(inner)
+                                      else inner.arg(0) == inner.arg(1))
+                return text
+            if self._is_leaf(inner) and self._leaf(inner).guard is None:
+                return f"not {_paren(self._leaf(inner).text)}"
+            return f"not {_paren(self.boolean(inner))}"
+        if z3.is_implies(e):
+            return f"{_paren(self.boolean(e.arg(0)))} => {_paren(self.boolean(e.arg(1)))}"
+        if z3.is_app_of(e, z3.Z3_OP_ITE):
+            return (f"if {self.boolean(e.arg(0))} then {_paren(self.boolean(e.arg(1)))} "
+                    f"else {_paren(self.boolean(e.arg(2)))}")
+        if z3.is_eq(e) and z3.is_bool(e.arg(0)):
+            return f"{_paren(self.boolean(e.arg(0)))} == {_paren(self.boolean(e.arg(1)))}"
+        return self.predicate(e)
+
+    def _disjunction(self, parts: list[z3.ExprRef]) -> str:
+        """``not a or not b or c`` reads as ``a and b => c`` (``not (a and b)``
+        when nothing is left)."""
+        premises = [p.arg(0) for p in parts if z3.is_not(p)]
+        rest = [p for p in parts if not z3.is_not(p)]
+        if not premises or (len(premises) == 1 and not rest):
+            return " or ".join(_paren(self.boolean(c)) for c in parts)
+        lhs = " and ".join(_paren(self.boolean(c)) for c in premises)
+        if not rest:
+            return f"not ({lhs})"
+        rhs = " or ".join(_paren(self.boolean(c)) for c in rest)
+        return f"{_paren(lhs)} => {_paren(rhs)}"
+
+    # ---------------------------------------------------------------- predicates
+
+    def predicate(self, e: z3.ExprRef) -> str:
+        """A boolean field or a comparison, under the conditions its fields need."""
+        guarded = [leaf for leaf in self._fields(e) if leaf.guard is not None]
+        body = self._unguarded(e)
+        if not guarded:
+            return body
+        guard = z3.simplify(z3.And([leaf.guard for leaf in guarded]))
+        otherwise = z3.simplify(z3.substitute(e, *[(leaf.term, leaf.default) for leaf in guarded]))
+        g = self.boolean(guard)
+        if z3.is_true(otherwise):
+            return f"{_paren(g)} => {_paren(body)}"
+        if z3.is_false(otherwise):
+            return f"{_paren(g)} and {_paren(body)}"
+        return f"({_paren(g)} and {_paren(body)}) or (not {_paren(g)} and {_paren(self.boolean(otherwise))})"
+
+    def _unguarded(self, e: z3.ExprRef) -> str:
+        if self._is_leaf(e):
+            return self._leaf(e).text
+        try:
+            return self._comparison(e)
+        except Untranslatable:
+            return self._table(e)
+
+    def _comparison(self, e: z3.ExprRef) -> str:
+        member = self._set_bit(e)
+        if member is not None:
+            return member
+        if z3.is_eq(e) or z3.is_distinct(e):
+            op = "==" if z3.is_eq(e) else "!="
+            if e.num_args() != 2:
+                raise Untranslatable(str(e))
+        elif z3.is_app(e) and e.decl().kind() in _CMP:
+            op = _CMP[e.decl().kind()]
+        else:
+            raise Untranslatable(str(e))
+        a, b = e.arg(0), e.arg(1)
+        if self._value(a) is not None and self._value(b) is None:
+            a, b, op = b, a, _FLIP[op]
+        atom = self._atom_leaf(a)
+        if atom is not None:
+            return self._atom_comparison(atom, op, b)
+        if self._atom_leaf(b) is not None:
+            raise Untranslatable(str(e))
+        return f"{self.term(a)} {op} {self.term(b)}"
+
+    def _atom_comparison(self, leaf: Leaf, op: str, other: z3.ExprRef) -> str:
+        members = leaf.type.members
+        v = self._value(other)
+        if v is not None:
+            chosen = [m for i, m in enumerate(members) if _HOLDS[op](i, v)]
+            if len(chosen) == len(members):
+                return "true"
+            if not chosen:
+                return "false"
+            if len(chosen) == 1:
+                return f"{leaf.text} == {chosen[0]}"
+            if len(chosen) == len(members) - 1:
+                (left_out,) = [m for m in members if m not in chosen]
+                return f"{leaf.text} != {left_out}"
+            return f"{leaf.text} in {{{', '.join(chosen)}}}"
+        peer = self._atom_leaf(other)
+        if peer is not None and peer.type == leaf.type and op in ("==", "!="):
+            return f"{leaf.text} {op} {peer.text}"
+        raise Untranslatable(f"{leaf.text} {op} {other}")
+
+    def _set_bit(self, e: z3.ExprRef) -> str | None:
+        # A bit of a bit-vector set: Extract(i, i, S) == 1 is "x in S".
+        if not ((z3.is_eq(e) or z3.is_distinct(e)) and e.num_args() == 2):
+            return None
+        a, b = e.arg(0), e.arg(1)
+        if z3.is_bv_value(a):
+            a, b = b, a
+        if not (z3.is_bv_value(b) and z3.is_app_of(a, z3.Z3_OP_EXTRACT)):
+            return None
+        hi, lo = a.params()
+        inner = a.arg(0)
+        if hi != lo or not self._is_leaf(inner) or not isinstance(self._leaf(inner).type, SetType):
+            return None
+        text = self._leaf(inner).members[lo]
+        return text if (b.as_long() == 1) == z3.is_eq(e) else f"not ({text})"
+
+    def _table(self, e: z3.ExprRef) -> str:
+        """The values of the comparison's fields that satisfy it, listed."""
+        fields = self._fields(e)
+        sizes = [self._size(leaf.type) for leaf in fields]
+        total = 1
+        for n in sizes:
+            total *= n
+        if not fields or total > _TABLE_LIMIT:
+            raise Untranslatable(str(e))
+        rows = []
+        for combo in itertools.product(*(self._values(leaf) for leaf in fields)):
+            pairs = [(leaf.term, term) for leaf, (_, term) in zip(fields, combo)]
+            value = z3.simplify(z3.substitute(e, *pairs))
+            if not (z3.is_true(value) or z3.is_false(value)):
+                raise Untranslatable(str(e))
+            if z3.is_true(value):
+                rows.append(" and ".join(f"{leaf.text} == {text}"
+                                         for leaf, (text, _) in zip(fields, combo)))
+        if not rows:
+            return "false"
+        if len(rows) == total:
+            return "true"
+        return " or ".join(_paren(r) for r in rows)
+
+    # ---------------------------------------------------------------- arithmetic terms
+
+    def term(self, e: z3.ExprRef) -> str:
+        v = self._value(e)
+        if v is not None:
+            return str(v)
+        if self._is_leaf(e):
+            leaf = self._leaf(e)
+            if not isinstance(leaf.type, IntType):
+                raise Untranslatable(leaf.text)
+            return leaf.text
+        kind = e.decl().kind() if z3.is_app(e) else None
+        if kind in (z3.Z3_OP_ADD, z3.Z3_OP_BADD):
+            return " + ".join(self.term(c) for c in e.children())
+        if kind in (z3.Z3_OP_SUB, z3.Z3_OP_BSUB):
+            return " - ".join(_paren(self.term(c)) if i else self.term(c)
+                              for i, c in enumerate(e.children()))
+        if kind in (z3.Z3_OP_MUL, z3.Z3_OP_BMUL):
+            return " * ".join(_paren(self.term(c)) for c in e.children())
+        if kind in (z3.Z3_OP_UMINUS, z3.Z3_OP_BNEG):
+            return f"-{_paren(self.term(e.arg(0)))}"
+        if kind == z3.Z3_OP_SIGN_EXT:
+            return self.term(e.arg(0))
+        if kind == z3.Z3_OP_ITE:
+            return (f"(if {self.boolean(e.arg(0))} then {self.term(e.arg(1))} "
+                    f"else {self.term(e.arg(2))})")
+        raise Untranslatable(str(e))
+
+    # ---------------------------------------------------------------- fields
+
+    def _is_leaf(self, e: z3.ExprRef) -> bool:
+        return z3.is_const(e) and e.get_id() in self.leaves
+
+    def _leaf(self, e: z3.ExprRef) -> Leaf:
+        return self.leaves[e.get_id()]
+
+    def _atom_leaf(self, e: z3.ExprRef) -> Leaf | None:
+        if self._is_leaf(e) and isinstance(self._leaf(e).type, (EnumType, ModelType)):
+            return self._leaf(e)
+        return None
+
+    @staticmethod
+    def _value(e: z3.ExprRef) -> int | None:
+        if z3.is_int_value(e):
+            return e.as_long()
+        if z3.is_bv_value(e):
+            return e.as_signed_long()
+        return None
+
+    def _fields(self, e: z3.ExprRef) -> list[Leaf]:
+        found: dict[int, Leaf] = {}
+        todo = [e]
+        seen = set()
+        while todo:
+            x = todo.pop()
+            if x.get_id() in seen:
+                continue
+            seen.add(x.get_id())
+            if self._is_leaf(x):
+                found[x.get_id()] = self._leaf(x)
+            todo.extend(x.children())
+        return sorted(found.values(), key=lambda leaf: leaf.text)
+
+    @staticmethod
+    def _size(t: Type) -> int:
+        if isinstance(t, SetType):
+            return _TABLE_LIMIT + 1      # whole bit-vector sets are not listed
+        return domain_size(t)
+
+    def _values(self, leaf: Leaf) -> list[tuple[str, z3.ExprRef]]:
+        t = leaf.type
+        sort = leaf.term.sort()
+        if isinstance(t, BoolType):
+            return [("false", z3.BoolVal(False)), ("true", z3.BoolVal(True))]
+        if isinstance(t, IntType):
+            vals = range(t.lo, t.hi + 1)
+            return [(str(v), z3.BitVecVal(v, sort.size()) if z3.is_bv_sort(sort) else z3.IntVal(v))
+                    for v in vals]
+        if isinstance(t, (EnumType, ModelType)):
+            return [(render_value(t, m), z3.BitVecVal(i, sort.size()) if z3.is_bv_sort(sort)
+                     else z3.IntVal(i)) for i, m in enumerate(t.members)]
+        raise Untranslatable(leaf.text)

@@ -1,0 +1,257 @@
+"""Unbounded proofs with Z3's Spacer (PDR/IC3 on constrained Horn clauses).
+
+For one invariant P, with no user lemmas, the question is put to Z3's Horn
+solver as three clauses over a relation ``Inv`` on the flattened state:
+
+    init(x)                      -> Inv(x)
+    Inv(x) and step(x, c, x')    -> Inv(x')
+    Inv(x) and not ok_P(x)       -> false
+
+where ``ok_P`` is "P evaluates to true without a run-time error" and a step
+that raises a run-time error is no step.  Satisfiable: Spacer found an
+inductive invariant, P holds in every reachable state of this finite
+instance (PROVED); the invariant is printed back as conditions over the
+spec's variables (``lemmas.LemmaPrinter``), conjuncts implied by the others
+are dropped, and the rest are re-loaded as ``invariant`` declarations and
+re-proved by induction, so what is printed is known to be a proof.
+Unsatisfiable: P is violated; BMC then finds a shortest counterexample
+(REFUTED).  Timeout or unknown: UNKNOWN with the reason.
+
+Numbers are Z3 integers and sets one boolean per element by default: Spacer
+works best on linear arithmetic, and the lemmas print as plain comparisons.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import z3
+
+from modelcheck.engines.base import CheckOptions, NullReporter, Status
+from modelcheck.engines.z3.bmc import BmcEngine
+from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy
+from modelcheck.engines.z3.induction import prove, select_invariants
+from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable
+from modelcheck.engines.z3.logic import boolean, conj, neg, is_true
+from modelcheck.engines.z3.proofs import (InvariantProof, Obligation, ProofResult, ProofStatus,
+                                          lemma_declarations)
+from modelcheck.errors import CompileError, ModelcheckError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.values import render_value
+from modelcheck.trace.replay import check_replays
+
+__all__ = ["pdr", "PDR_ENCODING"]
+
+#: The encoding Spacer is given unless the caller chooses another.
+PDR_ENCODING = EncodingOptions(ints="int", sets="bools")
+
+#: Deepest BMC run looking for the counterexample of a refuted invariant.
+_BMC_LIMIT = 10_000
+
+
+def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float | None = None,
+        encoding: EncodingOptions | None = None, verify: bool = True) -> ProofResult:
+    """Prove each invariant (default: all) with Spacer; see the module doc.
+    ``verify``: re-prove the printed invariant by induction (needs the spec's
+    source, which ``modelcheck.load`` keeps)."""
+    start = time.monotonic()
+    targets, _ = select_invariants(model, invariants, ())
+    deadline = None if timeout is None else start + timeout
+    try:
+        enc = Encoding(model, encoding or PDR_ENCODING)
+    except EncodingUnsupported as err:
+        reason = f"the Z3 encoding does not support this spec: {err}"
+        return ProofResult(model.name, "pdr", 1,
+                           [InvariantProof(t.name, ProofStatus.UNKNOWN, reason=reason)
+                            for t in targets], [], time.monotonic() - start)
+    proofs, obligations, notes = [], [], []
+    for target in targets:
+        t0 = time.monotonic()
+        proof = _Spacer(enc, target, deadline).run()
+        if proof.status is ProofStatus.PROVED and verify and proof.invariant:
+            note = _verify(model, target.name, proof.invariant, deadline)
+            if note:
+                notes.append(note)
+        proofs.append(proof)
+        obligations.append(Obligation("pdr", target.name, None, proof.status,
+                                      time.monotonic() - t0, proof.trace, proof.reason))
+    return ProofResult(model.name, "pdr", 1, proofs, obligations, time.monotonic() - start, notes)
+
+
+class _Spacer:
+    def __init__(self, enc: Encoding, target: ir.Property, deadline: float | None):
+        self.enc = enc
+        self.target = target
+        self.deadline = deadline
+
+    def left_ms(self) -> int | None:
+        if self.deadline is None:
+            return None
+        return max(1, int((self.deadline - time.monotonic()) * 1000))
+
+    def ok(self, s: StateCopy) -> z3.BoolRef:
+        holds, faults = self.enc.prop(self.target, s)
+        return conj([holds, neg(faults)])
+
+    def run(self) -> InvariantProof:
+        enc, name = self.enc, self.target.name
+        x, y = enc.state("x:"), enc.state("y:")
+        step = enc.step(x, y, 0)
+        if self.inductive(x, y, step.formula):
+            return InvariantProof(name, ProofStatus.PROVED,
+                                  reason="inductive by itself: no lemma needed")
+        inv = z3.Function(f"Inv_{name}", *[t.sort() for t in x.terms], z3.BoolSort())
+        solver = z3.SolverFor("HORN")
+        # Keep Inv a relation over the state: inlining or slicing it away
+        # would give an answer with quantifiers over the transition's unknowns.
+        solver.set("xform.inline_eager", False)
+        solver.set("xform.inline_linear", False)
+        solver.set("xform.slice", False)
+        ms = self.left_ms()
+        if ms is not None:
+            solver.set("timeout", ms)
+        solver.add(_clause(conj([x.wf, enc.init(x)[0]]), inv(*x.terms)))
+        solver.add(_clause(conj([inv(*x.terms), x.wf, y.wf, step.formula]), inv(*y.terms)))
+        solver.add(_clause(conj([inv(*x.terms), neg(self.ok(x))]), boolean(False)))
+        answer = solver.check()
+        if answer == z3.sat:
+            # (Model completion would replace the interpretation by true.)
+            found = solver.model().eval(inv(*x.terms))
+            return self.proved(found, x)
+        if answer == z3.unsat:
+            return self.refuted()
+        why = solver.reason_unknown() or "Spacer could not decide"
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            why = "timeout"
+        return InvariantProof(name, ProofStatus.UNKNOWN, reason=why)
+
+    def inductive(self, x: StateCopy, y: StateCopy, step: z3.BoolRef) -> bool:
+        """Whether the property alone is inductive (then Spacer is not needed,
+        and its answer would only restate the reachable states)."""
+        for facts in ([x.wf, self.enc.init(x)[0], neg(self.ok(x))],
+                      [x.wf, self.ok(x), step, y.wf, neg(self.ok(y))]):
+            s = self.enc.solver()
+            ms = self.left_ms()
+            if ms is not None:
+                s.set("timeout", ms)
+            s.add(*facts)
+            if s.check() != z3.unsat:
+                return False
+        return True
+
+    def proved(self, found: z3.BoolRef, x: StateCopy) -> InvariantProof:
+        parts = self.essential(found, x)
+        printer = LemmaPrinter(x.leaves)
+        texts, raw = [], []
+        for p in parts:
+            try:
+                texts.append(printer.boolean(p))
+            except Untranslatable:
+                raw.append(str(p))
+        reason = None
+        if raw:
+            reason = ("part of the invariant has no spelling in the spec language: "
+                      + "; ".join(raw))
+        return InvariantProof(self.target.name, ProofStatus.PROVED, reason=reason, invariant=texts)
+
+    def essential(self, found: z3.BoolRef, x: StateCopy) -> list[z3.BoolRef]:
+        """The invariant's conjuncts, less those implied by the rest (with the
+        property itself and the type constraints)."""
+        f = z3.simplify(_without_quantifiers(found))
+        parts = list(f.children()) if z3.is_and(f) else [f]
+        parts = [p for p in parts if not is_true(p)]
+        keep = list(parts)
+        for p in parts:
+            others = [q for q in keep if q is not p]
+            s = self.enc.solver()
+            ms = self.left_ms()
+            if ms is not None:
+                s.set("timeout", ms)
+            s.add(x.wf, self.ok(x), *others, neg(p))
+            if s.check() == z3.unsat:
+                keep = others
+        return keep
+
+    def refuted(self) -> InvariantProof:
+        name = self.target.name
+        left = None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
+        options = CheckOptions(invariants=(name,), deadlock=False, depth=_BMC_LIMIT,
+                               timeout_s=left, extra={"z3_encoding": EncodingOptions()})
+        result = BmcEngine().check(self.enc.model, options, NullReporter())
+        if result.error is not None:
+            return InvariantProof(name, ProofStatus.UNKNOWN, result.error.trace,
+                                  f"a run-time error is reachable first: {result.error}")
+        prop = result.get_property(name)
+        if prop.status is Status.VIOLATED:
+            check_replays(self.enc.model, prop.trace, "the PDR counterexample")
+            return InvariantProof(name, ProofStatus.REFUTED, prop.trace,
+                                  f"violated in {prop.steps} steps")
+        return InvariantProof(name, ProofStatus.REFUTED, None,
+                              f"violated (Spacer); no counterexample found by BMC: {prop.reason}")
+
+
+def _without_quantifiers(f: z3.BoolRef) -> z3.BoolRef:
+    # Z3 sometimes answers with the image of the transition, existentially
+    # quantified over its unknowns; eliminating them gives a state formula.
+    if not _has_quantifier(f):
+        return f
+    goals = z3.Then("qe", "simplify")(f)
+    return z3.And([g.as_expr() for g in goals])
+
+
+def _has_quantifier(f: z3.ExprRef) -> bool:
+    todo, seen = [f], set()
+    while todo:
+        e = todo.pop()
+        if z3.is_quantifier(e):
+            return True
+        if e.get_id() not in seen:
+            seen.add(e.get_id())
+            todo.extend(e.children())
+    return False
+
+
+def _clause(body: z3.BoolRef, head: z3.BoolRef) -> z3.BoolRef:
+    f = z3.Implies(body, head)
+    unknowns = _unknowns(f)
+    return z3.ForAll(unknowns, f) if unknowns else f
+
+
+def _unknowns(f: z3.ExprRef) -> list[z3.ExprRef]:
+    found: dict[int, z3.ExprRef] = {}
+    seen: set[int] = set()
+    todo = [f]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[e.get_id()] = e
+        todo.extend(e.children())
+    return list(found.values())
+
+
+def _verify(model: ir.Model, name: str, lemmas: list[str], deadline: float | None) -> str | None:
+    """Re-load the spec with the printed lemmas and re-prove ``name`` by induction;
+    a note if that does not go through."""
+    from modelcheck.pipeline import load_source
+    source = dict(model.sources).get(model.path)
+    if source is None:
+        return f"{name}: the printed invariant was not re-checked (the spec's source is not at hand)"
+    decls = lemma_declarations(name, lemmas)
+    consts = {n: render_value(t, v) for n, t, v in model.consts}
+    try:
+        again = load_source(source + "\n\n" + "\n".join(decls) + "\n", model.path, consts)
+    except CompileError as err:
+        return f"{name}: the printed invariant does not compile ({err.diagnostics[0].message})"
+    except ModelcheckError as err:
+        return f"{name}: the printed invariant could not be re-loaded ({err})"
+    left = None if deadline is None else max(1.0, deadline - time.monotonic())
+    result = prove(again, [name], [f"{name}_pdr{i}" for i in range(1, len(decls) + 1)],
+                   timeout=left)
+    proof = result.get(name)
+    if proof.status is ProofStatus.PROVED:
+        return None
+    return f"{name}: the printed invariant does not re-prove it by induction ({proof.reason})"
+

@@ -89,8 +89,11 @@ Cont = Callable[[], None]
 
 
 class ActionGen:
-    """Generates the code of one action inside ``successors(rows, ri, U, P, S,
-    out, aid, err)``: it appends the action's outcomes from row ``n``."""
+    """Generates ``act_<k>(rows, ri, U, P, S, out, aid, n, err) -> n``: the
+    outcomes of one action from ``rows[ri]`` (unpacked in ``U``), appended
+    from row ``n`` of ``out``.  One function per action: numba's compile time
+    grows faster than linearly with a function's size, and without reference
+    counting a call costs little."""
 
     def __init__(self, gen: ExprGen, model: ir.Model, layout: Layout):
         self.g = gen
@@ -102,20 +105,23 @@ class ActionGen:
         self.base = 0
         self.assignable: frozenset[str] = frozenset()
 
-    def inline(self, action: ir.Action, base: int) -> None:
-        """The action's code, at the current indentation (all actions share one
-        function: calls between jitted functions cost more than they do)."""
+    def function(self, name: str, action: ir.Action, base: int) -> None:
         src, g = self.src, self.g
         self.base = base
         self.assignable = assigned_vars(action.body)
         self.flagged = {v for v in self.assignable if width(self.model.var(v).type) > FLAG_WIDTH}
-        src.scratch = 0
+        src.start_function()
         g.env = {}
         params = ", ".join(p.name for p in action.params)
-        src.line(f"# ---- action {action.name}({params}): instances {base}..")
-        for v in sorted(self.flagged):
-            src.line(f"d_{v} = True")
-        self._bindings(action, 0, "0")
+        src.line("@jit")
+        with src.block(f"def {name}(rows, ri, U, P, S, out, aid, n, err):"):
+            src.line(f'"""action {action.name}({params}): instances {base}.."""')
+            src.line("cap = out.shape[0]")
+            for v in sorted(self.flagged):
+                src.line(f"d_{v} = True")
+            self._bindings(action, 0, "0")
+            src.line("return n")
+        src.blank()
 
     def _bindings(self, action: ir.Action, k: int, index: str) -> None:
         src, g = self.src, self.g

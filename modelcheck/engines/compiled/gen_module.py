@@ -91,19 +91,24 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     actions = []
     base = 0
     agen = ActionGen(gen, model, layout)
+    names = []
+    for k, action in enumerate(model.actions):
+        count = bindings_count(action)
+        names.append(f"act_{k}_{action.name}")
+        agen.function(names[-1], action, base)
+        actions.append(ActionInfo(action.name, action.params, base, count))
+        base += count
     body.line("@jit")
     with body.block("def successors(rows, ri, U, P, S, out, aid, err):"):
         body.line('"""Every outcome of every action instance from rows[ri], in the reference '
                   'order,')
         body.line('into out/aid; the count, -1 on a run-time error (see err), -2 if out is full."""')
         body.line("unpack(rows, ri, U)")
-        body.line("cap = out.shape[0]")
         body.line("n = 0")
-        for action in model.actions:
-            count = bindings_count(action)
-            agen.inline(action, base)
-            actions.append(ActionInfo(action.name, action.params, base, count))
-            base += count
+        for name in names:
+            body.line(f"n = {name}(rows, ri, U, P, S, out, aid, n, err)")
+            with body.block("if n < 0:"):
+                body.line("return n")
         body.line("return n")
     body.blank()
 

@@ -196,6 +196,8 @@ def _map_get(g, e: ir.Apply) -> Val:
 # ------------------------------------------------------------------ sequences
 
 def _seq_elem(g, region: Region, t: SeqType, index: str) -> Region:
+    if not (index.isidentifier() or index.lstrip("-").isdigit()):
+        index = f"({index})"
     return region.at(f"1 + {index} * {width(t.elem)}")
 
 

@@ -310,6 +310,8 @@ class CompiledSearch:
     # ------------------------------------------------------------ results
 
     def _settle_found(self) -> None:
+        if not self.found.any():
+            return
         initial = self.initial_rows()
         dl = self.nstate + self.nstep
         for q in np.flatnonzero(self.found):

@@ -35,6 +35,16 @@ def is_false(b: z3.ExprRef) -> bool:
     return b is FALSE or (b is not TRUE and b.get_id() == _FALSE_ID)
 
 
+def _mk(build, parts: list[z3.BoolRef]) -> z3.BoolRef:
+    # The Python API's And/Or re-check every argument's sort; these are all
+    # booleans of one context already, so the C call is made directly.
+    ctx = parts[0].ctx
+    args = (z3.Ast * len(parts))()
+    for i, p in enumerate(parts):
+        args[i] = p.as_ast()
+    return z3.BoolRef(build(ctx.ref(), len(parts), args), ctx)
+
+
 def conj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
     kept = []
     for p in parts:
@@ -44,7 +54,7 @@ def conj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
             kept.append(p)
     if not kept:
         return TRUE
-    return kept[0] if len(kept) == 1 else z3.And(kept)
+    return kept[0] if len(kept) == 1 else _mk(z3.Z3_mk_and, kept)
 
 
 def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
@@ -56,7 +66,7 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
             kept.append(p)
     if not kept:
         return FALSE
-    return kept[0] if len(kept) == 1 else z3.Or(kept)
+    return kept[0] if len(kept) == 1 else _mk(z3.Z3_mk_or, kept)
 
 
 def neg(p: z3.BoolRef) -> z3.BoolRef:

@@ -21,6 +21,7 @@ in its type's ``members``, with ``atom`` set to the type.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import z3
 
@@ -85,12 +86,27 @@ class Nums:
         if mode not in NUM_MODES:
             raise ValueError(f"unknown number representation {mode!r}")
         self.bv = mode == "bv"
+        self._vals: dict[tuple[int, int], z3.ExprRef] = {}
+        self._consts: dict[tuple[int, Any], SNum] = {}
 
     # ---------------------------------------------------------------- building
 
+    def _val(self, v: int, w: int) -> z3.ExprRef:
+        # Constants are built once per encoding: the Python API is slow at it.
+        key = (v, w)
+        term = self._vals.get(key)
+        if term is None:
+            term = z3.BitVecVal(v, w) if self.bv else z3.IntVal(v)
+            self._vals[key] = term
+        return term
+
     def const(self, v: int, atom: EnumType | ModelType | None = None) -> SNum:
-        term = z3.BitVecVal(v, width_for(v, v)) if self.bv else z3.IntVal(v)
-        return SNum(term, v, v, atom, v)
+        key = (v, atom)
+        num = self._consts.get(key)
+        if num is None:
+            num = SNum(self._val(v, width_for(v, v) if self.bv else 0), v, v, atom, v)
+            self._consts[key] = num
+        return num
 
     def var(self, name: str, lo: int, hi: int,
             atom: EnumType | ModelType | None = None) -> tuple[SNum, z3.BoolRef]:
@@ -114,7 +130,7 @@ class Nums:
 
     def _fit(self, a: SNum, w: int) -> z3.ExprRef:
         if a.const is not None:
-            return z3.BitVecVal(a.const, w)
+            return self._val(a.const, w)
         size = a.term.size()
         return a.term if size == w else z3.SignExt(w - size, a.term)
 

@@ -204,6 +204,7 @@ class Syms:
         self.set_bv = set_mode == "bv"
         self._domains: dict[Type, tuple[Any, ...]] = {}
         self._positions: dict[Type, dict[Any, int]] = {}
+        self._consts: dict[tuple[Type, Any], Sym] = {}
 
     # ---------------------------------------------------------------- domains
 
@@ -242,6 +243,14 @@ class Syms:
 
     def const(self, v: Any, t: Type) -> Sym:
         """The value ``v`` of type ``t``, with shape exactly ``t``."""
+        key = (t, v)
+        s = self._consts.get(key)
+        if s is None:
+            s = self._const(v, t)
+            self._consts[key] = s
+        return s
+
+    def _const(self, v: Any, t: Type) -> Sym:
         if isinstance(t, BoolType):
             return SBool(boolean(bool(v)))
         if isinstance(t, IntType):

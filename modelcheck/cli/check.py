@@ -151,7 +151,7 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         with ProgressDisplay(err, enabled=not json_mode) as reporter:
             result = run_engine(model, engine, options, reporter)
     outcome = Outcome(spec, model, engine, result)
-    save_traces(outcome, kw["out"], model.name)
+    save_traces(outcome, kw["out"], model.name, stamped=True)
     if json_mode:
         click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
     else:

@@ -4,6 +4,7 @@ the verdict table all go through here."""
 from __future__ import annotations
 
 import re
+import time
 import signal
 import threading
 from collections.abc import Iterator, Mapping
@@ -70,23 +71,27 @@ def combined_exit_code(codes: list[int]) -> int:
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 
 
-def trace_path(out_dir: str | Path, stem: str, name: str) -> Path:
-    """``<out>/<stem>-<name>.itf.json``, with characters a file name should not
-    hold replaced, so names stay stable and portable."""
-    return Path(out_dir) / f"{_UNSAFE.sub('_', stem)}-{_UNSAFE.sub('_', name)}.itf.json"
+def trace_path(out_dir: str | Path, stem: str, name: str, stamp: str | None = None) -> Path:
+    """``<out>/<stem>-<name>[-<stamp>].itf.json``, with characters a file name
+    should not hold replaced, so names stay portable."""
+    suffix = f"-{stamp}" if stamp else ""
+    return Path(out_dir) / f"{_UNSAFE.sub('_', stem)}-{_UNSAFE.sub('_', name)}{suffix}.itf.json"
 
 
-def save_traces(outcome: Outcome, out_dir: str | Path, stem: str) -> list[str]:
+def save_traces(outcome: Outcome, out_dir: str | Path, stem: str, stamped: bool = False) -> list[str]:
     """Write the trace of every violated or witnessed property (and the trace
     to a run-time error) as ITF JSON; record each file on its PropertyResult.
+    ``stamped`` adds the time (``YYYYmmddTHHMMSS``) to each name, so that
+    repeated ``check`` runs keep every trace; verdict rows use stable names.
     Returns the files written, in property order.  ``write_trace`` replays
     each trace before writing it, and writes atomically."""
     written: list[str] = []
     result = outcome.result
     todo: list[tuple[Any, Path]] = []
+    stamp = time.strftime("%Y%m%dT%H%M%S") if stamped else None
     for prop in result.properties:
         if prop.trace is not None:
-            todo.append((prop, trace_path(out_dir, stem, prop.name)))
+            todo.append((prop, trace_path(out_dir, stem, prop.name, stamp)))
     error_trace = getattr(result.error, "trace", None)
     # Each file is written atomically; holding Ctrl-C until the last one is
     # done means the traces of one result are all on disk or none is cut.
@@ -96,7 +101,7 @@ def save_traces(outcome: Outcome, out_dir: str | Path, stem: str) -> list[str]:
             prop.trace_file = str(path)
             written.append(str(path))
         if error_trace is not None and error_trace.steps:
-            path = trace_path(out_dir, stem, ERROR_TRACE)
+            path = trace_path(out_dir, stem, ERROR_TRACE, stamp)
             write_trace(error_trace, outcome.model, path.parent, path.name)
             outcome.error_trace_file = str(path)
             written.append(str(path))

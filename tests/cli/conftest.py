@@ -33,6 +33,7 @@ class Run:
 def normalise(text: str, out_dir: Path) -> str:
     text = text.replace(str(out_dir), "<OUT>").replace(str(ROOT) + "/", "")
     text = re.sub(r"\b\d+\.\d\d s\b", "<T> s", text)
+    text = re.sub(r"-\d{8}T\d{6}\.itf\.json", "-<STAMP>.itf.json", text)
     return re.sub(r'"elapsed_s": [0-9.e-]+', '"elapsed_s": "<T>"', text)
 
 

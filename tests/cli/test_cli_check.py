@@ -22,7 +22,7 @@ def test_violation_exits_1_and_writes_a_trace_that_replays(mc, golden):
     run = mc("check", DIE_HARD, *REF, "--out", "OUT")
     assert run.exit_code == 1
     golden.check("cli/check_violated.txt", run.transcript())
-    path = mc.out_dir / "die_hard-NotFour.itf.json"
+    path, = mc.out_dir.glob("die_hard-NotFour-*.itf.json")
     model = load(DIE_HARD)
     trace = read_itf(path, model)
     assert len(trace) == 6 and trace.steps[-1].state["big"] == 4
@@ -40,14 +40,14 @@ def test_witness_step_invariant_and_never_enabled_action(mc, golden):
     run = mc("check", "tests/cli/specs/reach.mc", *REF, "--out", "OUT")
     assert run.exit_code == 0
     golden.check("cli/check_sometimes.txt", run.transcript())
-    assert (mc.out_dir / "reach-Top.itf.json").exists()
+    assert len(list(mc.out_dir.glob("reach-Top-*.itf.json"))) == 1
 
 
 def test_deadlock_is_a_violation_unless_no_deadlock(mc):
     spec = "tests/cli/specs/deadlocks.mc"
     run = mc("check", spec, *REF, "--out", "OUT")
     assert run.exit_code == 1
-    assert "deadlock  deadlock   violated in 2 steps  <OUT>/deadlocks-deadlock.itf.json" in run.stdout
+    assert "deadlock  deadlock   violated in 2 steps  <OUT>/deadlocks-deadlock-<STAMP>.itf.json" in run.stdout
     run = mc("check", spec, *REF, "--out", "OUT", "--no-deadlock")
     assert run.exit_code == 0 and "deadlock  deadlock" not in run.stdout
 
@@ -90,7 +90,7 @@ def test_run_time_error_exits_2_with_the_trace_to_it(mc, golden):
     run = mc("check", "tests/cli/specs/overflow.mc", *REF, "--out", "OUT")
     assert run.exit_code == 2
     golden.check("cli/check_run_time_error.txt", run.transcript())
-    assert read_itf(mc.out_dir / "overflow-error.itf.json").steps[-1].state["total"] == 3
+    assert read_itf(next(mc.out_dir.glob("overflow-error-*.itf.json"))).steps[-1].state["total"] == 3
 
 
 def test_json_output_is_one_object_with_the_contract_members(mc, golden):
@@ -101,7 +101,7 @@ def test_json_output_is_one_object_with_the_contract_members(mc, golden):
     assert list(obj) == ["spec", "model", "engine", "consts", "properties", "distinct_states",
                          "generated_states", "depth", "elapsed_s", "complete", "reason", "error"]
     assert obj["properties"]["NotFour"] == {"kind": "invariant", "status": "violated", "steps": 6,
-                                            "trace_file": "<OUT>/die_hard-NotFour.itf.json",
+                                            "trace_file": "<OUT>/die_hard-NotFour-<STAMP>.itf.json",
                                             "reason": None}
     assert (obj["distinct_states"], obj["generated_states"], obj["depth"]) == (16, 97, 8)
 

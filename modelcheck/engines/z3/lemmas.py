@@ -231,7 +231,14 @@ class LemmaPrinter:
             return leaf.text
         kind = e.decl().kind() if z3.is_app(e) else None
         if kind in (z3.Z3_OP_ADD, z3.Z3_OP_BADD):
-            return " + ".join(self.term(c) for c in e.children())
+            text = ""
+            for i, c in enumerate(e.children()):
+                negated = self._negated(c)
+                if negated is not None:
+                    text += f" - {_paren(self.term(negated))}" if i else f"-{_paren(self.term(negated))}"
+                else:
+                    text += f" + {self.term(c)}" if i else self.term(c)
+            return text
         if kind in (z3.Z3_OP_SUB, z3.Z3_OP_BSUB):
             return " - ".join(_paren(self.term(c)) if i else self.term(c)
                               for i, c in enumerate(e.children()))
@@ -245,6 +252,13 @@ class LemmaPrinter:
             return (f"(if {self.boolean(e.arg(0))} then {self.term(e.arg(1))} "
                     f"else {self.term(e.arg(2))})")
         raise Untranslatable(str(e))
+
+    def _negated(self, e: z3.ExprRef) -> z3.ExprRef | None:
+        """x when ``e`` is ``-1 * x`` (how Z3 writes a subtraction), else None."""
+        if z3.is_app(e) and e.decl().kind() in (z3.Z3_OP_MUL, z3.Z3_OP_BMUL) and e.num_args() == 2:
+            if self._value(e.arg(0)) == -1:
+                return e.arg(1)
+        return None
 
     # ---------------------------------------------------------------- fields
 

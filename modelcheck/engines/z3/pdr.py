@@ -17,7 +17,10 @@ re-proved by induction, so what is printed is known to be a proof.
 Unsatisfiable: P is violated; BMC then finds a shortest counterexample
 (REFUTED).  Timeout or unknown: UNKNOWN with the reason.
 
-Numbers are Z3 integers and sets one boolean per element by default: Spacer
+The question is asked about the model sliced to the invariant's cone of
+influence (``slicing``): variables the invariant cannot depend on are left
+out, which only over-approximates, so a proof stands.  Numbers are Z3
+integers and sets one boolean per element by default: Spacer
 works best on linear arithmetic, and the lemmas print as plain comparisons.
 """
 from __future__ import annotations
@@ -33,6 +36,7 @@ from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUn
 from modelcheck.engines.z3.induction import prove, select_invariants
 from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable
 from modelcheck.engines.z3.logic import boolean, conj, neg, is_true
+from modelcheck.engines.z3.slicing import slice_model
 from modelcheck.engines.z3.proofs import (InvariantProof, Obligation, ProofResult, ProofStatus,
                                           lemma_declarations)
 from modelcheck.errors import CompileError, ModelcheckError
@@ -57,17 +61,17 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
     start = time.monotonic()
     targets, _ = select_invariants(model, invariants, ())
     deadline = None if timeout is None else start + timeout
-    try:
-        enc = Encoding(model, encoding or PDR_ENCODING)
-    except EncodingUnsupported as err:
-        reason = f"the Z3 encoding does not support this spec: {err}"
-        return ProofResult(model.name, "pdr", 1,
-                           [InvariantProof(t.name, ProofStatus.UNKNOWN, reason=reason)
-                            for t in targets], [], time.monotonic() - start)
     proofs, obligations, notes = [], [], []
     for target in targets:
         t0 = time.monotonic()
-        proof = _Spacer(enc, target, deadline).run()
+        sliced = slice_model(model, [target])
+        try:
+            enc = Encoding(sliced, encoding or PDR_ENCODING)
+        except EncodingUnsupported as err:
+            proof = InvariantProof(target.name, ProofStatus.UNKNOWN,
+                                   reason=f"the Z3 encoding does not support this spec: {err}")
+        else:
+            proof = _Spacer(enc, model, target, deadline).run()
         if proof.status is ProofStatus.PROVED and verify and proof.invariant:
             note = _verify(model, target.name, proof.invariant, deadline)
             if note:
@@ -79,8 +83,10 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
 
 
 class _Spacer:
-    def __init__(self, enc: Encoding, target: ir.Property, deadline: float | None):
-        self.enc = enc
+    def __init__(self, enc: Encoding, model: ir.Model, target: ir.Property,
+                 deadline: float | None):
+        self.enc = enc           # of the model sliced to the target's cone of influence
+        self.model = model       # the whole model: counterexamples are found there
         self.target = target
         self.deadline = deadline
 
@@ -177,13 +183,13 @@ class _Spacer:
         left = None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
         options = CheckOptions(invariants=(name,), deadlock=False, depth=_BMC_LIMIT,
                                timeout_s=left, extra={"z3_encoding": EncodingOptions()})
-        result = BmcEngine().check(self.enc.model, options, NullReporter())
+        result = BmcEngine().check(self.model, options, NullReporter())
         if result.error is not None:
             return InvariantProof(name, ProofStatus.UNKNOWN, result.error.trace,
                                   f"a run-time error is reachable first: {result.error}")
         prop = result.get_property(name)
         if prop.status is Status.VIOLATED:
-            check_replays(self.enc.model, prop.trace, "the PDR counterexample")
+            check_replays(self.model, prop.trace, "the PDR counterexample")
             return InvariantProof(name, ProofStatus.REFUTED, prop.trace,
                                   f"violated in {prop.steps} steps")
         return InvariantProof(name, ProofStatus.REFUTED, None,

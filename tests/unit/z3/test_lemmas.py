@@ -60,6 +60,7 @@ def _formulas(enc, x):
         by["len(q)"] >= num(by["len(q)"], 1),
         by["count(b, red)"] >= num(by["count(b, red)"], 1),
         z3.And(kk <= num(kk, 1), kk >= num(kk, -1)),
+        z3.simplify(n - m1 >= num(n, 1)) if z3.is_int(n) else n == num(n, 1),
     ]
     sset = v["s"]
     out += [sset.bit(0), z3.Not(sset.bit(2)), z3.Or(sset.bit(1), sset.bit(2))]
@@ -108,3 +109,4 @@ def test_guarded_fields_print_under_their_condition():
     assert printer.boolean(by["c"] <= 1) == "c != blue"
     assert printer.boolean(z3.Or(z3.Not(by["on"]), by["n"] <= 2)) == "on => (n <= 2)"
     assert printer.conjuncts(z3.And(by["n"] <= 3, by["k"] == 1)) == ["n <= 3", "k == 1"]
+    assert printer.boolean(z3.simplify(by["n"] - by["k"] >= 1)) == "n - k >= 1"

@@ -118,8 +118,10 @@ class ActionGen:
             src.line(f'"""action {action.name}({params}): instances {base}.."""')
             src.line("cap = out.shape[0]")
             for v in sorted(self.flagged):
-                src.line(f"d_{v} = True")
+                src.line(f"d_{v} = False")     # successors() hands P over equal to U
             self._bindings(action, 0, "0")
+            # leave P equal to U for the next action
+            self.restore(self.assignable)
             src.line("return n")
         src.blank()
 
@@ -160,16 +162,12 @@ class ActionGen:
         touched = set()
         for v in self.assignable:
             touched.update(layout.words_of(v))
-        owner = {}
-        for v in layout.vars:
-            for i in range(v.first, v.stop):
-                owner[i] = v.name
         with src.block("if n >= cap:"):
             src.line("return -2")
         for w in range(layout.words):
             if w in touched:
-                code = pack_word(layout, w, lambda i: f"{'P' if owner[i] in self.assignable else 'U'}[{i}]")
-                src.line(f"out[n, {w}] = {code}")
+                # P holds U's values outside what this action assigns
+                src.line(f"out[n, {w}] = pack_w{w}(P)")
             else:
                 src.line(f"out[n, {w}] = rows[ri, {w}]")
         src.line(f"aid[n] = {self.base} + {self.binding}" if self.binding != "0"
@@ -191,9 +189,16 @@ class ActionGen:
         def rest() -> None:
             self.stmts(ss, i + 1, k, k_assigns)
 
+        known, value = g.constant(s.cond) if isinstance(s, (ir.Require, ir.If)) else (False, None)
         if isinstance(s, ir.Require):
+            if known:
+                if value:
+                    rest()
+                return
             with src.block(f"if {g.scalar(s.cond)}:"):
                 rest()
+        elif isinstance(s, ir.If) and known:
+            self.stmts(s.then if value else s.else_, 0, rest, rest_assigns)
         elif isinstance(s, ir.Let):
             g.env[s.name] = g.gen(s.value)
             rest()
@@ -237,6 +242,16 @@ class ActionGen:
         if not ss:
             return
         s, tail = ss[0], ss[1:]
+        known, value = g.constant(s.cond) if isinstance(s, (ir.Require, ir.If)) else (False, None)
+        if known and isinstance(s, ir.Require):
+            if not value:
+                src.line(f"{alive} = False")
+                return
+            self.straight(tail, alive)
+            return
+        if known and isinstance(s, ir.If):
+            self.straight((s.then if value else s.else_) + tail, alive)
+            return
         if isinstance(s, ir.Require):
             with src.block(f"if not {g.scalar(s.cond)}:"):
                 src.line(f"{alive} = False")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from modelcheck.engines.compiled.gen_source import ERR_CODES, Region, Scalar, Source, Val, slot
+from modelcheck.engines.compiled.gen_fold import Folder
 from modelcheck.engines.compiled.gen_values import Consts, ValueGen, is_scalar, same_rep
 from modelcheck.engines.compiled.layout import Layout
 from modelcheck.engines.compiled.reps import Unsupported, field_types, flatten, rank, rank_size, width
@@ -44,19 +45,28 @@ class ExprGen(ValueGen):
     """
 
     def __init__(self, src: Source, consts: Consts, layout: Layout, nodes: NodeTable,
-                 pre: str = "U", post: str | None = None):
+                 pre: str = "U", post: str | None = None, folder: Folder | None = None):
         super().__init__(src, consts)
         self.layout = layout
         self.nodes = nodes
         self.pre, self.post = pre, post
+        self.folder = folder
         self.env: dict[str, Val] = {}
+
+    def constant(self, e: ir.Expr) -> tuple[bool, Any]:
+        """(True, value) for an expression that reads nothing (folded now)."""
+        if self.folder is None:
+            return (True, e.value) if isinstance(e, ir.Const) else (False, None)
+        return self.folder.constant(e)
+
+    def folded(self, e: ir.Expr) -> ir.Expr:
+        ok, value = self.constant(e)
+        return ir.Const(value, e.type, e.span) if ok and not isinstance(e, ir.Const) else e
 
     # ------------------------------------------------------------ errors
 
     def fail(self, code: str, node: Any) -> None:
-        self.src.line(f"err[0] = {ERR_CODES[code]}")
-        self.src.line(f"err[1] = {self.nodes.id(node)}")
-        self.src.line("return -1")
+        self.src.line(f"return fail(err, {ERR_CODES[code]}, {self.nodes.id(node)})")
 
     def failer(self, node: Any) -> Callable[[str], None]:
         return lambda code: self.fail(code, node)
@@ -89,6 +99,8 @@ class ExprGen(ValueGen):
     # ------------------------------------------------------------ dispatch
 
     def gen(self, e: ir.Expr) -> Val:
+        if not isinstance(e, (ir.Const, ir.Var, ir.Local)):
+            e = self.folded(e)
         method = getattr(self, f"_gen_{type(e).__name__}")
         return method(e)
 
@@ -110,6 +122,10 @@ class ExprGen(ValueGen):
         return self.gen(e.body)
 
     def _gen_IfExpr(self, e: ir.IfExpr) -> Val:
+        known, which = self.constant(e.cond)
+        if known:
+            branch = e.then if which else e.else_
+            return self.cast(self.gen(branch), branch.type, e.type)
         cond = self.scalar(e.cond)
         src = self.src
         if is_scalar(e.type):
@@ -199,7 +215,7 @@ class ExprGen(ValueGen):
         guard = self.src.block(f"if {valid}:") if valid is not None else _nothing()
         with guard:
             if isinstance(coll_t, SetType):
-                self.src.line(f"{slot(dst, f'{r} >> 6')} |= np.int64(1) << ({r} & 63)")
+                self.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
             else:
                 self.src.line(f"{slot(dst, r)} += 1")
 
@@ -213,6 +229,7 @@ class ExprGen(ValueGen):
     def rank_expr(self, e: ir.Expr, to: Type) -> tuple[str, str | None]:
         """The rank of ``e``'s value among ``to``'s values (and its validity),
         computed from the parts of a literal without building it."""
+        e = self.folded(e)
         if isinstance(e, ir.Const):
             if not in_type(to, e.value):
                 return "0", "False"
@@ -238,7 +255,7 @@ class ExprGen(ValueGen):
         guard = self.src.block(f"if {valid}:") if valid is not None else _nothing()
         with guard:
             if isinstance(coll_t, SetType):
-                self.src.line(f"{slot(dst, f'{r} >> 6')} |= np.int64(1) << ({r} & 63)")
+                self.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
             else:
                 self.src.line(f"{slot(dst, r)} += 1")
 
@@ -335,11 +352,8 @@ class ExprGen(ValueGen):
                 r, valid = self.rank_expr(elem, t.elem)
                 guard = src.block(f"if {valid}:") if valid is not None else _nothing()
                 with guard:
-                    word = slot(dst, f"{r} >> 6")
-                    if e.op is Op.UNION:
-                        src.line(f"{word} |= np.int64(1) << ({r} & 63)")
-                    else:
-                        src.line(f"{word} &= ~(np.int64(1) << ({r} & 63))")
+                    op = "setbit" if e.op is Op.UNION else "clearbit"
+                    src.line(f"{op}({dst.arr}, {dst.off}, {r})")
             return
         rb = self.as_rep(self.gen(b), b.type, t)
         operator = {Op.UNION: "|=", Op.INTER: "&=", Op.DIFF: "&= ~"}[e.op]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from modelcheck.engines.compiled.driver import DRIVER_SOURCE
-from modelcheck.engines.compiled.gen_action import ActionGen, bindings_count
+from modelcheck.engines.compiled.gen_action import ActionGen, bindings_count, pack_word
 from modelcheck.engines.compiled.gen_expr import ExprGen, NodeTable
+from modelcheck.engines.compiled.gen_fold import Folder
 from modelcheck.engines.compiled.gen_source import Source
 from modelcheck.engines.compiled.gen_symmetry import SymmetryGen
 from modelcheck.engines.compiled.gen_values import Consts
@@ -33,7 +34,7 @@ import numpy as np
 from numba import njit
 from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
     TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints,
-    less, prefetch)
+    less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots)
 from modelcheck.engines.compiled.table import table_insert, home_of
 
 # No function here allocates, so none needs numba's reference counting, whose
@@ -85,9 +86,14 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     src, consts, nodes = Source(), Consts(), NodeTable()
     body = Source()
     body._names = 0
-    gen = ExprGen(body, consts, layout, nodes)
+    gen = ExprGen(body, consts, layout, nodes, folder=Folder(model))
 
     _unpack(body, layout)
+    for w in range(layout.words):
+        body.line("@jit")
+        with body.block(f"def pack_w{w}(X):"):
+            body.line(f"return {pack_word(layout, w, lambda i: f'X[{i}]')}")
+        body.blank()
     actions = []
     base = 0
     agen = ActionGen(gen, model, layout)
@@ -104,6 +110,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
                   'order,')
         body.line('into out/aid; the count, -1 on a run-time error (see err), -2 if out is full."""')
         body.line("unpack(rows, ri, U)")
+        body.line("copy_slots(P, 0, U, 0, NSLOTS)")
         body.line("n = 0")
         for name in names:
             body.line(f"n = {name}(rows, ri, U, P, S, out, aid, n, err)")
@@ -189,7 +196,6 @@ def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> 
 
 
 def _no_symmetry(src: Source, layout: Layout) -> None:
-    from modelcheck.engines.compiled.gen_action import pack_word
     src.line("@jit")
     with src.block("def pack(X, out):"):
         for w in range(layout.words):

@@ -63,7 +63,10 @@ def _equality(negate: bool) -> Callable:
         t = join(a.type, b.type)
         if t is None:
             raise Unsupported(f"comparison of {a.type} and {b.type}")
-        code = g.equal(g.gen(a), a.type, g.gen(b), b.type, t)
+        va, vb = g.gen(a), g.gen(b)
+        if negate and g.is_scalar_type(t):
+            return Scalar(g.src.let(f"{g.read(va, a.type)} != {g.read(vb, b.type)}", "e"))
+        code = g.equal(va, a.type, vb, b.type, t)
         return Scalar(g.src.let(f"not {code}", "e") if negate else code)
     return lower
 
@@ -77,10 +80,22 @@ def _compare(symbol: str) -> Callable:
 
 def _connective(is_and: bool) -> Callable:
     def lower(g, e: ir.Apply) -> Val:
+        # Leading constants decide or drop out; a constant after a
+        # non-constant argument is kept (the argument before may fail).
+        args = list(e.args)
+        while args:
+            known, value = g.constant(args[0])
+            if not known:
+                break
+            if bool(value) != is_and:
+                return Scalar("False" if is_and else "True")
+            args.pop(0)
+        if not args:
+            return Scalar("True" if is_and else "False")
         out = g.src.fresh("l")
-        g.src.line(f"{out} = {g.scalar(e.args[0])}")
+        g.src.line(f"{out} = {g.scalar(args[0])}")
         with ExitStack() as stack:
-            for arg in e.args[1:]:
+            for arg in args[1:]:
                 stack.enter_context(g.src.block(f"if {out}:" if is_and else f"if not {out}:"))
                 g.src.line(f"{out} = {g.scalar(arg)}")
         return Scalar(out)
@@ -92,6 +107,9 @@ def _not(g, e: ir.Apply) -> Val:
 
 
 def _implies(g, e: ir.Apply) -> Val:
+    known, value = g.constant(e.args[0])
+    if known:
+        return Scalar("True") if not value else Scalar(g.src.let(g.scalar(e.args[1]), "l"))
     out = g.src.fresh("l")
     g.src.line(f"{out} = True")
     with g.src.block(f"if {g.scalar(e.args[0])}:"):
@@ -109,7 +127,7 @@ def _in(g, e: ir.Apply) -> Val:
     r, valid = g.rank_expr(x, t.elem)     # the reference evaluates x first
     region = g.region(coll)
     if isinstance(t, SetType):
-        test = f"(({slot(region, f'{r} >> 6')} >> ({r} & 63)) & 1) != 0"
+        test = f"bit({region.arr}, {region.off}, {r})"
     else:
         test = f"{slot(region, r)} != 0"
     if valid is None:
@@ -145,7 +163,7 @@ def _range(g, e: ir.Apply) -> Val:
     v = g.src.fresh("v")
     base = t.elem.lo
     with g.src.block(f"for {v} in range(max({lo}, {base}), min({hi}, {t.elem.hi}) + 1):"):
-        g.src.line(f"{slot(dst, f'({v} - {base}) >> 6')} |= np.int64(1) << (({v} - {base}) & 63)")
+        g.src.line(f"setbit({dst.arr}, {dst.off}, {v} - {base})")
     return dst
 
 
@@ -160,7 +178,7 @@ def _set_extreme(lowest: bool) -> Callable:
         g.src.line(f"{found} = -1")
         order = f"range({n})" if lowest else f"range({n - 1}, -1, -1)"
         with g.src.block(f"for {r} in {order}:"):
-            with g.src.block(f"if ({slot(region, f'{r} >> 6')} >> ({r} & 63)) & 1:"):
+            with g.src.block(f"if bit({region.arr}, {region.off}, {r}):"):
                 g.src.line(f"{found} = {r}")
                 g.src.line("break")
         with g.src.block(f"if {found} < 0:"):
@@ -354,7 +372,7 @@ def _bag_distinct(g, e: ir.Apply) -> Val:
     r = g.src.fresh("r")
     with g.src.block(f"for {r} in range({rank_size(b.type.elem)}):"):
         with g.src.block(f"if {slot(region, r)} != 0:"):
-            g.src.line(f"{slot(dst, f'{r} >> 6')} |= np.int64(1) << ({r} & 63)")
+            g.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
     return g.cast(dst, t, e.type)
 
 

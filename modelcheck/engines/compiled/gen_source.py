@@ -48,15 +48,33 @@ Val = Scalar | Region
 
 
 def add_off(off: str, k: int | str) -> str:
-    """``off + k`` with constants folded, so static offsets stay literals."""
-    if isinstance(k, int) or (isinstance(k, str) and _is_int(k)):
-        k = int(k)
-        if _is_int(off):
-            return str(int(off) + k)
-        return off if k == 0 else f"{_term(off)} + {k}"
-    if _is_int(off) and int(off) == 0:
-        return k
-    return f"{_term(off)} + {_term(k)}"
+    """``off + k`` as the sum of its non-constant terms and one constant (the
+    generated code stays short: numba's compile time grows with it)."""
+    const = 0
+    terms: list[str] = []
+    for part in _terms(off) + _terms(str(k)):
+        if _is_int(part):
+            const += int(part)
+        else:
+            terms.append(part)
+    if const or not terms:
+        terms.append(str(const))
+    return " + ".join(terms)
+
+
+def _terms(code: str) -> list[str]:
+    """The top-level summands of ``code`` (each one kept as an operand of +)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(code):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and code.startswith(" + ", i):
+            out.append(code[start:i])
+            start = i + 3
+    out.append(code[start:])
+    return [_term(t.strip()) for t in out]
 
 
 def _term(code: str) -> str:

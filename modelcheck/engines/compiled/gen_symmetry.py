@@ -164,7 +164,7 @@ class SymmetryGen:
             v.zero(dst, width(t))
             with v.each_element(src_r, t, canonical=False) as r:
                 r2 = self.perm_rank(r, t.elem, sym, pi)
-                src.line(f"{slot(dst, f'{r2} >> 6')} |= np.int64(1) << ({r2} & 63)")
+                src.line(f"setbit({dst.arr}, {dst.off}, {r2})")
         elif isinstance(t, BagType):
             v.zero(dst, width(t))
             r = src.fresh("r")

@@ -22,7 +22,7 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, 
 __all__ = ["Consts", "is_scalar", "same_rep", "needs_check", "ValueGen"]
 
 #: Widths up to this are copied and compared slot by slot; wider ones in a loop.
-UNROLL = 8
+UNROLL = 4
 
 Fail = Callable[[str], None]
 
@@ -107,8 +107,15 @@ class ValueGen:
     def __init__(self, src: Source, consts: Consts):
         self.src = src
         self.consts = consts
+        # local name -> (type, rank code) for scalars made by ``unrank``: their
+        # rank is known without recomputing it
+        self.known_ranks: dict[str, tuple[Type, str]] = {}
 
     # ------------------------------------------------------------ scalars
+
+    @staticmethod
+    def is_scalar_type(t: Type) -> bool:
+        return is_scalar(t)
 
     def read(self, v: Val, t: Type) -> str:
         """A scalar value as code (bools as numba booleans)."""
@@ -133,30 +140,25 @@ class ValueGen:
     def copy(self, dst: Region, src_region: Region, n: int) -> None:
         if dst == src_region or n == 0:
             return
-        if n <= UNROLL:
-            for k in range(n):
-                self.src.line(f"{slot(dst, k)} = {slot(src_region, k)}")
+        if n == 1:
+            self.src.line(f"{slot(dst)} = {slot(src_region)}")
             return
-        q = self.src.fresh("q")
-        with self.src.block(f"for {q} in range({n}):"):
-            self.src.line(f"{slot(dst, q)} = {slot(src_region, q)}")
+        self.src.line(f"copy_slots({dst.arr}, {dst.off}, {src_region.arr}, {src_region.off}, {n})")
 
     def fill_default(self, dst: Region, t: Type) -> None:
         values = flatten(t, default(t))
-        if len(values) <= UNROLL:
-            for k, v in enumerate(values):
-                self.src.line(f"{slot(dst, k)} = {v}")
+        if not any(values):
+            self.zero(dst, len(values))
+        elif len(values) == 1:
+            self.src.line(f"{slot(dst)} = {values[0]}")
         else:
             self.copy(dst, Region(self.consts.array(values), "0"), len(values))
 
     def zero(self, dst: Region, n: int) -> None:
-        if n <= UNROLL:
-            for k in range(n):
-                self.src.line(f"{slot(dst, k)} = 0")
+        if n == 1:
+            self.src.line(f"{slot(dst)} = 0")
             return
-        q = self.src.fresh("q")
-        with self.src.block(f"for {q} in range({n}):"):
-            self.src.line(f"{slot(dst, q)} = 0")
+        self.src.line(f"zero_slots({dst.arr}, {dst.off}, {n})")
 
     def materialize(self, v: Val, t: Type) -> Region:
         """A region holding ``v`` (scalars are written to scratch)."""
@@ -237,7 +239,7 @@ class ValueGen:
             rk, valid = self.rank(elem, frm.elem, to.elem)
             with src.block(f"if {valid or 'True'}:"):
                 if is_set:
-                    src.line(f"{slot(dst, f'{rk} >> 6')} |= np.int64(1) << ({rk} & 63)")
+                    src.line(f"setbit({dst.arr}, {dst.off}, {rk})")
                 else:
                     src.line(f"{slot(dst, rk)} = {slot(v, r)}")
 
@@ -304,16 +306,9 @@ class ValueGen:
             return self.src.let(f"{self._scalar(a, ta)} == {self._scalar(b, tb)}", "e")
         ra, rb = self.as_rep(a, ta, join), self.as_rep(b, tb, join)
         n = width(join)
-        if n <= UNROLL:
-            parts = [f"{slot(ra, k)} == {slot(rb, k)}" for k in range(n)]
-            return self.src.let("(" + " and ".join(parts) + ")", "e")
-        e, q = self.src.fresh("e"), self.src.fresh("q")
-        self.src.line(f"{e} = True")
-        with self.src.block(f"for {q} in range({n}):"):
-            with self.src.block(f"if {slot(ra, q)} != {slot(rb, q)}:"):
-                self.src.line(f"{e} = False")
-                self.src.line("break")
-        return e
+        if n == 1:
+            return self.src.let(f"{slot(ra)} == {slot(rb)}", "e")
+        return self.src.let(f"same_slots({ra.arr}, {ra.off}, {rb.arr}, {rb.off}, {n})", "e")
 
     def _scalar(self, v: Val, t: Type) -> str:
         if isinstance(v, Scalar):
@@ -338,6 +333,8 @@ class ValueGen:
         src = self.src
         if isinstance(to, BoolType):
             return src.let(f"(1 if {self._scalar(v, frm)} else 0)", "r"), None
+        if isinstance(v, Scalar) and self.known_ranks.get(v.code, (None,))[0] == to:
+            return self.known_ranks[v.code][1], None
         if isinstance(to, IntType):
             x = src.let(self._scalar(v, frm), "x")
             r = src.let(f"{x} - {to.lo}", "r") if to.lo else x
@@ -405,7 +402,11 @@ class ValueGen:
         if isinstance(t, BoolType):
             return Scalar(src.let(f"{r} != 0", "b"))
         if isinstance(t, IntType):
-            return Scalar(src.let(f"{r} + {t.lo}", "x") if t.lo else r)
+            if not t.lo:
+                return Scalar(r)
+            x = src.let(f"{r} + {t.lo}", "x")
+            self.known_ranks[x] = (t, r)
+            return Scalar(x)
         if isinstance(t, (EnumType, ModelType)):
             return Scalar(r)
         dst = src.alloc(width(t))
@@ -492,7 +493,7 @@ class ValueGen:
             j = src.fresh("j")
             with src.block(f"for {j} in range({ranks}):"):
                 src.line(f"{r} = {order}[{j}]")
-                with src.block(f"if ({slot(coll, f'{r} >> 6')} >> ({r} & 63)) & 1:"):
+                with src.block(f"if bit({coll.arr}, {coll.off}, {r}):"):
                     yield r
         elif chunks(ranks) == 1:
             b, low = src.fresh("bits"), src.fresh("low")
@@ -504,7 +505,7 @@ class ValueGen:
                 yield r
         else:
             with src.block(f"for {r} in range({ranks}):"):
-                with src.block(f"if ({slot(coll, f'{r} >> 6')} >> ({r} & 63)) & 1:"):
+                with src.block(f"if bit({coll.arr}, {coll.off}, {r}):"):
                     yield r
 
     def _order(self, elem: Type) -> str | None:

@@ -19,7 +19,8 @@ from numba.extending import intrinsic
 
 __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
            "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
-           "copy_ints", "less", "prefetch"]
+           "copy_ints", "less", "prefetch", "bit", "setbit", "clearbit", "fail", "copy_slots",
+           "zero_slots", "same_slots"]
 
 #: The sign bit: a table key is ``fingerprint ^ SIGN``, so that signed order is
 #: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
@@ -222,3 +223,51 @@ def prefetch(typingctx, arr, index):
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
     return sig, codegen
+
+
+# ---------------------------------------------------------------- compact code
+# The generated code calls these instead of spelling them out: numba's compile
+# time grows with every statement of a function, and LLVM inlines them back.
+
+@njit(cache=True, nogil=True, _nrt=False)
+def bit(arr: np.ndarray, base: int, r: int) -> bool:
+    """Whether rank ``r`` is in the bitset starting at ``arr[base]``."""
+    return ((arr[base + (r >> 6)] >> (r & 63)) & 1) != 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def setbit(arr: np.ndarray, base: int, r: int) -> None:
+    arr[base + (r >> 6)] |= np.int64(1) << (r & 63)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def clearbit(arr: np.ndarray, base: int, r: int) -> None:
+    arr[base + (r >> 6)] &= ~(np.int64(1) << (r & 63))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def fail(err: np.ndarray, code: int, node: int) -> int:
+    """Record a run-time error (code, IR node id); the kernel returns -1."""
+    err[0] = code
+    err[1] = node
+    return -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def copy_slots(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, n: int) -> None:
+    for i in range(n):
+        dst[doff + i] = src[soff + i]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def zero_slots(dst: np.ndarray, doff: int, n: int) -> None:
+    for i in range(n):
+        dst[doff + i] = 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def same_slots(a: np.ndarray, aoff: int, b: np.ndarray, boff: int, n: int) -> bool:
+    for i in range(n):
+        if a[aoff + i] != b[boff + i]:
+            return False
+    return True

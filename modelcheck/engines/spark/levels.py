@@ -115,14 +115,17 @@ class LevelSearch:
         level, expanded_size = st.depth, self.backend.frontier_size()
         remaining = None if opts.timeout_s is None else max(0.0, opts.timeout_s - self.elapsed())
         expanded, merged = self.backend.step(check_deadlock, commit, remaining)
-        self.absorb_expansion(expanded)
+        self.absorb_expansion_hits(expanded)
         if expanded.failed is not None:
             self.failed = (expanded.failed, st.depth)
             return
         if not commit and merged.new_states:
+            # The level is not kept (a resumed run expands it again), so its
+            # counts are not either; what it settled stays settled.
             self.reason = (f"stopped at the depth bound: depth {st.depth} "
                            f"(max_depth={opts.max_depth}), {st.distinct:,} distinct states")
             return
+        self.absorb_expansion_counts(expanded)
         if merged.new_states:
             st.depth += 1
             st.distinct += merged.new_states
@@ -155,13 +158,16 @@ class LevelSearch:
 
     # ------------------------------------------------------------ verdicts
 
-    def absorb_expansion(self, report: LevelReport) -> None:
+    def absorb_expansion_counts(self, report: LevelReport) -> None:
         st = self.state
         st.generated += report.generated
         if report.action_counts is not None:
             if not st.action_counts:
                 st.action_counts = [0] * len(report.action_counts)
             st.action_counts = [a + int(b) for a, b in zip(st.action_counts, report.action_counts)]
+
+    def absorb_expansion_hits(self, report: LevelReport) -> None:
+        st = self.state
         if report.deadlock is not None and DEADLOCK in self.open_names and self.options.deadlock:
             self.settle(Hit(DEADLOCK, "deadlock", (report.deadlock,), st.depth))
         for column, (pre, post) in sorted(report.step_hits.items()):

@@ -125,7 +125,9 @@ def _dedupe(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> Candidate
     """One row per fingerprint, sorted, keeping the smallest parent."""
     if len(fp) == 0:
         return Candidates(fp.astype(_U64), parent.astype(_U64), states)
-    order = np.argsort(fp, kind="stable")
+    # Not a stable sort: rows with one fingerprint hold one state, and the
+    # parent is chosen by value below (a stable sort of uint64 is ~3x slower).
+    order = np.argsort(fp)
     fp_sorted = fp[order]
     first = np.empty(len(fp_sorted), dtype=bool)
     first[0] = True
@@ -139,16 +141,14 @@ def _route(cands: Candidates, partitions: int) -> dict[int, Candidates]:
     """Split sorted candidates by owner; each piece stays sorted."""
     if partitions == 1:
         return {0: cands} if len(cands.fp) else {}
-    owners = owner(cands.fp, partitions)
-    order = np.argsort(owners, kind="stable")
-    owners_sorted = owners[order]
+    # The owner grows with the fingerprint, so sorted candidates are already
+    # grouped by owner.
+    bounds = np.searchsorted(owner(cands.fp, partitions), np.arange(partitions + 1))
     out: dict[int, Candidates] = {}
-    bounds = np.searchsorted(owners_sorted, np.arange(partitions + 1))
     for p in range(partitions):
         lo, hi = bounds[p], bounds[p + 1]
         if hi > lo:
-            rows = order[lo:hi]
-            out[p] = Candidates(cands.fp[rows], cands.parent[rows], cands.states[rows])
+            out[p] = Candidates(cands.fp[lo:hi], cands.parent[lo:hi], cands.states[lo:hi])
     return out
 
 
@@ -162,8 +162,8 @@ def initial_candidates(kernels: SearchKernels, partitions: int) -> tuple[dict[in
 # ------------------------------------------------------------------ expand
 
 def expand_part(kernels: SearchKernels, plan: PropertyPlan, part: Part, partitions: int,
-                check_deadlock: bool, report: LevelReport,
-                flush_rows: int = FLUSH_ROWS) -> Iterator[dict[int, Candidates]]:
+                check_deadlock: bool, report: LevelReport, flush_rows: int = FLUSH_ROWS,
+                batch_rows: int = EXPAND_BATCH) -> Iterator[dict[int, Candidates]]:
     """Expand the frontier of one partition, yielding its successors routed
     by owner (a group at least every ``flush_rows`` successors, to bound the
     memory of a wide level); ``report`` receives the level's expansion
@@ -173,21 +173,29 @@ def expand_part(kernels: SearchKernels, plan: PropertyPlan, part: Part, partitio
         report.action_counts = np.zeros(kernels.n_action_instances, dtype=np.int64)
     pieces: list[Candidates] = []
     pending = 0
-    for lo in range(0, len(part.frontier_fp), EXPAND_BATCH):
-        batch = part.frontier[lo:lo + EXPAND_BATCH]
-        batch_fp = part.frontier_fp[lo:lo + EXPAND_BATCH]
+    for lo in range(0, len(part.frontier_fp), batch_rows):
+        batch = part.frontier[lo:lo + batch_rows]
+        batch_fp = part.frontier_fp[lo:lo + batch_rows]
         found = _expand_batch(kernels, plan, batch, batch_fp, check_deadlock, pieces)
         report.add(found)
         pending += found.generated
         if pending >= flush_rows:
-            yield _route(_dedupe_all(pieces), partitions)
+            yield _route(_dedupe_raw(pieces), partitions)
             pieces, pending = [], 0
     report.expanded += len(part.frontier_fp)
     if pieces:
-        yield _route(_dedupe_all(pieces), partitions)
+        yield _route(_dedupe_raw(pieces), partitions)
+
+
+def _dedupe_raw(pieces: list[Candidates]) -> Candidates:
+    """Deduplicate successors as the kernels produced them (unsorted)."""
+    return _dedupe(np.concatenate([c.fp for c in pieces]),
+                   np.concatenate([c.parent for c in pieces]),
+                   np.concatenate([c.states for c in pieces]))
 
 
 def _dedupe_all(pieces: list[Candidates]) -> Candidates:
+    """Deduplicate candidate pieces (each already sorted and unique)."""
     if len(pieces) == 1:
         return pieces[0]
     return _dedupe(np.concatenate([c.fp for c in pieces]),
@@ -229,7 +237,7 @@ def _expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
                 best = bad[np.lexsort((succ_fp[bad], pre_fp[bad]))[0]]
                 report.step_hits[c] = (int(pre_fp[best]), int(succ_fp[best]))
     if len(exp.succ):
-        pieces.append(_dedupe(succ_fp, batch_fp[exp.parent], succ))
+        pieces.append(Candidates(succ_fp, batch_fp[exp.parent], succ))
     return report
 
 

@@ -7,8 +7,9 @@ Spark embedded in this process (``local[*]``); ``spark://``, ``yarn`` and
 ``k8s://`` masters run the same job on a cluster.
 
 Workers run this interpreter (``spark.pyspark.python``); on a cluster the
-modelcheck package is zipped and added with ``addPyFile`` so executors import
-the same code as the driver.  Unless verbose, the driver JVM's output goes to
+modelcheck package is zipped and shipped as an archive (``spark.archives``)
+that executors extract and put first on their PYTHONPATH, so they import the
+same code as the driver.  Unless verbose, the driver JVM's output goes to
 a log file and its log level is ERROR, so Spark prints nothing of its own.
 """
 from __future__ import annotations
@@ -97,8 +98,11 @@ def spark_context(master: str | None, verbose: bool = False,
         # Workers must run this interpreter with this package: pyspark reads
         # the executable from the environment when the context starts.
         os.environ["PYSPARK_PYTHON"] = sys.executable
+        settings = _conf_settings(wanted, verbose, conf or {})
+        if not is_local(wanted):
+            settings.update(_shipping(settings))
         spark_conf = SparkConf()
-        for key, value in _conf_settings(wanted, verbose, conf or {}).items():
+        for key, value in settings.items():
             spark_conf.set(key, value)
         log_file = None
         gateway = None
@@ -108,9 +112,23 @@ def spark_context(master: str | None, verbose: bool = False,
                 gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": sink, "stderr": sink})
         sc = SparkContext(conf=spark_conf, gateway=gateway)
     _set_verbosity(sc, verbose)
-    if not is_local(wanted):
-        sc.addPyFile(package_zip())
     return sc, _info(sc, log_file)
+
+
+#: The folder executors extract the package into (in their working directory).
+PACKAGE_DIR = "modelcheck_pkg"
+
+
+def _shipping(settings: dict[str, str]) -> dict[str, str]:
+    """Ship the package to a cluster's executors as an archive they extract
+    and put first on their PYTHONPATH.  Not ``addPyFile``: imported from a
+    zip, the compiled engine cannot read its runtime sources nor keep numba's
+    cache beside them."""
+    archive = f"{package_zip()}#{PACKAGE_DIR}"
+    archives = settings.get("spark.archives")
+    path = settings.get("spark.executorEnv.PYTHONPATH")
+    return {"spark.archives": f"{archives},{archive}" if archives else archive,
+            "spark.executorEnv.PYTHONPATH": f"{PACKAGE_DIR}:{path}" if path else PACKAGE_DIR}
 
 
 def _set_verbosity(sc: "SparkContext", verbose: bool) -> None:
@@ -131,9 +149,10 @@ def stop_spark() -> None:
 
 
 def default_partitions(default_parallelism: int) -> int:
-    """Two partitions per core: levels are uneven, and smaller parts keep one
-    task's memory low; more than that only adds per-task overhead."""
-    return max(2, 2 * default_parallelism)
+    """One partition per core: every task of a level runs in one wave (each
+    task costs a fixed share of the per-level time, and a second wave doubles
+    it).  Very large state spaces want more, smaller parts: --partitions."""
+    return max(2, default_parallelism)
 
 
 def package_zip() -> str:

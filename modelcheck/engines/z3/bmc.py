@@ -37,7 +37,7 @@ from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
-from modelcheck.engines.z3.logic import conj, disj, neg, is_true, is_false
+from modelcheck.engines.z3.logic import conj, disj, is_false, is_true, neg
 from modelcheck.engines.z3.traces import decode_trace, rederive_error
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, Property, PropertyKind

@@ -14,10 +14,11 @@ from typing import Any
 
 import z3
 
-from modelcheck.engines.z3.logic import TRUE, FALSE, conj, disj, neg, is_true, is_false
+from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, is_true, neg
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                            SSeq, SSet, Sym, Syms, part_types)
+                                            SSeq, SSet, Sym, Syms)
+from modelcheck.engines.z3.symvalues import part_types
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, ModelType, OptionType,
                                  RecordType, TupleType, Type)
 from modelcheck.ir.values import FrozenDict, domain_size

@@ -29,7 +29,7 @@ import z3
 
 from modelcheck.engines.z3.containers import Containers
 from modelcheck.engines.z3.exprs import Exprs, Fault, Scope
-from modelcheck.engines.z3.logic import TRUE, conj, disj, neg, implies
+from modelcheck.engines.z3.logic import TRUE, conj, disj, implies, neg
 from modelcheck.engines.z3.scalars import NUM_MODES, SNum
 from modelcheck.engines.z3.stmts import PARAM_MODES, Actions, Instance
 from modelcheck.engines.z3.symbolic import SET_MODES, EncodingUnsupported, Leaf, Sym, Syms

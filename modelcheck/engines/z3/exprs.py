@@ -16,7 +16,7 @@ import z3
 
 from modelcheck.diagnostics import Span
 from modelcheck.engines.z3.containers import Containers
-from modelcheck.engines.z3.logic import TRUE, boolean, conj, disj, neg, implies, is_false
+from modelcheck.engines.z3.logic import TRUE, conj, disj, implies, is_false, neg
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                             SSeq, SSet, Sym, Syms)
 from modelcheck.ir import nodes as ir

@@ -28,6 +28,7 @@ which fails the conjunct), and every counterexample is replayed.
 """
 from __future__ import annotations
 
+import fnmatch
 import time
 from collections.abc import Sequence
 
@@ -36,7 +37,7 @@ import z3
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy, \
     StepCopy
-from modelcheck.engines.z3.logic import conj, disj, neg, is_false
+from modelcheck.engines.z3.logic import conj, disj, is_false, neg
 from modelcheck.engines.z3.proofs import (Conjunct, InvariantProof, Obligation, ProofResult,
                                           ProofStatus, conjuncts)
 from modelcheck.engines.z3.traces import EncodingMismatch, decode_trace
@@ -51,7 +52,8 @@ __all__ = ["prove", "select_invariants"]
 def select_invariants(model: ir.Model, invariants: Sequence[str] | None,
                       lemmas: Sequence[str]) -> tuple[list[ir.Property], list[ir.Property]]:
     """The target invariants (default: every invariant that is not a lemma) and
-    the lemmas, by name.  UsageError for a name that is not an invariant."""
+    the lemmas, by name (a lemma name may be a pattern: ``Proof*``).
+    UsageError for a name that is not an invariant."""
     by_name = {p.name: p for p in model.properties}
     known = sorted(p.name for p in model.properties if p.kind is ir.PropertyKind.INVARIANT)
 
@@ -64,6 +66,7 @@ def select_invariants(model: ir.Model, invariants: Sequence[str] | None,
                              hint="invariants: " + (", ".join(known) or "(none)"))
         return p
 
+    lemmas = _expand(lemmas, known)
     lemma_props = [get(n) for n in dict.fromkeys(lemmas)]
     if invariants:
         targets = [get(n) for n in dict.fromkeys(invariants)]
@@ -74,6 +77,21 @@ def select_invariants(model: ir.Model, invariants: Sequence[str] | None,
         raise UsageError(f"spec {model.name!r} has no invariant to prove",
                          hint="name one with --invariant")
     return targets, lemma_props
+
+
+def _expand(names: Sequence[str], known: list[str]) -> list[str]:
+    """Names with ``*``/``?`` stand for every invariant they match (``Proof*``)."""
+    out = []
+    for name in names:
+        if any(ch in name for ch in "*?["):
+            matched = [k for k in known if fnmatch.fnmatchcase(k, name)]
+            if not matched:
+                raise UsageError(f"no invariant matches {name!r}",
+                                 hint="invariants: " + (", ".join(known) or "(none)"))
+            out.extend(matched)
+        else:
+            out.append(name)
+    return out
 
 
 def prove(model: ir.Model, invariants: Sequence[str] | None = None, lemmas: Sequence[str] = (),

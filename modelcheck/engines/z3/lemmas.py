@@ -15,14 +15,16 @@ of the values of its (few) fields that satisfy it.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import z3
 
 from modelcheck.engines.z3.symbolic import Leaf
-from modelcheck.ir.types import BoolType, EnumType, IntType, ModelType, SetType, Type
-from modelcheck.ir.values import domain_size, render_value
+from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 SetType, Type)
+from modelcheck.ir.values import domain, domain_size, render_value, sort_values
 
-__all__ = ["LemmaPrinter", "Untranslatable"]
+__all__ = ["LemmaPrinter", "Untranslatable", "value_conditions"]
 
 #: Most field-value combinations a comparison is expanded to when it has no
 #: direct spelling.
@@ -33,6 +35,23 @@ _CMP = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">"
 _FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}
 _HOLDS = {"<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b,
           ">": lambda a, b: a > b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def value_conditions(text: str, t: Type, value: Any) -> list[str]:
+    """Conditions saying that the variable (or part) written ``text`` holds
+    ``value``: ``x == 3``; a map entry by entry (the language has no map
+    literal); a bag by its counts."""
+    if isinstance(t, MapType):
+        return [c for k in domain(t.key)
+                for c in value_conditions(f"{text}[{render_value(t.key, k)}]", t.value, value[k])]
+    if isinstance(t, BagType):
+        if not value:
+            return [f"len({text}) == 0"]
+        return [f"count({text}, {render_value(t.elem, e)}) == {value[e]}"
+                for e in sort_values(t.elem, value.keys())] + [f"len({text}) == {sum(value.values())}"]
+    if isinstance(t, BoolType):
+        return [text if value else f"not {text}"]
+    return [f"{text} == {render_value(t, value)}"]
 
 
 class Untranslatable(Exception):

@@ -17,9 +17,10 @@ re-proved by induction, so what is printed is known to be a proof.
 Unsatisfiable: P is violated; BMC then finds a shortest counterexample
 (REFUTED).  Timeout or unknown: UNKNOWN with the reason.
 
-The question is asked about the model sliced to the invariant's cone of
-influence (``slicing``): variables the invariant cannot depend on are left
-out, which only over-approximates, so a proof stands.  Numbers are Z3
+The question is asked about a reduced model (``slicing``): variables that
+never change in this configuration are replaced by their value (their values
+are then printed first among the lemmas), and variables the invariant cannot
+depend on are left out, which only over-approximates, so a proof stands.  Numbers are Z3
 integers and sets one boolean per element by default: Spacer
 works best on linear arithmetic, and the lemmas print as plain comparisons.
 """
@@ -34,9 +35,9 @@ from modelcheck.engines.base import CheckOptions, NullReporter, Status
 from modelcheck.engines.z3.bmc import BmcEngine
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy
 from modelcheck.engines.z3.induction import prove, select_invariants
-from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable
-from modelcheck.engines.z3.logic import boolean, conj, neg, is_true
-from modelcheck.engines.z3.slicing import slice_model
+from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable, value_conditions
+from modelcheck.engines.z3.logic import boolean, conj, is_true, neg
+from modelcheck.engines.z3.slicing import freeze, frozen_facts, slice_model
 from modelcheck.engines.z3.proofs import (InvariantProof, Obligation, ProofResult, ProofStatus,
                                           lemma_declarations)
 from modelcheck.errors import CompileError, ModelcheckError
@@ -64,14 +65,21 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
     proofs, obligations, notes = [], [], []
     for target in targets:
         t0 = time.monotonic()
-        sliced = slice_model(model, [target])
+        reduced = freeze(model)
+        sliced = slice_model(reduced, [reduced.get_property(target.name)])
         try:
             enc = Encoding(sliced, encoding or PDR_ENCODING)
         except EncodingUnsupported as err:
             proof = InvariantProof(target.name, ProofStatus.UNKNOWN,
                                    reason=f"the Z3 encoding does not support this spec: {err}")
         else:
-            proof = _Spacer(enc, model, target, deadline).run()
+            proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
+            if proof.status is ProofStatus.PROVED:
+                # Spacer's invariant speaks of the frozen model: the values
+                # of the frozen variables are part of it on the whole model.
+                facts = [c for decl, value in frozen_facts(model, target)
+                         for c in value_conditions(decl.name, decl.type, value)]
+                proof.invariant = facts + proof.invariant
         if proof.status is ProofStatus.PROVED and verify and proof.invariant:
             note = _verify(model, target.name, proof.invariant, deadline)
             if note:

@@ -25,7 +25,7 @@ from typing import Any
 
 import z3
 
-from modelcheck.engines.z3.logic import boolean, conj, neg, is_true, is_false
+from modelcheck.engines.z3.logic import boolean, conj, is_false, is_true
 from modelcheck.ir.types import EnumType, IntType, ModelType, Type
 
 __all__ = ["SNum", "Nums", "width_for", "NUM_MODES"]

@@ -6,6 +6,12 @@ condition, a ``let``/``pick``, or the value written to a relevant variable).
 The sliced model keeps the relevant variables, the actions that write one of
 them (with their writes to other variables removed), and drops the rest.
 
+Before slicing, ``freeze`` replaces by their initial value the variables no
+enabled action can ever write (a budget of crashes that starts at 0, a
+feature switched off by a const), and drops the actions a false ``require``
+on such values disables: a spec's configuration often leaves much of it
+unused, and the prover should not carry it.  That step is exact.
+
 The sliced model over-approximates the original on the relevant variables:
 every step of the original projects to a step of the slice or to no change
 (an action that writes no relevant variable), and a removed write can only
@@ -18,10 +24,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from modelcheck.ir import nodes as ir
-from modelcheck.ir.visit import state_vars_read, stmts_assigned_vars
+from typing import Any
 
-__all__ = ["cone_of_influence", "slice_model"]
+from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.errors import EvalError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.ops import Op
+from modelcheck.ir.visit import (free_vars, map_expr, map_stmts, state_vars_read,
+                                 stmts_assigned_vars)
+
+__all__ = ["cone_of_influence", "slice_model", "frozen_vars", "freeze", "frozen_facts"]
 
 
 def _without_writes(body: tuple[ir.Stmt, ...], keep: frozenset[str]) -> tuple[ir.Stmt, ...]:
@@ -62,3 +74,78 @@ def slice_model(model: ir.Model, props: list[ir.Property]) -> ir.Model:
                     if stmts_assigned_vars(a.body) & keep)
     return replace(model, vars=tuple(v for v in model.vars if v.name in keep), actions=actions,
                    properties=tuple(props), terminals=())
+
+
+def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    if isinstance(e, ir.Apply) and e.op is Op.AND:
+        return [x for a in e.args for x in _conjuncts(a)]
+    return [e]
+
+
+def _disabled(ev: Evaluator, action: ir.Action, fixed: dict[str, Any], state: tuple) -> bool:
+    """Some top-level ``require`` of the action is false whenever the fixed
+    variables hold their values (a conjunct reading nothing else)."""
+    for stmt in action.body:
+        if not isinstance(stmt, ir.Require):
+            continue
+        for c in _conjuncts(stmt.cond):
+            if free_vars(c) or not state_vars_read(c) <= fixed.keys():
+                continue
+            try:
+                if ev.eval(c, state) is False:
+                    return True
+            except EvalError:
+                continue
+    return False
+
+
+def frozen_vars(model: ir.Model) -> tuple[dict[str, Any], frozenset[str]]:
+    """The variables that keep their initial value in every reachable state
+    (with that value), and the actions that are never enabled."""
+    ev = Evaluator(model)
+    fixed: dict[str, Any] = {}
+    for decl in model.vars:
+        if decl.init_kind is ir.InitKind.EQ:
+            try:
+                fixed[decl.name] = ev.eval(decl.init, ())
+            except EvalError:
+                pass
+    while True:
+        state = tuple(fixed.get(v.name) for v in model.vars)
+        disabled = {a.name for a in model.actions if _disabled(ev, a, fixed, state)}
+        written = set()
+        for a in model.actions:
+            if a.name not in disabled:
+                written |= stmts_assigned_vars(a.body)
+        if not written & fixed.keys():
+            return fixed, frozenset(disabled)
+        fixed = {k: v for k, v in fixed.items() if k not in written}
+
+
+def freeze(model: ir.Model) -> ir.Model:
+    """The model with its frozen variables replaced by their values and its
+    never-enabled actions removed (an exact reduction, see the module doc)."""
+    fixed, disabled = frozen_vars(model)
+    if not fixed and not disabled:
+        return model
+    types = {v.name: v.type for v in model.vars}
+
+    def subst(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var) and e.name in fixed:
+            return ir.Const(fixed[e.name], types[e.name], e.span)
+        return e
+
+    actions = tuple(replace(a, body=map_stmts(a.body, subst)) for a in model.actions
+                    if a.name not in disabled)
+    props = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.properties)
+    terminals = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.terminals)
+    return replace(model, vars=tuple(v for v in model.vars if v.name not in fixed),
+                   actions=actions, properties=props, terminals=terminals)
+
+
+def frozen_facts(model: ir.Model, prop: ir.Property) -> list[tuple[ir.VarDecl, Any]]:
+    """The frozen variables in the property's cone of influence, with their
+    values: what a proof about the frozen model assumes of the whole one."""
+    fixed, _ = frozen_vars(model)
+    cone = cone_of_influence(model, state_vars_read(prop.expr))
+    return [(decl, fixed[decl.name]) for decl in model.vars if decl.name in fixed and decl.name in cone]

@@ -28,7 +28,7 @@ from typing import Any
 import z3
 
 from modelcheck.engines.z3.exprs import Exprs, Fault, Scope
-from modelcheck.engines.z3.logic import TRUE, FALSE, conj, disj, neg, is_false
+from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, neg
 from modelcheck.engines.z3.symbolic import Sym, Syms
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import IntType, SeqType, Type, render_type

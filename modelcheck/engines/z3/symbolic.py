@@ -20,182 +20,30 @@ hold the type's default.  Values inside expressions need not be canonical, so
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import z3
 
-from modelcheck.engines.z3.logic import (TRUE, FALSE, boolean, conj, neg, implies, bite, is_true, is_false)
+from modelcheck.engines.z3.logic import (FALSE, TRUE, bite, boolean, conj,
+                                         implies, is_false, is_true, neg)
 from modelcheck.engines.z3.scalars import Nums, SNum
+from modelcheck.engines.z3.shapes import Shapes
+from modelcheck.engines.z3.symvalues import (MAX_DOMAIN, SET_MODES, EncodingUnsupported, Leaf, SBag,
+                                             SBool, SMap, SOpt, SProd, SSeq, SSet, Sym,
+                                             default_value)
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type, join)
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
 from modelcheck.ir.values import FrozenDict, domain, domain_size, render_value
 
 __all__ = ["SBool", "SSet", "SMap", "SSeq", "SBag", "SOpt", "SProd", "Sym", "Leaf", "Syms",
            "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN"]
 
-#: The representations of sets an encoding may choose.
-SET_MODES = ("bv", "bools")
-
-#: The largest domain a set, bag, map key or quantifier may range over.
-MAX_DOMAIN = 4096
 
 
-class EncodingUnsupported(Exception):
-    """A construct the Z3 encoding cannot express (a set over a huge domain...);
-    engines turn it into UNKNOWN with this message as the reason."""
-
-
-@dataclass(frozen=True)
-class SBool:
-    term: z3.BoolRef
-
-    @property
-    def type(self) -> Type:
-        return BOOL
-
-
-@dataclass(frozen=True)
-class SSet:
-    """Bit i says whether ``domain(elem)[i]`` is in the set; exactly one of
-    ``bits`` (one boolean per element) and ``bv`` (one bit-vector) is set."""
-    elem: Type
-    n: int
-    bits: tuple[z3.BoolRef, ...] | None = None
-    bv: z3.BitVecRef | None = None
-
-    @property
-    def type(self) -> Type:
-        return SetType(self.elem)
-
-    def bit(self, i: int) -> z3.BoolRef:
-        if self.bits is not None:
-            return self.bits[i]
-        if z3.is_bv_value(self.bv):
-            return boolean(bool((self.bv.as_long() >> i) & 1))
-        return z3.Extract(i, i, self.bv) == 1
-
-    def all_bits(self) -> list[z3.BoolRef]:
-        return [self.bit(i) for i in range(self.n)]
-
-
-@dataclass(frozen=True)
-class SMap:
-    key: Type
-    value_type: Type
-    vals: tuple["Sym", ...]
-
-    @property
-    def type(self) -> Type:
-        return MapType(self.key, self.value_type)
-
-
-@dataclass(frozen=True)
-class SSeq:
-    elem: Type
-    cap: int
-    length: SNum
-    slots: tuple["Sym", ...]
-
-    @property
-    def type(self) -> Type:
-        return SeqType(self.elem, self.cap)
-
-
-@dataclass(frozen=True)
-class SBag:
-    elem: Type
-    cap: int
-    counts: tuple[SNum, ...]
-
-    @property
-    def type(self) -> Type:
-        return BagType(self.elem, self.cap)
-
-
-@dataclass(frozen=True)
-class SOpt:
-    elem: Type
-    present: z3.BoolRef
-    value: "Sym"
-
-    @property
-    def type(self) -> Type:
-        return OptionType(self.elem)
-
-
-@dataclass(frozen=True)
-class SProd:
-    """A record or a tuple: ``ptype`` is its (shape) type, ``parts`` in order."""
-    ptype: RecordType | TupleType
-    parts: tuple["Sym", ...]
-
-    @property
-    def type(self) -> Type:
-        return self.ptype
-
-    def part_types(self) -> tuple[Type, ...]:
-        return part_types(self.ptype)
-
-
-Sym = Union[SBool, SNum, SSet, SMap, SSeq, SBag, SOpt, SProd]
-
-
-@dataclass(frozen=True)
-class Leaf:
-    """One field of a flattened state variable, for printing lemmas: its
-    term, how the spec writes it, its type (bool, int, atom, or a set for a
-    bit-vector set), and, for a part that only counts under a condition (the
-    value of an option, a sequence slot), that condition and the default the
-    field holds otherwise."""
-    term: z3.ExprRef
-    text: str
-    type: Type
-    guard: z3.BoolRef | None = None
-    default: z3.ExprRef | None = None
-    members: tuple[str, ...] = ()
-
-
-def part_types(t: RecordType | TupleType) -> tuple[Type, ...]:
-    if isinstance(t, RecordType):
-        return tuple(ft for _, ft in t.fields)
-    return t.elems
-
-
-def with_parts(t: RecordType | TupleType, types: list[Type]) -> RecordType | TupleType:
-    if isinstance(t, RecordType):
-        return RecordType(t.name, tuple((n, ft) for (n, _), ft in zip(t.fields, types)))
-    return TupleType(tuple(types))
-
-
-def default_value(t: Type) -> Any:
-    """The value a part that does not count holds (canonical form)."""
-    if isinstance(t, BoolType):
-        return False
-    if isinstance(t, IntType):
-        return 0 if t.lo <= 0 <= t.hi else (t.lo if t.lo > 0 else t.hi)
-    if isinstance(t, (EnumType, ModelType)):
-        return t.members[0]
-    if isinstance(t, SetType):
-        return frozenset()
-    if isinstance(t, MapType):
-        return FrozenDict({k: default_value(t.value) for k in domain(t.key)})
-    if isinstance(t, SeqType):
-        return ()
-    if isinstance(t, BagType):
-        return FrozenDict()
-    if isinstance(t, OptionType):
-        return None
-    if isinstance(t, RecordType):
-        return FrozenDict({n: default_value(ft) for n, ft in t.fields})
-    if isinstance(t, TupleType):
-        return tuple(default_value(e) for e in t.elems)
-    raise TypeError(t)
-
-
-class Syms:
+class Syms(Shapes):
     """Builds and combines symbolic values in one encoding (number and set
-    representations); holds the caches of element domains."""
+    representations); holds the caches of element domains and constants.
+    Changing a value's shape (join, coerce, convert, in_type) is in ``Shapes``."""
 
     def __init__(self, num_mode: str = "bv", set_mode: str = "bv"):
         if set_mode not in SET_MODES:
@@ -407,125 +255,6 @@ class Syms:
             if isinstance(s.ptype, RecordType):
                 return FrozenDict(zip((n for n, _ in s.ptype.fields), vals))
             return tuple(vals)
-        raise TypeError(s)
-
-    # ---------------------------------------------------------------- shapes
-
-    def join(self, a: Type, b: Type) -> Type:
-        if a == b:
-            return a
-        t = join(a, b)
-        if t is None:
-            raise EncodingUnsupported(f"values of types {a} and {b} meet in one expression")
-        return t
-
-    def coerce(self, s: Sym, t: Type) -> Sym:
-        """``s`` in the shape ``t``, a shape at least as wide as its own."""
-        if s.type == t:
-            return s
-        if isinstance(s, SNum):
-            if s.atom is not None:
-                return s
-            return self.nums.widen(s, t.lo, t.hi)
-        if isinstance(s, SSet):
-            return self.make_set(t.elem, self._remap(s.elem, s.all_bits(), t.elem, FALSE))
-        if isinstance(s, SMap):
-            src = self.domain(s.key)
-            vals = []
-            for k in self.domain(t.key):
-                i = self.position(s.key, k)
-                vals.append(self.coerce(s.vals[i], t.value) if i is not None and k in src
-                            else self.default(t.value))
-            return SMap(t.key, t.value, tuple(vals))
-        if isinstance(s, SSeq):
-            slots = [self.coerce(x, t.elem) for x in s.slots]
-            slots += [self.default(t.elem) for _ in range(t.capacity - s.cap)]
-            return SSeq(t.elem, t.capacity, self.nums.widen(s.length, 0, t.capacity), tuple(slots))
-        if isinstance(s, SBag):
-            zero = self.nums.const(0)
-            counts = self._remap(s.elem, list(s.counts), t.elem, zero)
-            top = max([t.capacity] + [c.hi for c in counts])
-            return SBag(t.elem, t.capacity, tuple(self.nums.widen(c, 0, top) for c in counts))
-        if isinstance(s, SOpt):
-            return SOpt(t.elem, s.present, self.coerce(s.value, t.elem))
-        if isinstance(s, SProd):
-            return SProd(t, tuple(self.coerce(p, pt) for p, pt in zip(s.parts, part_types(t))))
-        return s
-
-    def _remap(self, src: Type, items: list, dst: Type, missing: Any) -> list:
-        if src == dst:
-            return list(items)
-        out = []
-        for x in self.domain(dst):
-            i = self.position(src, x)
-            out.append(items[i] if i is not None else missing)
-        return out
-
-    def in_type(self, s: Sym, t: Type) -> z3.BoolRef:
-        """Whether the value of ``s`` belongs to ``t`` (bounds and capacities, deeply)."""
-        if isinstance(s, SBool) or (isinstance(s, SNum) and s.atom is not None):
-            return TRUE
-        if isinstance(s, SNum):
-            return self.nums.in_range(s, t.lo, t.hi)
-        if isinstance(s, SSet):
-            if s.elem == t.elem:
-                return TRUE
-            return conj(neg(b) for x, b in zip(self.domain(s.elem), s.all_bits())
-                        if self.position(t.elem, x) is None)
-        if isinstance(s, SMap):
-            return conj(self.in_type(v, t.value) for v in s.vals)
-        if isinstance(s, SSeq):
-            parts = [self.nums.cmp("<=", s.length, self.nums.const(t.capacity))]
-            for j, x in enumerate(s.slots):
-                inside = self.nums.cmp(">", s.length, self.nums.const(j))
-                parts.append(implies(inside, self.in_type(x, t.elem)))
-            return conj(parts)
-        if isinstance(s, SBag):
-            parts = [self.nums.cmp("<=", self.nums.total(list(s.counts)), self.nums.const(t.capacity))]
-            for x, c in zip(self.domain(s.elem), s.counts):
-                if self.position(t.elem, x) is None:
-                    parts.append(self.nums.eq_const(c, 0))
-            return conj(parts)
-        if isinstance(s, SOpt):
-            return implies(s.present, self.in_type(s.value, t.elem))
-        if isinstance(s, SProd):
-            return conj(self.in_type(p, pt) for p, pt in zip(s.parts, part_types(t)))
-        raise TypeError(s)
-
-    def convert(self, s: Sym, t: Type) -> Sym:
-        """``s`` in exactly the shape of type ``t`` and in canonical form, assuming
-        ``in_type(s, t)`` (the caller raises MC5001 otherwise)."""
-        if isinstance(s, SBool):
-            return s
-        if isinstance(s, SNum):
-            if s.atom is not None:
-                return self.nums.exact(s, 0, len(s.atom.members) - 1)
-            return self.nums.exact(s, t.lo, t.hi)
-        if isinstance(s, SSet):
-            return self.make_set(t.elem, self._remap(s.elem, s.all_bits(), t.elem, FALSE))
-        if isinstance(s, SMap):
-            return SMap(t.key, t.value, tuple(self.convert(v, t.value) for v in s.vals))
-        if isinstance(s, SSeq):
-            length = self.nums.exact(s.length, 0, t.capacity)
-            slots = []
-            for j in range(t.capacity):
-                d = self.default(t.elem)
-                if j >= s.cap:
-                    slots.append(d)
-                    continue
-                inside = self.nums.cmp(">", length, self.nums.const(j))
-                slots.append(self.ite(inside, self.convert(s.slots[j], t.elem), d, t.elem))
-            return SSeq(t.elem, t.capacity, length, tuple(slots))
-        if isinstance(s, SBag):
-            zero = self.nums.const(0)
-            counts = self._remap(s.elem, list(s.counts), t.elem, zero)
-            return SBag(t.elem, t.capacity,
-                        tuple(self.nums.exact(c, 0, t.capacity) for c in counts))
-        if isinstance(s, SOpt):
-            value = self.ite(s.present, self.convert(s.value, t.elem), self.default(t.elem), t.elem)
-            return SOpt(t.elem, s.present, value)
-        if isinstance(s, SProd):
-            return SProd(t, tuple(self.convert(p, pt) for p, pt in zip(s.parts, part_types(t))))
         raise TypeError(s)
 
     # ---------------------------------------------------------------- equality and choice

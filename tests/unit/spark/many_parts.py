@@ -36,7 +36,8 @@ class ManyParts:
         for part in reversed(self.parts_):
             report = LevelReport()
             for routed in expand_part(self.kernels, self.plan, part, self.partitions,
-                                      check_deadlock, report, flush_rows=7):
+                                      check_deadlock, report, flush_rows=7,
+                                      batch_rows=3):
                 for target, cands in routed.items():
                     inbox[target].append(cands)
             expanded.add(report)

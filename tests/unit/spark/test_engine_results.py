@@ -99,7 +99,10 @@ def test_bounds_give_unknown_with_reason(bound):
         else:
             assert (ours.status, ours.steps) == (theirs.status, theirs.steps)
     if "max_depth" in bound:
-        assert summary(result) == summary(reference)
+        # Generated counts differ: the reference stops inside the level, at
+        # its first new state; the level-synchronous search drops the level.
+        for key in ("distinct", "depth", "properties"):
+            assert summary(result)[key] == summary(reference)[key]
 
 
 def test_timeout_zero_is_unknown():

@@ -1,0 +1,73 @@
+"""Constant folding for the code generator.
+
+Specs are full of expressions that read no state and no bound name: constant
+configuration (``commit_rule == any_term``), inlined ``def`` bodies applied to
+constants, whole-type sets.  They are computed once at generation time with
+the reference evaluator (so with exactly its semantics) and emitted as
+constants: the generated code is smaller, and numba, whose compile time grows
+with the size of the code, compiles it sooner.  An expression whose
+evaluation fails is left alone, to fail at run time where it is reached, as
+the reference evaluator does.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.errors import EvalError
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.visit import children
+
+__all__ = ["Folder"]
+
+class Folder:
+    def __init__(self, model: ir.Model):
+        self.ev = Evaluator(model)
+        # id(node) -> (node, free names or None when the node reads the state);
+        # the node is kept so that its id is not reused while the memo lives.
+        self._free: dict[int, tuple[Any, frozenset[str] | None]] = {}
+        self._values: dict[int, tuple[Any, bool, Any]] = {}
+
+    def free(self, e: ir.Expr) -> frozenset[str] | None:
+        """The bound names ``e`` reads, or None if it reads a state variable."""
+        hit = self._free.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        result: frozenset[str] | None
+        if isinstance(e, ir.Var):
+            result = None
+        elif isinstance(e, ir.Local):
+            result = frozenset({e.name})
+        else:
+            result = frozenset()
+            bound = e.var if isinstance(e, (ir.Quant, ir.SetComp, ir.SumComp, ir.MapComp)) \
+                else e.name if isinstance(e, ir.LetExpr) else None
+            for child in children(e):
+                inner = self.free(child)
+                if inner is None:
+                    result = None
+                    break
+                if bound is not None and not (isinstance(e, ir.LetExpr) and child is e.value) \
+                        and not (isinstance(e, (ir.Quant, ir.SetComp, ir.SumComp))
+                                 and child is e.domain):
+                    inner = inner - {bound}
+                result |= inner
+        self._free[id(e)] = (e, result)
+        return result
+
+    def constant(self, e: ir.Expr) -> tuple[bool, Any]:
+        """(True, value) when ``e`` reads nothing and evaluates without error."""
+        if isinstance(e, ir.Const):
+            return True, e.value
+        hit = self._values.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1], hit[2]
+        ok, value = False, None
+        if self.free(e) == frozenset():
+            try:
+                value = self.ev.eval(e, ())
+                ok = True
+            except EvalError:
+                ok = False
+        self._values[id(e)] = (e, ok, value)
+        return ok, value

@@ -1,0 +1,106 @@
+"""Durable checkpoints: the file format, the model check, and resuming a
+stopped run to the same final result as an uninterrupted one."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from modelcheck.engines.base import CheckOptions
+from modelcheck.engines.spark.checkpoint import (Hit, LevelLog, SearchState, model_digest,
+                                                 read_manifest, read_part, write_manifest,
+                                                 write_part)
+from modelcheck.engines.spark.partition import Part
+from modelcheck.errors import UsageError
+from spark_helpers import spark_engine, summary
+from spark_specs import load_example, load_spec
+
+U64 = np.uint64
+
+
+def test_part_round_trip(tmp_path):
+    part = Part(np.array([1, 5], dtype=U64), np.array([1, 1], dtype=U64),
+                np.array([5], dtype=U64), np.array([[7, 8]], dtype=U64))
+    path = str(tmp_path / "level-000001" / "part-00000.npz")
+    write_part(path, part)
+    back = read_part(path)
+    for name in ("seen_fp", "seen_parent", "frontier_fp", "frontier"):
+        assert getattr(back, name).tolist() == getattr(part, name).tolist()
+    assert not [n for n in os.listdir(tmp_path / "level-000001") if n.endswith(".tmp")]
+
+
+def test_manifest_round_trip_and_old_levels_dropped(tmp_path):
+    state = SearchState(3, 40, 90, [1, 2], {"P": Hit("P", "step", (4, 5), 2, 0)},
+                        [LevelLog(1, "in-process", 0, 1, 0.0)], 1.5)
+    (tmp_path / "level-000002").mkdir()
+    write_manifest(str(tmp_path), "abc", "level-000003", 2, 1, state)
+    assert not (tmp_path / "level-000002").exists()
+    manifest = read_manifest(str(tmp_path), "abc")
+    assert (manifest.folder, manifest.parts, manifest.words) == ("level-000003", 2, 1)
+    assert manifest.state == state
+
+
+def test_manifest_for_another_model_is_refused(tmp_path):
+    write_manifest(str(tmp_path), "abc", "level-000001", 1, 1, SearchState())
+    with pytest.raises(UsageError, match="another model"):
+        read_manifest(str(tmp_path), "xyz")
+    with pytest.raises(UsageError, match="no checkpoint"):
+        read_manifest(str(tmp_path / "nowhere"), "abc")
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    data["format"] = "something else"
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(UsageError, match="not a Spark engine checkpoint"):
+        read_manifest(str(tmp_path), "abc")
+
+
+def test_digest_names_model_and_options():
+    two = load_example("two_phase")
+    base = model_digest(two, CheckOptions(), 2)
+    assert base == model_digest(load_example("two_phase"), CheckOptions(), 2)
+    assert base != model_digest(load_example("two_phase", N="4"), CheckOptions(), 2)
+    assert base != model_digest(two, CheckOptions(symmetry=False), 2)
+    assert base != model_digest(two, CheckOptions(deadlock=False), 2)
+
+
+@pytest.mark.parametrize("stop", [{"max_depth": 6}, {"max_states": 300}])
+@pytest.mark.parametrize("first,second", [(None, None), (3, 3), (2, 5)])
+def test_resume_ends_like_an_uninterrupted_run(tmp_path, stop, first, second):
+    model = load_example("two_phase", N="4")
+    threshold = None if first is None else 0
+    whole = spark_engine(first).check(model, CheckOptions(spark_threshold=threshold))
+    stopped = spark_engine(first).check(model, CheckOptions(
+        spark_threshold=threshold, checkpoint_dir=str(tmp_path), **stop))
+    assert stopped.reason is not None and (tmp_path / "manifest.json").exists()
+    resumed = spark_engine(second).check(model, CheckOptions(
+        spark_threshold=None if second is None else 0, resume_dir=str(tmp_path)))
+    assert summary(resumed) == summary(whole)
+
+
+def test_resume_keeps_what_was_settled(tmp_path):
+    model = load_spec("grid")
+    whole = spark_engine(2).check(model, CheckOptions(spark_threshold=0))
+    spark_engine(2).check(model, CheckOptions(spark_threshold=0, max_depth=4,
+                                              checkpoint_dir=str(tmp_path)))
+    resumed = spark_engine(2).check(model, CheckOptions(spark_threshold=0,
+                                                        resume_dir=str(tmp_path)))
+    assert summary(resumed) == summary(whole)
+
+
+def test_checkpoints_every_few_levels(tmp_path):
+    model = load_example("two_phase", N="4")
+    notes = []
+
+    class Notes:
+        def progress(self, progress):
+            pass
+
+        def note(self, message):
+            notes.append(message)
+
+    spark_engine(2).check(model, CheckOptions(spark_threshold=0, checkpoint_dir=str(tmp_path),
+                                              extra={"checkpoint_levels": 4}), Notes())
+    written = [n for n in notes if n.startswith("checkpoint written")]
+    assert len(written) == 3                     # at depths 4, 8 and 12 (of 14)
+    assert sorted(os.listdir(tmp_path)) == ["level-000012", "manifest.json"]

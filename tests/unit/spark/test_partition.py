@@ -1,0 +1,134 @@
+"""The per-partition steps: owners, deduplication, the sorted seen set, routing."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modelcheck.engines.spark.kernels import plan_properties
+from modelcheck.engines.spark.partition import (Candidates, LevelReport, Part, concat_parts,
+                                                empty_part, expand_part, initial_candidates,
+                                                lookup_parents, merge_part, owner, split_part)
+from evaluator_kernels import EvaluatorKernels
+from spark_specs import load_example, load_spec
+
+U64 = np.uint64
+
+
+def _kernels(model):
+    return EvaluatorKernels(model, plan_properties(list(model.properties)))
+
+
+def _cands(fps, parents, words=1):
+    fps = np.array(fps, dtype=U64)
+    return Candidates(fps, np.array(parents, dtype=U64), np.stack([fps] * words, axis=1))
+
+
+def test_owner_is_in_range_and_spreads():
+    fps = np.random.default_rng(1).integers(0, 2**63, 20000, dtype=np.int64).astype(U64) * U64(2)
+    for p in (1, 2, 3, 7, 64):
+        own = owner(fps, p)
+        assert own.min() >= 0 and own.max() < p
+        counts = np.bincount(own, minlength=p)
+        assert counts.min() > 0.8 * len(fps) / p
+    assert owner(np.array([2**64 - 1], dtype=U64), 5)[0] == 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), max_size=60),
+       st.lists(st.integers(1, 40), max_size=30, unique=True))
+def test_merge_adds_exactly_the_unseen_with_the_smallest_parent(pairs, seen):
+    seen_fp = np.array(sorted(seen), dtype=U64)
+    part = Part(seen_fp, seen_fp.copy(), np.empty(0, U64), np.empty((0, 1), U64))
+    kernels = _kernels(load_example("die_hard"))
+    half = len(pairs) // 2
+    incoming = [_cands([f for f, _ in chunk], [p for _, p in chunk])
+                for chunk in (pairs[:half], pairs[half:]) if chunk]
+    plan = plan_properties([])
+    new, report = merge_part(kernels, plan, part, incoming)
+    expected_new = sorted({f for f, _ in pairs} - set(seen))
+    assert report.new_states == len(expected_new)
+    assert new.frontier_fp.tolist() == expected_new
+    assert new.seen_fp.tolist() == sorted(set(seen) | set(expected_new))
+    parents = dict(zip(new.seen_fp.tolist(), new.seen_parent.tolist()))
+    for f in expected_new:
+        assert parents[f] == min(p for g, p in pairs if g == f)
+    for f in seen:
+        assert parents[f] == f
+
+
+def test_merge_without_commit_keeps_the_part():
+    part = Part(np.array([5], dtype=U64), np.array([5], dtype=U64),
+                np.array([5], dtype=U64), np.array([[5]], dtype=U64))
+    kernels = _kernels(load_example("die_hard"))
+    kept, report = merge_part(kernels, plan_properties([]), part, [_cands([7, 5], [5, 5])],
+                              commit=False)
+    assert report.new_states == 1 and kept is part
+    # Nothing new: the level ends as usual, with an empty frontier.
+    done, report = merge_part(kernels, plan_properties([]), part, [_cands([5], [5])],
+                              commit=False)
+    assert report.new_states == 0 and len(done.frontier_fp) == 0
+
+
+def test_expand_routes_every_successor_to_its_owner():
+    model = load_spec("tokens")
+    kernels = _kernels(model)
+    plan = plan_properties(list(model.properties))
+    routed, generated = initial_candidates(kernels, 1)
+    part, _ = merge_part(kernels, plan, empty_part(kernels.words), [routed[0]])
+    for _ in range(2):
+        report = LevelReport()
+        (everything,) = list(expand_part(kernels, plan, part, 1, True, report))
+        part, _ = merge_part(kernels, plan, part, [everything[0]])
+    report = LevelReport()
+    groups = list(expand_part(kernels, plan, part, 3, True, report, flush_rows=5,
+                              batch_rows=2))
+    assert len(groups) > 1                     # flushed as it went
+    for group in groups:
+        for target, cands in group.items():
+            assert (owner(cands.fp, 3) == target).all()
+            assert (np.diff(cands.fp.astype(np.float64)) > 0).all()
+    assert report.expanded == len(part.frontier_fp)
+    assert report.generated == int(report.action_counts.sum())
+
+
+def test_split_then_concat_is_the_identity():
+    rng = np.random.default_rng(7)
+    fps = np.unique(rng.integers(1, 2**62, 500, dtype=np.int64).astype(U64))
+    part = Part(fps, fps[::-1].copy(), fps[:50], np.stack([fps[:50], fps[:50]], axis=1))
+    pieces = split_part(part, 4)
+    assert sum(len(p.seen_fp) for p in pieces) == len(fps)
+    for i, p in enumerate(pieces):
+        assert (owner(p.seen_fp, 4) == i).all()
+    back = concat_parts(pieces, 2)
+    assert back.seen_fp.tolist() == part.seen_fp.tolist()
+    assert back.seen_parent.tolist() == part.seen_parent.tolist()
+    assert back.frontier_fp.tolist() == part.frontier_fp.tolist()
+    assert back.frontier.tolist() == part.frontier.tolist()
+
+
+def test_lookup_finds_held_parents_only():
+    fps = np.array([3, 9, 12], dtype=U64)
+    part = Part(fps, np.array([3, 3, 9], dtype=U64), np.empty(0, U64), np.empty((0, 1), U64))
+    assert lookup_parents(part, np.array([12, 4, 3], dtype=U64)) == {12: 9, 3: 3}
+
+
+def test_report_add_sums_and_keeps_minimums():
+    a = LevelReport(1, 2, 3, np.array([1, 0]), {0: 9}, {0: (5, 6)}, 8, None)
+    b = LevelReport(1, 1, 1, np.array([0, 2]), {0: 4, 1: 7}, {0: (5, 2)}, None, 3)
+    a.add(b)
+    assert (a.expanded, a.generated, a.new_states) == (2, 3, 4)
+    assert a.action_counts.tolist() == [1, 2]
+    assert a.state_hits == {0: 4, 1: 7} and a.step_hits == {0: (5, 2)}
+    assert (a.deadlock, a.failed) == (8, 3)
+
+
+@pytest.mark.parametrize("partitions", [1, 4])
+def test_initial_states_are_their_own_parents(partitions):
+    kernels = _kernels(load_spec("stuck"))
+    routed, generated = initial_candidates(kernels, partitions)
+    assert generated == 2
+    fps = np.concatenate([c.fp for c in routed.values()])
+    parents = np.concatenate([c.parent for c in routed.values()])
+    assert len(fps) == 2 and (fps == parents).all()

@@ -35,8 +35,8 @@ def unpack1(row, U):
 
 
 @jit
-def canon_row(rows, ri, U, S, out):
-    if NSYM == 0:
+def canon_row(rows, ri, U, S, out, sym):
+    if NSYM == 0 or not sym:
         for w in range(W):
             out[w] = rows[ri, w]
     else:
@@ -80,7 +80,7 @@ def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opt
             return 1, i
         if ctr[1] >= nxt.shape[0]:
             return 2, i
-        canon_row(rows, i, U, S, crow)
+        canon_row(rows, i, U, S, crow, opts[2] != 0)
         key = fingerprint(crow) ^ SIGN
         if opts[4] >= 0 and meta[1] >= opts[4]:
             if table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, False) == -2:
@@ -118,6 +118,7 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
     sometimes checked on them.  (status, row reached)."""
     nstate = want.shape[0]
     nstep = want_step.shape[0]
+    sym = NSYM > 0 and opts[2] != 0
     dl = nstate + nstep
     for i in range(start, stop):
         if meta[1] >= opts[5]:
@@ -148,10 +149,10 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
         # Every successor's key first, with a prefetch of its home slot, so
         # that the cache misses of the k lookups overlap.
         for j in range(k):
-            if NSYM == 0:
+            if not sym:
                 h = fingerprint_at(buf, j)
             else:
-                canon_row(buf, j, V, S, cbuf[j])
+                canon_row(buf, j, V, S, cbuf[j], True)
                 h = fingerprint_at(cbuf, j)
             ckeys[j] = h ^ SIGN
             prefetch(keys, home_of(ckeys[j], meta[0]))
@@ -186,7 +187,7 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                                 halt = True
                     if halt:
                         return 5, i + 1
-            crow = buf[j] if NSYM == 0 else cbuf[j]
+            crow = cbuf[j] if sym else buf[j]
             key = ckeys[j]
             allow = opts[1] != 0
             if allow and opts[4] >= 0 and meta[1] >= opts[4]:
@@ -278,7 +279,25 @@ def steps_batch(pre, post, U, V, S, err, want, flags):
 
 
 @jit
-def canon_batch(rows, out, U, S):
+def canon_batch(rows, out, perms, U, S, sym):
+    """Representatives of the rows, and the permutation that maps each row to
+    it (the identity when ``sym`` is off)."""
     for i in range(rows.shape[0]):
-        canon_row(rows, i, U, S, out[i])
+        canon_row(rows, i, U, S, out[i], sym)
+        if NSYM > 0 and sym:
+            for q in range(NPERM):
+                perms[i, q] = S[PERM_OFF + q]
+        else:
+            for q in range(NPERM):
+                perms[i, q] = q - PERM_START[q]
+
+
+@jit
+def permute_batch(rows, perms, out, U, S):
+    """Each row with its symmetric types renamed by the permutations in perms."""
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        for q in range(NPERM):
+            S[PERM_OFF + q] = perms[i, q]
+        permute(U, S, out[i])
 '''

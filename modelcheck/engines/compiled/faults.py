@@ -14,7 +14,7 @@ import numpy as np
 
 from modelcheck.engines.compiled.driver import (PHASE_STATE, PHASE_STEP, PHASE_SUCCESSORS,
                                                 PHASE_TERMINAL)
-from modelcheck.engines.compiled.rebuild import Path, find_path, trace_of
+from modelcheck.engines.compiled.rebuild import Path, find_path, step_after, trace_of
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
 
@@ -43,9 +43,10 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
     ev = Evaluator(search.model)
     if initial:
         path: Path = [(None, np.asarray(row).view(np.uint64).copy())]
+        pi = np.zeros(0, dtype=np.int64)
     else:
         assert level is not None
-        path = find_path(k, search.table, row, level, search.initial_rows())
+        path, pi = find_path(k, search.table, row, level, search.initial_rows())
     state = k.decode(path[-1][1])
     error: EvalError | None = None
     if phase == PHASE_SUCCESSORS:
@@ -56,13 +57,20 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
         name = k.state_columns[column].name
         error = _raised(lambda: ev.check_property(name, state))
     elif phase in (PHASE_STEP, PHASE_STATE):
-        target = k.canonicalize(err[8:8 + w].copy())[0]
-        succ, _, aid, _ = k.expand(path[-1][1])
-        canon = k.canonicalize(succ)
+        # err[8:] holds the successor of the expanded representative (phase 3)
+        # or the new state's representative (phase 4): find the successor of
+        # the representative it stands for, then its concrete counterpart.
+        rep = np.asarray(row).view(np.int64)
+        succ, _, _, _ = k.expand(rep)
+        target = err[8:8 + w].copy()
+        mine = succ.view(np.int64) if phase == PHASE_STEP else k.canonicalize(succ).view(np.int64)
         for j in range(len(succ)):
-            if not np.array_equal(canon[j], target):
+            if not np.array_equal(mine[j], target):
                 continue
-            post = k.decode(succ[j])
+            step = step_after(k, path[-1][1], pi, succ[j])
+            if step is None:
+                continue
+            post = k.decode(step[1])
             if phase == PHASE_STEP:
                 name = k.step_columns[column].name
                 error = _raised(lambda: ev.check_property(name, state, post))
@@ -70,7 +78,7 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
                 name = k.state_columns[column].name
                 error = _raised(lambda: ev.check_property(name, post))
             if error is not None:
-                path.append((int(aid[j]), succ[j].copy()))
+                path.append(step)
                 break
     if error is None:
         code = int(err[0])

@@ -46,6 +46,10 @@ W = {words}
 NSLOTS = {slots}
 NSCRATCH = {scratch}
 NSYM = {nsym}
+# canon() leaves the permutation it applied at S[PERM_OFF:PERM_OFF + NPERM]
+PERM_OFF = NSCRATCH + {canon_scratch}
+NPERM = {nperm}
+PERM_START = np.array({perm_start}, dtype=np.int64)   # where each slot's type's run starts
 '''
 
 
@@ -135,7 +139,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     header = _HEADER.format(name=model.name, version=CODEGEN_VERSION,
                             layout="\n".join("# " + line for line in layout.describe().splitlines()),
                             words=layout.words, slots=layout.slots, scratch=scratch,
-                            nsym=len(sym.types))
+                            nsym=len(sym.types), canon_scratch=sym.canon_scratch(),
+                            nperm=sym.perm_slots, perm_start=_perm_start(sym))
     src.lines.append(header)
     src.lines.extend(consts.defs)
     src.blank()
@@ -195,6 +200,13 @@ def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> 
     src.blank()
 
 
+def _perm_start(sym: SymmetryGen) -> list[int]:
+    out = []
+    for off, t in zip(sym.perm_offsets, sym.types):
+        out.extend([off] * len(t.members))
+    return out or [0]
+
+
 def _no_symmetry(src: Source, layout: Layout) -> None:
     src.line("@jit")
     with src.block("def pack(X, out):"):
@@ -203,5 +215,9 @@ def _no_symmetry(src: Source, layout: Layout) -> None:
     src.blank()
     src.line("@jit")
     with src.block("def canon(U, S, out):"):
+        src.line("pack(U, out)")
+    src.blank()
+    src.line("@jit")
+    with src.block("def permute(U, S, out):"):
         src.line("pack(U, out)")
     src.blank()

@@ -71,8 +71,13 @@ class SymmetryGen:
         if not involves(t, sym):
             return self._plain(v, t)
         if isinstance(t, OptionType):
-            inner = self.sig(self._part(v.at(1), t.elem), t.elem, sym, member)
-            return self._mix(slot(v), inner)
+            # a none's payload is filler, not a member: it must not count
+            h = src.fresh("h")
+            src.line(f"{h} = 0")
+            with src.block(f"if {slot(v)} != 0:"):
+                inner = self.sig(self._part(v.at(1), t.elem), t.elem, sym, member)
+                src.line(f"{h} = hmix(1, {inner})")
+            return h
         if isinstance(t, (RecordType, TupleType)):
             h, off = "0", 0
             for ft in field_types(t):
@@ -251,12 +256,44 @@ class SymmetryGen:
                     with src.block("if not next_tie_order(sig, order):"):
                         src.line("break")
                 src.line(f"perm_{k}(X, bestpi, Y, S)")
-                src.line(f"for q in range({n}):")
-                src.line("    X[q] = Y[q]")
+                src.line(f"copy_slots(X, 0, Y, 0, {n})")
+                src.line(f"copy_slots(S, PERM_OFF + {self.perm_offsets[k]}, bestpi, 0, {m})")
+            src.line("pack(X, out)")
+        src.blank()
+        src.start_function()
+        src.line("@jit")
+        with src.block("def permute(U, S, out):"):
+            src.line('"""pack(U with each symmetric type renamed by the permutation at '
+                     'S[PERM_OFF:])"""')
+            src.line(f"X = S[NSCRATCH:NSCRATCH + {n}]")
+            src.line(f"Y = S[NSCRATCH + {n}:NSCRATCH + {2 * n}]")
+            src.line(f"copy_slots(X, 0, U, 0, {n})")
+            for k, sym in enumerate(self.types):
+                m = len(sym.members)
+                off = self.perm_offsets[k]
+                src.line(f"perm_{k}(X, S[PERM_OFF + {off}:PERM_OFF + {off + m}], Y, S)")
+                src.line(f"copy_slots(X, 0, Y, 0, {n})")
             src.line("pack(X, out)")
         src.blank()
 
-    def scratch_needed(self) -> int:
+    @property
+    def perm_offsets(self) -> list[int]:
+        """Where each type's chosen permutation sits from ``PERM_OFF``."""
+        out, total = [], 0
+        for t in self.types:
+            out.append(total)
+            total += len(t.members)
+        return out
+
+    @property
+    def perm_slots(self) -> int:
+        return sum(len(t.members) for t in self.types)
+
+    def canon_scratch(self) -> int:
+        """Slots of S past NSCRATCH that canon uses before the permutations."""
         n, w = self.layout.slots, self.layout.words
         most = max((len(t.members) for t in self.types), default=0)
         return 2 * n + 2 * w + 4 * most
+
+    def scratch_needed(self) -> int:
+        return self.canon_scratch() + self.perm_slots

@@ -40,7 +40,8 @@ _ERR_CODE_NAMES = {5001 + i: f"MC{5001 + i}" for i in range(6)}
 
 @dataclass(frozen=True)
 class KernelOptions:
-    """The options that shape a kernel module (and so its cache entry)."""
+    """How to build and use a kernel module (``symmetry`` is applied at run time:
+    the module is the same either way)."""
     symmetry: bool = True
     cache_dir: str | None = None
     dump_kernel: str | None = None
@@ -89,10 +90,13 @@ class CompiledModel:
         self.model = model
         self.options = options
         self.layout = Layout.from_model(model)
-        symmetric, notes = usable_symmetric_types(model) if options.symmetry else ([], [])
-        self.notes: list[str] = notes
+        # The symmetry code is generated whenever the spec allows it and
+        # switched off at run time, so both settings share one cached module.
+        symmetric, notes = usable_symmetric_types(model)
         self.generated = generate(model, self.layout, symmetric)
-        self.symmetric = list(self.generated.symmetric)
+        self.perm_types = list(self.generated.symmetric)
+        self.symmetric = self.perm_types if options.symmetry else []
+        self.notes: list[str] = notes if options.symmetry else []
         if options.dump_kernel:
             with open(options.dump_kernel, "w") as f:
                 f.write(self.generated.source)
@@ -137,6 +141,7 @@ class CompiledModel:
         self.check_state_properties(rows)
         self.check_steps(rows, rows, np.zeros(0, dtype=np.int32))
         self.canonicalize(rows)
+        self.permute(rows, np.zeros((0, self.perm_slots), dtype=np.int64))
         self.terminal(rows)
         self._warm_search(rows)
         self.compile_s = time.perf_counter() - start
@@ -267,10 +272,49 @@ class CompiledModel:
 
     def canonicalize(self, batch: np.ndarray) -> np.ndarray:
         """Each row's symmetry representative (the row itself without symmetry)."""
+        return self.canonicalize_with_perms(batch)[0]
+
+    @property
+    def perm_slots(self) -> int:
+        """Length of a permutation record: each symmetric type's members, in turn."""
+        return int(self.module.NPERM)
+
+    def canonicalize_with_perms(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(representatives, permutations): ``permute(row, perm) == representative``.
+        A permutation maps each member's index to its new index, one run of
+        indices per symmetric type (``perm_slots`` in all)."""
         rows = self._rows(batch)
         out = np.zeros_like(rows)
-        self.module.canon_batch(rows, out, self.U, self.S)
+        perms = np.zeros((rows.shape[0], self.perm_slots), dtype=np.int64)
+        self.module.canon_batch(rows, out, perms, self.U, self.S, bool(self.symmetric))
+        return out.view(np.uint64), perms
+
+    def permute(self, batch: np.ndarray, perms: np.ndarray) -> np.ndarray:
+        """Each row with the members of each symmetric type renamed."""
+        rows = self._rows(batch)
+        out = np.zeros_like(rows)
+        p = np.ascontiguousarray(perms, dtype=np.int64).reshape(rows.shape[0], self.perm_slots)
+        self.module.permute_batch(rows, p, out, self.U, self.S)
         return out.view(np.uint64)
+
+    def compose(self, outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+        """The permutation ``outer`` after ``inner``, type by type."""
+        out = np.empty_like(inner)
+        start = 0
+        for t in self.perm_types:
+            m = len(t.members)
+            out[start:start + m] = outer[start:start + m][inner[start:start + m]]
+            start += m
+        return out
+
+    def invert(self, perm: np.ndarray) -> np.ndarray:
+        out = np.empty_like(perm)
+        start = 0
+        for t in self.perm_types:
+            m = len(t.members)
+            out[start + perm[start:start + m]] = np.arange(m)
+            start += m
+        return out
 
     def decode(self, words: np.ndarray) -> tuple[Any, ...]:
         return self.layout.unpack(words)

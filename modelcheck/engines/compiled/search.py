@@ -317,7 +317,7 @@ class CompiledSearch:
         for q in np.flatnonzero(self.found):
             level = self.found_level[q]
             assert level is not None
-            path = find_path(self.k, self.table, self.frows[q], level, initial)
+            path, pi = find_path(self.k, self.table, self.frows[q], level, initial)
             if q < self.nstate:
                 prop = self.k.state_columns[q]
                 status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
@@ -326,23 +326,15 @@ class CompiledSearch:
                                      trace_of(self.k, path, kind, prop.name))
             elif q < dl:
                 prop = self.k.step_columns[q - self.nstate]
-                path.append(self._violating_step(path[-1][1], q - self.nstate, self.frows2[q]))
+                step = step_after(self.k, path[-1][1], pi, self.frows2[q])
+                if step is None:
+                    raise RuntimeError("internal error: the violating step does not re-execute")
+                path.append(step)
                 self.verdicts.settle(prop.name, prop.kind, Status.VIOLATED,
                                      trace_of(self.k, path, "counterexample", prop.name))
             else:
                 self.verdicts.settle(DEADLOCK, None, Status.VIOLATED,
                                      trace_of(self.k, path, "counterexample", DEADLOCK))
-
-    def _violating_step(self, pre: np.ndarray, col: int, post: np.ndarray) -> tuple[int, np.ndarray]:
-        k = self.k
-        target = k.canonicalize(post)[0]
-
-        def violates(candidate: np.ndarray) -> bool:
-            return not bool(k.check_steps(pre, candidate, np.zeros(1, np.int32))[0, col])
-        hit = step_after(k, pre, target, violates)
-        if hit is None:
-            raise RuntimeError("internal error: the violating step could not be re-executed")
-        return hit
 
     def _stats(self) -> Stats:
         elapsed = self.elapsed()

@@ -1,0 +1,148 @@
+"""Spark engine benchmark: the same model in-process (compiled engine), on
+Spark embedded (local[2]) and on a two-worker standalone cluster on this
+machine, in one run.  Ratios are against the compiled engine measured here.
+
+    .venv/bin/python bench/spark_bench.py [--n 8] [--no-cluster] [--partitions P]
+
+Figures per run: distinct states, wall time of the search, states/s and its
+ratio to the compiled engine; for Spark runs also the per-level floor (the
+median time of a level of die_hard, whose levels hold a handful of states: pure
+overhead; the median, the first level also loads the kernels into every
+Python worker), the time from the start of the check to the end of the first level
+run on Spark, and the throughput of the wide levels (>= --wide states).
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from modelcheck import api
+from modelcheck.engines.base import CheckOptions, Progress
+
+ROOT = Path(__file__).resolve().parents[1]
+TWO_PHASE = str(ROOT / "specs" / "examples" / "two_phase.mc")
+DIE_HARD = str(ROOT / "specs" / "examples" / "die_hard.mc")
+
+
+@dataclass
+class Recorder:
+    """Progress ticks (one per level) with wall-clock stamps, and notes."""
+    start: float = field(default_factory=time.monotonic)
+    ticks: list[tuple[float, Progress]] = field(default_factory=list)
+    notes: list[tuple[float, str]] = field(default_factory=list)
+
+    def progress(self, progress: Progress) -> None:
+        self.ticks.append((time.monotonic() - self.start, progress))
+
+    def note(self, message: str) -> None:
+        self.notes.append((time.monotonic() - self.start, message))
+
+    def first_spark_level_s(self) -> float | None:
+        handed = [t for t, m in self.notes if "continues on Spark" in m]
+        if not handed:
+            return None
+        after = [t for t, _ in self.ticks if t > handed[0]]
+        return after[0] if after else None
+
+    def level_seconds(self) -> list[float]:
+        """Seconds of each level after the first one run on Spark."""
+        handed = [t for t, m in self.notes if "continues on Spark" in m]
+        after = [t for t, _ in self.ticks if handed and t > handed[0]]
+        return [b - a for a, b in zip(after, after[1:])]
+
+    def wide_rate(self, wide: int) -> float | None:
+        """New states per second over the levels that found >= ``wide`` states."""
+        states, seconds = 0, 0.0
+        for (t0, p0), (t1, p1) in zip(self.ticks, self.ticks[1:]):
+            new = p1.distinct_states - p0.distinct_states
+            if new >= wide:
+                states += new
+                seconds += t1 - t0
+        return states / seconds if seconds > 0 else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, object]:
+    recorder = Recorder()
+    started = time.monotonic()
+    result = api.check(model, engine, options, recorder)
+    return time.monotonic() - started, recorder, result
+
+
+def _spark_rows(label: str, master: str, model, partitions: int, wide: int,
+                baseline: float) -> list[str]:
+    from modelcheck.engines.spark.session import spark_context
+    started = time.monotonic()
+    spark_context(master)
+    start_s = time.monotonic() - started
+    # The first level also loads the kernels into each Python worker; the
+    # floor is the median of the levels after it.
+    _, floor, _ = _run(api.load(DIE_HARD), "spark", CheckOptions(
+        master=master, partitions=partitions, spark_threshold=0))
+    floor_s = statistics.median(floor.level_seconds())
+    wall, recorder, result = _run(model, "spark", CheckOptions(
+        master=master, partitions=partitions, spark_threshold=0, symmetry=False))
+    rate = result.stats.distinct_states / wall
+    wide_rate = recorder.wide_rate(wide)
+    wide_text = (f"{wide_rate:,.0f}/s ({wide_rate / baseline:.2f}x)" if wide_rate
+                 else "no level that wide")
+    first = recorder.first_spark_level_s()
+    return [f"{label:<22} {result.stats.distinct_states:>12,} {wall:>8.1f} s "
+            f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x",
+            f"{'':<22} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s; "
+            f"first Spark level done at {first:.1f} s; wide levels (>= {wide:,}): {wide_text}"]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=8, help="TwoPhase resource managers")
+    parser.add_argument("--partitions", type=int, default=2)
+    parser.add_argument("--wide", type=int, default=200_000,
+                        help="a level at least this wide counts as wide")
+    parser.add_argument("--no-cluster", action="store_true")
+    args = parser.parse_args(argv)
+
+    model = api.load(TWO_PHASE, consts={"N": str(args.n)})
+    print(f"TwoPhase N={args.n}, symmetry off; ratios against the compiled engine in-process")
+    print(f"{'run':<22} {'states':>12} {'time':>10} {'states/s':>14} {'ratio':>7}")
+    api.check(model, "compiled", CheckOptions(symmetry=False, max_depth=2))   # compile once
+    wall, _, base = _run(model, "compiled", CheckOptions(symmetry=False))
+    baseline = base.stats.distinct_states / wall
+    print(f"{'compiled in-process':<22} {base.stats.distinct_states:>12,} {wall:>8.1f} s "
+          f"{baseline:>12,.0f}/s {1.0:>6.2f}x")
+    wall, _, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
+    rate = own.stats.distinct_states / wall
+    print(f"{'spark, all in-process':<22} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
+          f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x")
+    for line in _spark_rows("spark local[2]", "local[2]", model, args.partitions, args.wide,
+                            baseline):
+        print(line, flush=True)
+    if not args.no_cluster:
+        from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
+        from modelcheck.engines.spark.session import stop_spark
+        with tempfile.TemporaryDirectory(prefix="spark-bench-") as state:
+            config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
+            try:
+                url = cluster_up(config)
+                for line in _spark_rows("spark 2-worker cluster", url, model, args.partitions,
+                                        args.wide, baseline):
+                    print(line, flush=True)
+            finally:
+                stop_spark()
+                cluster_down(config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

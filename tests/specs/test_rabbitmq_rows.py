@@ -1,0 +1,47 @@
+"""Every row of specs/verdicts.toml: the verdict of each property it checks,
+and for a violation (or a `sometimes` witness) the exact length of the
+shortest trace.  One parametrised test; the rows marked large are left to
+`modelcheck verdicts --large` (they are sized for the faster engines)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from modelcheck.api import check, load
+from modelcheck.cli.verdict_file import read_verdict_file
+from modelcheck.cli.verdicts import row_options
+
+ROOT = Path(__file__).resolve().parents[2]
+VERDICTS = ROOT / "specs" / "verdicts.toml"
+ROWS = read_verdict_file(str(VERDICTS))
+
+
+def test_every_scenario_of_the_table_has_a_row():
+    # replication-scenarios.md: CMQ-1..9 and QQ-1..5, each with at least one row,
+    # and one large configuration per spec.
+    ids = {row.id for row in ROWS}
+    for wanted in [f"CMQ-{i}" for i in range(1, 10)] + [f"QQ-{i}" for i in range(1, 6)]:
+        assert any(i == wanted or i.startswith(wanted + "-") for i in ids), wanted
+    assert {"CMQ-large", "QQ-large"} <= ids
+    assert all(row.large for row in ROWS if row.id.endswith("-large"))
+
+
+def test_every_violation_states_its_length():
+    for row in ROWS:
+        for c in row.checks:
+            if c.expect.value == "violated" and c.property != "AnyConfirmed":
+                assert c.steps is not None, f"{row.id} {c.property}"
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if not r.large], ids=lambda r: r.id)
+def test_row(row):
+    model = load(row.spec, row.consts)
+    result = check(model, engine="reference", options=row_options(row, model))
+    assert result.error is None, result.error
+    assert result.complete, result.reason
+    for c in row.checks:
+        got = result.get_property(c.property)
+        assert got.status is c.expect, f"{row.id} {c.property}: {got.status.value}"
+        if c.steps is not None:
+            assert got.steps == c.steps, f"{row.id} {c.property}: {got.steps} steps"

@@ -6,8 +6,9 @@ that changes one choice; it prints the time of each and its ratio to the
 baseline (above 1: slower than the default).  Every run must reach the same
 verdicts as the baseline, or the script stops with an error.
 
-    .venv/bin/python bench/z3_encoding.py            # every case
+    .venv/bin/python bench/z3_encoding.py            # the small and medium cases
     .venv/bin/python bench/z3_encoding.py --quick    # the small ones
+    .venv/bin/python bench/z3_encoding.py --large    # and the quorum queue (an hour)
 """
 from __future__ import annotations
 
@@ -24,22 +25,25 @@ from modelcheck.engines.z3.pdr import PDR_ENCODING, pdr
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: (name, spec, consts, steps, quick)
+QUICK, DEFAULT, LARGE = 0, 1, 2
+
+#: (name, spec, consts, steps, size)
 BMC_CASES = [
-    ("die_hard", "specs/examples/die_hard.mc", {}, 8, True),
-    ("two_phase N=3", "specs/examples/two_phase.mc", {}, 10, True),
-    ("two_phase N=4", "specs/examples/two_phase.mc", {"N": "4"}, 10, False),
-    ("classic_mirrored_queue", "specs/classic_mirrored_queue.mc", {}, 6, True),
+    ("die_hard", "specs/examples/die_hard.mc", {}, 8, QUICK),
+    ("two_phase N=3", "specs/examples/two_phase.mc", {}, 10, QUICK),
+    ("two_phase N=4", "specs/examples/two_phase.mc", {"N": "4"}, 10, DEFAULT),
+    ("classic_mirrored_queue", "specs/classic_mirrored_queue.mc", {}, 6, QUICK),
     ("classic_mirrored_queue M=2 manual_ack", "specs/classic_mirrored_queue.mc",
-     {"M": "2", "consumer_ack_mode": "manual_ack"}, 8, False),
-    ("quorum_queue", "specs/quorum_queue.mc", {}, 6, False),
+     {"M": "2", "consumer_ack_mode": "manual_ack"}, 8, DEFAULT),
+    # minutes per variant (ints=int: much longer)
+    ("quorum_queue", "specs/quorum_queue.mc", {}, 6, LARGE),
 ]
 
-#: (name, spec, consts, invariant, quick)
+#: (name, spec, consts, invariant, size)
 PDR_CASES = [
-    ("two_phase Consistent", "specs/examples/two_phase.mc", {}, "Consistent", True),
+    ("two_phase Consistent", "specs/examples/two_phase.mc", {}, "Consistent", QUICK),
     ("classic_mirrored_queue when_synced", "specs/classic_mirrored_queue.mc",
-     {"ha_promote_on_failure": "when_synced"}, "NoLostConfirmed", False),
+     {"ha_promote_on_failure": "when_synced"}, "NoLostConfirmed", DEFAULT),
 ]
 
 BASELINE = EncodingOptions()
@@ -74,13 +78,15 @@ def _pdr(model, invariant: str, encoding: EncodingOptions, timeout: float) -> tu
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the small cases")
+    parser.add_argument("--large", action="store_true", help="also the quorum queue")
     parser.add_argument("--pdr-timeout", type=float, default=120.0)
     args = parser.parse_args(argv)
     print("BMC: time (s) and ratio to the default encoding "
           f"(ints={BASELINE.ints}, sets={BASELINE.sets}, params={BASELINE.params}, "
           f"solver={BASELINE.solver}); above 1 is slower")
-    for name, spec, consts, steps, quick in BMC_CASES:
-        if args.quick and not quick:
+    limit = QUICK if args.quick else LARGE if args.large else DEFAULT
+    for name, spec, consts, steps, size in BMC_CASES:
+        if size > limit:
             continue
         model = api.load(str(ROOT / spec), consts=consts)
         base_s, base_verdicts = _bmc(model, steps, BASELINE)
@@ -93,8 +99,8 @@ def main(argv: list[str]) -> int:
             print(f"  {label:<42} {t:8.2f} s  x{t / base_s:6.2f}")
     print(f"\nPDR (Spacer): time (s) and ratio to its default encoding "
           f"(ints={PDR_ENCODING.ints}, sets={PDR_ENCODING.sets}); timeout {args.pdr_timeout:g} s")
-    for name, spec, consts, invariant, quick in PDR_CASES:
-        if args.quick and not quick:
+    for name, spec, consts, invariant, size in PDR_CASES:
+        if size > limit:
             continue
         model = api.load(str(ROOT / spec), consts=consts)
         base_s, base_status = _pdr(model, invariant, PDR_ENCODING, args.pdr_timeout)

@@ -20,7 +20,8 @@ from modelcheck.engines.compiled.layout import Layout
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import ModelType
 
-__all__ = ["CODEGEN_VERSION", "ActionInfo", "GeneratedModule", "generate", "state_columns"]
+__all__ = ["CODEGEN_VERSION", "ActionInfo", "GeneratedModule", "generate", "state_columns",
+           "pack_expr", "INLINE_SLOTS"]
 
 #: Bump when the generated code changes meaning; it is part of the cache key.
 CODEGEN_VERSION = "1"
@@ -96,7 +97,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     for w in range(layout.words):
         body.line("@jit")
         with body.block(f"def pack_w{w}(X):"):
-            body.line(f"return {pack_word(layout, w, lambda i: f'X[{i}]')}")
+            body.line(f"return {pack_expr(layout, w)}")
         body.blank()
     actions = []
     base = 0
@@ -150,7 +151,40 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
                            scratch + sym.scratch_needed() + 1)
 
 
+#: Layouts with more slots are unpacked and packed by loops over field tables
+#: (compile time would otherwise grow with every slot).
+INLINE_SLOTS = 96
+
+
+def _field_tables(src: Source, layout: Layout) -> None:
+    fields = layout.fields
+    starts = [0] * (layout.words + 1)
+    for w in range(layout.words + 1):
+        starts[w] = next((i for i, f in enumerate(fields) if f.word >= w and f.bits), len(fields))
+    starts[layout.words] = len(fields)
+    masks = [-1 if f.bits == 64 else f.mask for f in fields]
+    for name, values in (("FW", [f.word for f in fields]), ("FS", [f.shift for f in fields]),
+                         ("FM", masks), ("FL", [f.lo for f in fields]), ("WS", starts)):
+        src.line(f"{name} = np.array({values}, dtype=np.int64)")
+    src.blank()
+    src.line("@jit")
+    with src.block("def pack_word_t(X, w):"):
+        src.line("v = 0")
+        with src.block("for i in range(WS[w], WS[w + 1]):"):
+            src.line("v |= ((X[i] - FL[i]) & FM[i]) << FS[i]")
+        src.line("return v")
+    src.blank()
+
+
 def _unpack(src: Source, layout: Layout) -> None:
+    if layout.slots > INLINE_SLOTS:
+        _field_tables(src, layout)
+        src.line("@jit")
+        with src.block("def unpack(rows, ri, U):"):
+            with src.block("for i in range(NSLOTS):"):
+                src.line("U[i] = ((rows[ri, FW[i]] >> FS[i]) & FM[i]) + FL[i]")
+        src.blank()
+        return
     src.line("@jit")
     with src.block("def unpack(rows, ri, U):"):
         for w in range(layout.words):
@@ -200,6 +234,13 @@ def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> 
     src.blank()
 
 
+def pack_expr(layout: Layout, w: int) -> str:
+    """Code for packed word ``w`` of the slots in ``X``."""
+    if layout.slots > INLINE_SLOTS:
+        return f"pack_word_t(X, {w})"
+    return pack_word(layout, w, lambda i: f"X[{i}]")
+
+
 def _perm_start(sym: SymmetryGen) -> list[int]:
     out = []
     for off, t in zip(sym.perm_offsets, sym.types):
@@ -211,7 +252,7 @@ def _no_symmetry(src: Source, layout: Layout) -> None:
     src.line("@jit")
     with src.block("def pack(X, out):"):
         for w in range(layout.words):
-            src.line(f"out[{w}] = {pack_word(layout, w, lambda i: f'X[{i}]')}")
+            src.line(f"out[{w}] = {pack_expr(layout, w)}")
     src.blank()
     src.line("@jit")
     with src.block("def canon(U, S, out):"):

@@ -18,7 +18,6 @@ re-executing from concrete states, so traces are real behaviours.)
 """
 from __future__ import annotations
 
-from modelcheck.engines.compiled.gen_action import pack_word
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, slot
 from modelcheck.engines.compiled.gen_values import ValueGen, is_scalar
 from modelcheck.engines.compiled.layout import Layout
@@ -195,10 +194,11 @@ class SymmetryGen:
     def functions(self) -> None:
         """``pack``, ``perm_<k>``, ``sig_<k>`` and ``canon``."""
         src, layout = self.src, self.layout
+        from modelcheck.engines.compiled.gen_module import pack_expr
         src.line("@jit")
         with src.block("def pack(X, out):"):
             for w in range(layout.words):
-                src.line(f"out[{w}] = {pack_word(layout, w, lambda i: f'X[{i}]')}")
+                src.line(f"out[{w}] = {pack_expr(layout, w)}")
         src.blank()
         n = layout.slots
         for k, sym in enumerate(self.types):

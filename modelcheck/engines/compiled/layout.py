@@ -19,14 +19,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from modelcheck.engines.compiled.reps import (bits_for, flatten, to_signed, to_unsigned,
-                                              unflatten, width)
+from modelcheck.engines.compiled.reps import (Unsupported, bits_for, flatten, to_signed,
+                                              to_unsigned, unflatten, width)
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type)
 from modelcheck.ir.values import domain_size
 
-__all__ = ["Field", "VarSlots", "Layout", "slot_fields"]
+__all__ = ["Field", "VarSlots", "Layout", "slot_fields", "MAX_SLOTS"]
+
+#: The most slots (unpacked int64 values) a state may have.
+MAX_SLOTS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,8 @@ class Layout:
                 fields.append(Field(word, bit, bits, lo))
                 bit += bits
             varslots.append(VarSlots(name, t, first, len(fields) - first))
+        if len(fields) > MAX_SLOTS:
+            raise Unsupported(f"a state of {len(fields):,} slots (at most {MAX_SLOTS:,})")
         self.vars = tuple(varslots)
         self.fields: tuple[Field, ...] = tuple(fields)
         self.slots = len(fields)

@@ -29,7 +29,7 @@ from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_
 from modelcheck.engines.compiled.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
-from modelcheck.engines.compiled.table import MAX_LOAD, FingerprintTable
+from modelcheck.engines.compiled.table import FingerprintTable
 from modelcheck.engines.reference.explorer import PROGRESS_EVERY_S, Verdicts, select_properties
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import PropertyKind
@@ -172,7 +172,7 @@ class CompiledSearch:
         self._ensure_next(len(rows))
         pos = 0
         while True:
-            self.opts[O_GROW_AT] = int(MAX_LOAD * self.table.capacity)
+            self.opts[O_GROW_AT] = self.table.grow_at()
             t = self.table
             status, pos = self.module.admit(
                 rows, pos, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt, self.ctr, self.want,
@@ -227,7 +227,7 @@ class CompiledSearch:
         while self.pos < n:
             stop = min(n, self.pos + self.chunk)
             began = time.perf_counter()
-            self.opts[O_GROW_AT] = int(MAX_LOAD * t.capacity)
+            self.opts[O_GROW_AT] = t.grow_at()
             status, reached = self.module.explore_chunk(
                 self.front, self.pos, stop, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt,
                 self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,

@@ -42,7 +42,7 @@ M_CAP, M_COUNT, M_EXACT = 0, 1, 2
 
 
 def tail_for(cap: int) -> int:
-    return 1024 + cap // 1024
+    return 64 + cap // 4096
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -178,8 +178,8 @@ class FingerprintTable:
         self.meta[M_EXACT] = 1 if exact else 0
         self._allocate(capacity)
 
-    def _allocate(self, cap: int) -> None:
-        n = cap + tail_for(cap)
+    def _allocate(self, cap: int, tail: int | None = None) -> None:
+        n = cap + (tail_for(cap) if tail is None else tail)
         self.keys = np.full(n, SIGN, dtype=np.int64)
         self.tlo = np.zeros(n, dtype=np.uint32)
         self.thi = np.zeros(n, dtype=np.uint8)
@@ -194,20 +194,29 @@ class FingerprintTable:
     def count(self) -> int:
         return int(self.meta[M_COUNT])
 
+    def grow_at(self) -> int:
+        """The entry count at which the table grows (the kernels stop there)."""
+        return int(MAX_LOAD * self.capacity)
+
     def needs_growth(self) -> bool:
-        return self.count >= MAX_LOAD * self.capacity
+        return self.count >= self.grow_at()
 
     def grow(self) -> None:
-        """Move every entry to a table ``GROWTH`` times larger (retrying with
-        more room in the astronomically rare case the tail overflows)."""
+        """Make room: ``GROWTH`` times the home slots when the load reached
+        ``MAX_LOAD``; otherwise (an insert ran off the end of the spare tail)
+        the same home slots with twice the tail, so the load, and the bytes
+        per state, stay where they are."""
         old = (self.keys, self.tlo, self.thi, self.states)
-        cap = max(int(self.capacity * GROWTH) + 1, self.capacity + 64)
+        if self.needs_growth():
+            cap, tail = max(int(self.capacity * GROWTH) + 1, self.capacity + 64), None
+        else:
+            cap, tail = self.capacity, 2 * (self.keys.shape[0] - self.capacity)
         while True:
-            self._allocate(cap)
+            self._allocate(cap, tail)
             if _rebuild(*old, self.keys, self.tlo, self.thi, self.states, np.int64(cap),
                         self.exact):
                 return
-            cap = int(cap * GROWTH) + 1
+            tail = 2 * (self.keys.shape[0] - cap)
 
     def nbytes(self) -> int:
         total = self.keys.nbytes + self.tlo.nbytes + self.thi.nbytes

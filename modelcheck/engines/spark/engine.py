@@ -143,7 +143,13 @@ class _Run:
 
     def _spark(self) -> tuple[Any, int]:
         from modelcheck.engines.spark.session import (conf_from_options, default_partitions,
-                                                      spark_context)
+                                                      java_version, spark_context)
+        from pyspark import SparkContext
+        if SparkContext._active_spark_context is None and java_version() is None:
+            raise UsageError("the spark engine needs a Java runtime (17 or later): "
+                             "`java` was not found",
+                             hint="install a JDK 17+ and put `java` on PATH (or set JAVA_HOME), "
+                                  "or use --engine compiled")
         sc, info = spark_context(self.options.master, self.options.verbose,
                                  conf_from_options(self.options.extra))
         partitions = self.options.partitions or default_partitions(info.default_parallelism)

@@ -213,8 +213,8 @@ class LevelSearch:
             return
         at, depth = self._last_checkpoint
         every_levels = int(self.options.extra.get("checkpoint_levels", CHECKPOINT_LEVELS))
-        if (self.state.depth - depth >= every_levels
-                or time.monotonic() - at >= self.options.checkpoint_every_s):
+        every_s = self.options.checkpoint_every_s or CheckOptions().checkpoint_every_s
+        if self.state.depth - depth >= every_levels or time.monotonic() - at >= every_s:
             self.checkpoint()
 
     def checkpoint(self) -> None:

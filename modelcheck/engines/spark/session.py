@@ -81,8 +81,9 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
 def spark_context(master: str | None, verbose: bool = False,
                   conf: dict[str, str] | None = None) -> tuple["SparkContext", SessionInfo]:
     """The process's SparkContext for ``master``.  ``None`` reuses the active
-    context whatever its master (one made by the caller, say), else starts an
-    embedded one; a context for another master is stopped first."""
+    context whatever its master (one made by the caller, say), else takes the
+    master given to spark-submit when run by it, else starts an embedded one;
+    a context for another master is stopped first."""
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
@@ -98,15 +99,24 @@ def spark_context(master: str | None, verbose: bool = False,
         # Workers must run this interpreter with this package: pyspark reads
         # the executable from the environment when the context starts.
         os.environ["PYSPARK_PYTHON"] = sys.executable
+        log_file = None
+        gateway = None
+        submitted = "PYSPARK_GATEWAY_PORT" in os.environ and SparkContext._gateway is None
+        if submitted:
+            # Run by spark-submit: its JVM holds the submitted settings
+            # (--master, --conf ...), which win over ours.
+            gateway = launch_gateway()
+            spark_conf = SparkConf(_jvm=gateway.jvm)
+            wanted = master or spark_conf.get("spark.master", DEFAULT_MASTER)
+        else:
+            spark_conf = SparkConf()
         settings = _conf_settings(wanted, verbose, conf or {})
         if not is_local(wanted):
             settings.update(_shipping(settings))
-        spark_conf = SparkConf()
         for key, value in settings.items():
-            spark_conf.set(key, value)
-        log_file = None
-        gateway = None
-        if not verbose and SparkContext._gateway is None:
+            if not (submitted and spark_conf.contains(key) and key not in (conf or {})):
+                spark_conf.set(key, value)
+        if not verbose and gateway is None and SparkContext._gateway is None:
             log_file = os.path.join(log_dir(), f"driver-{os.getpid()}.log")
             with open(log_file, "ab") as sink:
                 gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": sink, "stderr": sink})
@@ -183,8 +193,10 @@ def package_zip() -> str:
 
 def java_version() -> str | None:
     """The ``java -version`` line, or None without a Java runtime (Spark needs 17+)."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else "java"
     try:
-        out = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = (out.stderr or out.stdout).splitlines()

@@ -38,6 +38,7 @@ from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
 from modelcheck.engines.z3.logic import conj, disj, is_false, is_true, neg
+from modelcheck.engines.z3.slicing import freeze
 from modelcheck.engines.z3.traces import decode_trace, rederive_error
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
@@ -118,6 +119,7 @@ class _Bmc:
         self.steps: list[StepCopy] = []
         self.ev: Evaluator | None = None
         self.incremental: z3.Solver | None = None
+        self.fixed: dict = {}
 
     # ---------------------------------------------------------------- driver
 
@@ -126,7 +128,11 @@ class _Bmc:
         reason = None
         error = None
         try:
-            self.enc = Encoding(self.model, EncodingOptions.from_extra(self.options.extra))
+            # Variables the configuration never changes are replaced by their
+            # value (exact); traces get them back when decoded.
+            reduced, self.fixed = freeze(self.model)
+            self.props = [reduced.get_property(p.name) for p in self.props]
+            self.enc = Encoding(reduced, EncodingOptions.from_extra(self.options.extra))
             for k in range(self.depth + 1):
                 self.at_depth(k)
                 reached = k
@@ -248,7 +254,8 @@ class _Bmc:
         raise _Stop(rederive_error(trace, lambda: goal.run(states), goal.what))
 
     def trace(self, m: z3.ModelRef, k: int, kind: str, prop: str | None) -> Trace:
-        return decode_trace(self.enc, m, self.states[:k + 1], self.steps[:k], kind, prop)
+        return decode_trace(self.enc, m, self.states[:k + 1], self.steps[:k], kind, prop,
+                            self.model, self.fixed)
 
     # ---------------------------------------------------------------- solving
 

@@ -17,7 +17,8 @@ true without a run-time error.  The proof asks:
 
 Every state is constrained to its declared types (ints in range, capacities:
 the MC5001 check keeps reachable states there), and a step that raises a
-run-time error is no step.  So PROVED means: the invariant holds in every
+run-time error is no step.  Variables that the configuration never changes
+(``slicing.freeze``) are fixed to their values, which are invariants.  So PROVED means: the invariant holds in every
 state reachable without a run-time error, in this finite instance (these
 consts).  Whether some action can raise a run-time error from a state
 satisfying the candidate is asked too, and reported as a note.
@@ -31,15 +32,17 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import z3
 
 from modelcheck.engines.reference.evaluator import Evaluator
-from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy, \
-    StepCopy
+from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
+                                            StateCopy, StepCopy)
 from modelcheck.engines.z3.logic import conj, disj, is_false, neg
 from modelcheck.engines.z3.proofs import (Conjunct, InvariantProof, Obligation, ProofResult,
                                           ProofStatus, conjuncts)
+from modelcheck.engines.z3.slicing import freeze
 from modelcheck.engines.z3.traces import EncodingMismatch, decode_trace
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir import nodes as ir
@@ -108,16 +111,21 @@ def prove(model: ir.Model, invariants: Sequence[str] | None = None, lemmas: Sequ
     notes: list[str] = []
     proofs, obligations = [], []
     try:
-        enc = Encoding(model, encoding or EncodingOptions(solver="incremental"))
+        # Variables the configuration never changes are replaced by their
+        # value (exact: their values are invariants); traces get them back.
+        reduced, fixed = freeze(model)
+        enc = Encoding(reduced, encoding or EncodingOptions(solver="incremental"))
     except EncodingUnsupported as err:
         reason = f"the Z3 encoding does not support this spec: {err}"
         return ProofResult(model.name, "induction", k,
                            [InvariantProof(t.name, ProofStatus.UNKNOWN, reason=reason)
                             for t in targets], [], time.monotonic() - start)
     ev = Evaluator(model)
-    lemma_conjuncts = [c for p in lemma_props for c in conjuncts(model, p, True)]
+    lemma_conjuncts = [c for p in lemma_props
+                       for c in conjuncts(model, reduced.get_property(p.name), True)]
     for target in targets:
-        run = _Induction(enc, ev, conjuncts(model, target, False) + lemma_conjuncts, k, deadline)
+        own = conjuncts(model, reduced.get_property(target.name), False)
+        run = _Induction(enc, ev, own + lemma_conjuncts, k, deadline, fixed)
         proof = run.prove(target.name, tuple(p.name for p in lemma_props))
         proofs.append(proof)
         obligations.extend(run.obligations)
@@ -132,8 +140,9 @@ class _Undecided(Exception):
 
 class _Induction:
     def __init__(self, enc: Encoding, ev: Evaluator, cands: list[Conjunct], k: int,
-                 deadline: float | None):
-        self.enc = enc
+                 deadline: float | None, fixed: dict[str, Any]):
+        self.enc = enc              # of the frozen model
+        self.fixed = fixed          # the frozen variables' values
         self.ev = ev
         self.cands = cands
         self.k = k
@@ -217,8 +226,8 @@ class _Induction:
                 hit = [c for c in pending
                        if is_false(m.eval(self.ok(c, states[j]), model_completion=True))]
                 trace = decode_trace(self.enc, m, states[:j + 1], steps[:j], "counterexample",
-                                     hit[0].prop)
-                check_replays(self.enc.model, trace, "the Z3 proof's counterexample")
+                                     hit[0].prop, self.ev.model, self.fixed)
+                check_replays(self.ev.model, trace, "the Z3 proof's counterexample")
                 for c in hit:
                     failed.append(Obligation("initiation", c.name, None, ProofStatus.REFUTED,
                                              time.monotonic() - t0, trace))
@@ -260,7 +269,8 @@ class _Induction:
                     self.obligations.append(Obligation("consecution", c.name, action.name,
                                                        ProofStatus.PROVED, spent))
                     continue
-                trace = decode_trace(self.enc, m, states, steps, "cti", c.prop)
+                trace = decode_trace(self.enc, m, states, steps, "cti", c.prop, self.ev.model,
+                                     self.fixed)
                 trace.meta.update({"conjunct": c.name, "conjunct_text": c.text,
                                    "action": action.name, "k": k})
                 self.check_cti(trace, c)
@@ -282,7 +292,7 @@ class _Induction:
         m = self.ask(solver, steps[0].faults)
         if m is None:
             return
-        state = self.ev.state_from_dict(self.enc.decode_state(m, states[0]))
+        state = self.ev.state_from_dict({**self.fixed, **self.enc.decode_state(m, states[0])})
         try:
             list(self.ev.successors(state))
         except EvalError as err:

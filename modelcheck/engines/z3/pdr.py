@@ -65,7 +65,7 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
     proofs, obligations, notes = [], [], []
     for target in targets:
         t0 = time.monotonic()
-        reduced = freeze(model)
+        reduced, _ = freeze(model)
         sliced = slice_model(reduced, [reduced.get_property(target.name)])
         try:
             enc = Encoding(sliced, encoding or PDR_ENCODING)

@@ -30,6 +30,7 @@ from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
+from modelcheck.ir.values import in_type
 from modelcheck.ir.visit import (free_vars, map_expr, map_stmts, state_vars_read,
                                  stmts_assigned_vars)
 
@@ -83,19 +84,21 @@ def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
 
 
 def _disabled(ev: Evaluator, action: ir.Action, fixed: dict[str, Any], state: tuple) -> bool:
-    """Some top-level ``require`` of the action is false whenever the fixed
-    variables hold their values (a conjunct reading nothing else)."""
+    """The action's leading ``require`` s reach a false conjunct that reads
+    only fixed variables, before anything that could raise a run-time error
+    (so dropping the action changes neither its steps nor its errors)."""
     for stmt in action.body:
         if not isinstance(stmt, ir.Require):
-            continue
+            return False
         for c in _conjuncts(stmt.cond):
             if free_vars(c) or not state_vars_read(c) <= fixed.keys():
-                continue
+                return False
             try:
-                if ev.eval(c, state) is False:
-                    return True
+                value = ev.eval(c, state)
             except EvalError:
-                continue
+                return False
+            if value is False:
+                return True
     return False
 
 
@@ -107,9 +110,11 @@ def frozen_vars(model: ir.Model) -> tuple[dict[str, Any], frozenset[str]]:
     for decl in model.vars:
         if decl.init_kind is ir.InitKind.EQ:
             try:
-                fixed[decl.name] = ev.eval(decl.init, ())
+                value = ev.eval(decl.init, ())
             except EvalError:
-                pass
+                continue
+            if in_type(decl.type, value):     # else the initial states raise MC5001: keep it
+                fixed[decl.name] = value
     while True:
         state = tuple(fixed.get(v.name) for v in model.vars)
         disabled = {a.name for a in model.actions if _disabled(ev, a, fixed, state)}
@@ -122,12 +127,13 @@ def frozen_vars(model: ir.Model) -> tuple[dict[str, Any], frozenset[str]]:
         fixed = {k: v for k, v in fixed.items() if k not in written}
 
 
-def freeze(model: ir.Model) -> ir.Model:
+def freeze(model: ir.Model) -> tuple[ir.Model, dict[str, Any]]:
     """The model with its frozen variables replaced by their values and its
-    never-enabled actions removed (an exact reduction, see the module doc)."""
+    never-enabled actions removed (an exact reduction, see the module doc),
+    and the frozen variables' values."""
     fixed, disabled = frozen_vars(model)
     if not fixed and not disabled:
-        return model
+        return model, fixed
     types = {v.name: v.type for v in model.vars}
 
     def subst(e: ir.Expr) -> ir.Expr:
@@ -140,7 +146,7 @@ def freeze(model: ir.Model) -> ir.Model:
     props = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.properties)
     terminals = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.terminals)
     return replace(model, vars=tuple(v for v in model.vars if v.name not in fixed),
-                   actions=actions, properties=props, terminals=terminals)
+                   actions=actions, properties=props, terminals=terminals), fixed
 
 
 def frozen_facts(model: ir.Model, prop: ir.Property) -> list[tuple[ir.VarDecl, Any]]:

@@ -16,6 +16,7 @@ import z3
 
 from modelcheck.engines.z3.encoding import Encoding, StateCopy, StepCopy
 from modelcheck.errors import EvalError
+from modelcheck.ir import nodes as ir
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["decode_trace", "rederive_error", "EncodingMismatch"]
@@ -27,12 +28,21 @@ class EncodingMismatch(RuntimeError):
 
 
 def decode_trace(enc: Encoding, m: z3.ModelRef, states: list[StateCopy], steps: list[StepCopy],
-                 kind: str, prop: str | None) -> Trace:
-    """The path ``states[0] -> ... -> states[-1]`` in model ``m``."""
-    out = [Step(None, (), enc.decode_state(m, states[0]))]
-    for step, state in zip(steps, states[1:]):
+                 kind: str, prop: str | None, full: ir.Model | None = None,
+                 fixed: dict[str, Any] | None = None) -> Trace:
+    """The path ``states[0] -> ... -> states[-1]`` in model ``m``.  When the
+    encoding is of a frozen model (``slicing.freeze``), ``full`` is the whole
+    model and ``fixed`` the frozen variables' values, put back in each state."""
+    names = [v.name for v in (full or enc.model).vars]
+
+    def state(copy: StateCopy) -> dict[str, Any]:
+        values = {**(fixed or {}), **enc.decode_state(m, copy)}
+        return {n: values[n] for n in names}
+
+    out = [Step(None, (), state(states[0]))]
+    for step, copy in zip(steps, states[1:]):
         action, params = enc.decode_step(m, step)
-        out.append(Step(action, params, enc.decode_state(m, state)))
+        out.append(Step(action, params, state(copy)))
     return Trace(enc.model.name, out, kind=kind, property_name=prop)
 
 

@@ -1,0 +1,118 @@
+"""The fingerprint table: set semantics, growth that keeps every entry and its
+parent tag, the memory bound, tag lookups, and exact mode."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from numba import njit  # noqa: E402
+
+from modelcheck.engines.compiled.table import (ABSENT, FOUND, FULL, GROWTH, MAX_LOAD, NEW,  # noqa: E402
+                                               FingerprintTable, table_insert)
+
+SIGN = np.int64(-9223372036854775808)
+
+
+def _insert(t: FingerprintTable, key: int, ptag: int, row=None, allow=True) -> int:
+    row = np.zeros(t.words, dtype=np.int64) if row is None else row
+    while True:
+        r = int(table_insert(t.keys, t.tlo, t.thi, t.states, t.meta, np.int64(key), np.int64(ptag),
+                             row, allow))
+        if r != FULL:
+            return r
+        t.grow()
+
+
+def _keys(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(-2**63 + 1, 2**63 - 1, size=n, dtype=np.int64))
+    keys = keys[keys != SIGN]
+    rng.shuffle(keys)       # fingerprints arrive in random order
+    return keys
+
+
+def test_insert_then_find_every_key_across_growth():
+    t = FingerprintTable(1, exact=False, capacity=64)
+    keys = _keys(5000)
+    for i, k in enumerate(keys):
+        if t.needs_growth():
+            t.grow()
+        assert _insert(t, k, i + 1) == NEW
+    assert t.count == len(keys)
+    for i, k in enumerate(keys):
+        assert _insert(t, k, 999) == FOUND
+        slot = t.lookup(int(np.int64(k) ^ SIGN) & (2**64 - 1), np.zeros(1, np.int64))
+        assert slot >= 0 and t.parent_tag(slot) == i + 1
+    # the array stays sorted: every key before a larger one
+    occupied = t.keys[t.keys != SIGN]
+    assert np.all(np.diff(occupied) > 0)
+
+
+def test_lookup_only_reports_absent_without_inserting():
+    t = FingerprintTable(1, exact=False)
+    assert _insert(t, 12345, 1, allow=False) == ABSENT
+    assert t.count == 0
+    assert _insert(t, 12345, 1) == NEW
+    assert _insert(t, 12345, 1, allow=False) == FOUND
+
+
+@njit
+def _bulk(keys, tlo, thi, states, meta, batch, limit):
+    """Insert until the load limit; how many were taken."""
+    row = np.zeros(1, np.int64)
+    for i in range(batch.shape[0]):
+        if meta[1] >= limit:
+            return i
+        if table_insert(keys, tlo, thi, states, meta, batch[i], 1, row, True) == FULL:
+            return i
+    return batch.shape[0]
+
+
+def test_load_and_memory_stay_within_the_bound():
+    t = FingerprintTable(1, exact=False, capacity=1024)
+    keys = _keys(400000, seed=3)
+    worst, pos = 0.0, 0
+    while pos < len(keys):
+        pos += int(_bulk(t.keys, t.tlo, t.thi, t.states, t.meta, keys[pos:], t.grow_at()))
+        if pos == len(keys):
+            break
+        t.grow()                                        # the load limit, or the tail full
+        if t.count > 50000:
+            worst = max(worst, t.bytes_per_state())     # just after growing: the emptiest
+    assert t.count == len(keys)
+    assert worst <= 16.0
+    assert MAX_LOAD / GROWTH > 13 / 16
+
+
+def test_find_tag_returns_the_entries_with_that_tag():
+    t = FingerprintTable(1, exact=False)
+    keys = _keys(5000, seed=7)
+    for k in keys:
+        _insert(t, k, 1)
+    fp = int(np.int64(keys[123]) ^ SIGN) & (2**64 - 1)
+    tag = fp >> 24
+    slots = t.find_tag(tag)
+    assert any(t.fingerprint_at(s) == fp for s in slots)
+    assert all(t.fingerprint_at(s) >> 24 == tag for s in slots)
+
+
+def test_exact_mode_tells_equal_fingerprints_apart():
+    t = FingerprintTable(2, exact=True)
+    a, b = np.array([1, 2], np.int64), np.array([3, 4], np.int64)
+    assert _insert(t, 77, 1, a) == NEW
+    assert _insert(t, 77, 2, b) == NEW          # same key, another state
+    assert _insert(t, 77, 3, a) == FOUND
+    assert _insert(t, 77, 3, b) == FOUND
+    assert t.count == 2
+    t.grow()
+    assert _insert(t, 77, 3, b) == FOUND and t.count == 2
+
+
+def test_checkpoint_arrays_round_trip():
+    t = FingerprintTable(1, exact=False)
+    for k in _keys(3000, seed=9):
+        _insert(t, k, 5)
+    again = FingerprintTable.from_arrays(1, {n: a.copy() for n, a in t.arrays().items()})
+    assert again.count == t.count and np.array_equal(again.keys, t.keys)

@@ -72,7 +72,8 @@ class GeneratedModule:
     step_cols: list[ir.Property]
     symmetric: list[ModelType]
     scratch: int                           # length of the S array
-    extra: dict = field(default_factory=dict)
+    action_functions: list[str] = field(default_factory=list)
+    lines_per_function: dict[str, int] = field(default_factory=dict)
 
     @property
     def instances(self) -> int:
@@ -147,8 +148,22 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
     src.blank()
     src.lines.extend(body.lines)
     src.lines.append(DRIVER_SOURCE)
-    return GeneratedModule(src.text(), nodes, actions, state_cols, step_cols, sym.types,
-                           scratch + sym.scratch_needed() + 1)
+    text = src.text()
+    return GeneratedModule(text, nodes, actions, state_cols, step_cols, sym.types,
+                           scratch + sym.scratch_needed() + 1, names, _function_sizes(text))
+
+
+def _function_sizes(text: str) -> dict[str, int]:
+    """Lines of each generated function (to compile the largest first)."""
+    sizes: dict[str, int] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("def "):
+            current = line[4:line.index("(")]
+            sizes[current] = 0
+        elif current is not None:
+            sizes[current] += 1
+    return sizes
 
 
 #: Layouts with more slots are unpacked and packed by loops over field tables

@@ -19,6 +19,7 @@ holds scratch buffers: use it from one thread at a time.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -45,12 +46,15 @@ class KernelOptions:
     symmetry: bool = True
     cache_dir: str | None = None
     dump_kernel: str | None = None
+    jobs: int | None = None        # processes compiling a new kernel (None: one per core)
 
     @classmethod
     def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
         if options is None:
             return cls()
-        return cls(options.symmetry, options.cache_dir, options.dump_kernel)
+        jobs = options.extra.get("compile_jobs")
+        return cls(options.symmetry, options.cache_dir, options.dump_kernel,
+                   None if jobs is None else int(jobs))
 
 
 @dataclass(frozen=True)
@@ -130,10 +134,30 @@ class CompiledModel:
 
     # ------------------------------------------------------------ compilation
 
+    def _precompile(self) -> None:
+        """On a first run, compile the actions and property checks (most of
+        the code) in parallel processes."""
+        from modelcheck.engines.compiled.kcache import precompile
+        workers = min(self.options.jobs or (os.cpu_count() or 1), len(self.actions) + 2)
+        if workers < 2:
+            return
+        a1, a2 = "int64[::1]", "int64[:,::1]"
+        act = f"({a2}, int64, {a1}, {a1}, {a1}, {a2}, int32[::1], int64, {a1})"
+        lines = self.generated.lines_per_function
+        jobs = [(f, act) for f in self.generated.action_functions]
+        jobs.append(("state_props", f"({a1}, {a1}, {a1}, {a1}, {a1})"))
+        jobs.append(("step_props", f"({a1}, {a1}, {a1}, {a1}, {a1}, {a1})"))
+        jobs.sort(key=lambda job: -lines.get(job[0], 0))
+        precompile(self.path, jobs, workers)
+
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) every entry point now, so that
         compile time is measured apart from search time."""
+        from modelcheck.engines.compiled.kcache import is_warm, mark_warm
         start = time.perf_counter()
+        cold = not is_warm(self.path)
+        if cold:
+            self._precompile()
         w = self.layout.words
         rows = np.zeros((0, w), dtype=np.int64)
         self.expand(rows)
@@ -144,6 +168,8 @@ class CompiledModel:
         self.permute(rows, np.zeros((0, self.perm_slots), dtype=np.int64))
         self.terminal(rows)
         self._warm_search(rows)
+        if cold:
+            mark_warm(self.path)
         self.compile_s = time.perf_counter() - start
 
     def _warm_search(self, rows: np.ndarray) -> None:

@@ -70,6 +70,10 @@ class _Timeout(Exception):
     pass
 
 
+class _Undecided(Exception):
+    """Z3 answered "unknown" (not a timeout); the message is its reason."""
+
+
 class _Stop(Exception):
     """A run-time error was found: ``error`` is the reference's EvalError."""
 
@@ -146,6 +150,8 @@ class _Bmc:
             reason = f"interrupted at depth {reached + 1}"
         except EncodingUnsupported as err:
             reason = f"the Z3 encoding does not support this spec: {err}"
+        except _Undecided as err:
+            reason = f"Z3 could not decide a query at depth {reached + 1}: {err}"
         except _Stop as stop:
             error = stop.error
         return self.result(reached, reason, error)
@@ -228,7 +234,7 @@ class _Bmc:
                 return
             hit = [g for g in goals if is_true(m.eval(g.formula, model_completion=True))]
             if not hit:
-                raise EncodingUnsupported("a model satisfies a disjunction but none of its parts")
+                raise _Undecided("a model satisfies a disjunction but none of its parts")
             for g in hit:
                 self.settle(g.what, g.prop.kind if g.prop is not None else None, status,
                             self.trace(m, k, kind, g.what))
@@ -279,7 +285,7 @@ class _Bmc:
             return None
         if timeout is not None and time.monotonic() - self.start >= timeout * 0.99:
             raise _Timeout()
-        raise EncodingUnsupported(f"Z3 could not decide a query: {solver.reason_unknown()}")
+        raise _Undecided(solver.reason_unknown() or "unknown")
 
     # ---------------------------------------------------------------- bookkeeping
 

@@ -214,3 +214,11 @@ def test_language_examples_agree_with_reference(source):
             assert have.trace is None
         else:
             assert have.status is Status.HOLDS_UP_TO_BOUND, want.name
+
+
+def test_timeout_leaves_every_property_unknown_with_the_reason():
+    model = api.load(str(EXAMPLES / "two_phase.mc"))
+    result = bmc(model, depth=10, timeout_s=1e-6)
+    assert result.reason.startswith("timeout after")
+    assert all(p.status is Status.UNKNOWN for p in result.properties)
+    assert result.exit_code == 3

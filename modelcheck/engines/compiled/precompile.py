@@ -1,0 +1,27 @@
+"""Worker for ``kcache.precompile``: compile some functions of a kernel
+module into numba's disk cache.
+
+    python -m modelcheck.engines.compiled.precompile KERNEL.py NAME=SIGNATURE...
+
+It prints nothing; its exit status is 0 when every function compiled.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from modelcheck.engines.compiled.kcache import import_kernel_file
+
+__all__ = ["main"]
+
+
+def main(argv: list[str]) -> int:
+    module = import_kernel_file(Path(argv[0]))
+    for job in argv[1:]:
+        func, signature = job.split("=", 1)
+        getattr(module, func).compile(signature)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -54,7 +54,7 @@ VARIANTS = [
     ("solver=fresh (new solver per depth)", replace(BASELINE, solver="fresh")),
 ]
 PDR_VARIANTS = [
-    ("ints=bv, sets=bv", EncodingOptions(ints="bv", sets="bv")),
+    ("ints=int, sets=bools", EncodingOptions(ints="int", sets="bools")),
     ("ints=int, sets=bv", EncodingOptions(ints="int", sets="bv")),
 ]
 

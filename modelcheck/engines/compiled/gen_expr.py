@@ -99,10 +99,32 @@ class ExprGen(ValueGen):
     # ------------------------------------------------------------ dispatch
 
     def gen(self, e: ir.Expr) -> Val:
-        if not isinstance(e, (ir.Const, ir.Var, ir.Local)):
-            e = self.folded(e)
-        method = getattr(self, f"_gen_{type(e).__name__}")
-        return method(e)
+        if isinstance(e, (ir.Const, ir.Var, ir.Local)):
+            return getattr(self, f"_gen_{type(e).__name__}")(e)
+        e = self.folded(e)
+        if isinstance(e, ir.Const):
+            return self._gen_Const(e)
+        # An equal expression over the same bindings, computed where this code
+        # runs too, is not computed again (inlined defs repeat a lot).
+        key = self._cse_key(e)
+        if key is not None:
+            hit = self.src.recall(key)
+            if hit is not None:
+                return hit
+        value = getattr(self, f"_gen_{type(e).__name__}")(e)
+        if key is not None:
+            self.src.remember(key, value)
+        return value
+
+    def _cse_key(self, e: ir.Expr) -> object | None:
+        if self.folder is None:
+            return None
+        shape, free = self.folder.shape(e)
+        try:
+            bound = tuple(sorted((name, self.env[name]) for name in free))
+        except KeyError:
+            return None
+        return (self.pre, self.post, shape, bound)
 
     def _gen_Const(self, e: ir.Const) -> Val:
         if isinstance(e.type, BoolType):

@@ -11,6 +11,7 @@ the reference evaluator does.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from modelcheck.engines.reference.evaluator import Evaluator
@@ -55,6 +56,13 @@ class Folder:
         self._free[id(e)] = (e, result)
         return result
 
+    def shape(self, e: ir.Expr) -> tuple[tuple, frozenset[str]]:
+        """``e`` up to the names of its own binders (two inlined calls of one
+        def bind their parameters under different names), and the bound names
+        it reads from outside."""
+        free: set[str] = set()
+        return _shape(e, (), free), frozenset(free)
+
     def constant(self, e: ir.Expr) -> tuple[bool, Any]:
         """(True, value) when ``e`` reads nothing and evaluates without error."""
         if isinstance(e, ir.Const):
@@ -71,3 +79,44 @@ class Folder:
                 ok = False
         self._values[id(e)] = (e, ok, value)
         return ok, value
+
+
+def _shape(e: Any, bound: tuple[str, ...], free: set[str]) -> Any:
+    if isinstance(e, ir.Local):
+        for depth, name in enumerate(reversed(bound)):
+            if name == e.name:
+                return ("bound", depth)
+        free.add(e.name)
+        return ("free", e.name)
+    if isinstance(e, ir.Const):
+        return ("const", e.type, e.value)
+    if isinstance(e, ir.Var):
+        return ("var", e.name, e.primed)
+    if isinstance(e, ir.LetExpr):
+        return ("let", e.type, _shape(e.value, bound, free),
+                _shape(e.body, bound + (e.name,), free))
+    if isinstance(e, ir.Quant):
+        inner = bound + (e.var,)
+        return ("quant", e.kind, _shape(e.domain, bound, free), _shape(e.body, inner, free))
+    if isinstance(e, (ir.SetComp, ir.SumComp)):
+        inner = bound + (e.var,)
+        cond = None if e.cond is None else _shape(e.cond, inner, free)
+        return (type(e).__name__, e.type, _shape(e.domain, bound, free), cond,
+                _shape(e.elem, inner, free))
+    if isinstance(e, ir.MapComp):
+        return ("mapcomp", e.type, _shape(e.value, bound + (e.var,), free))
+    if isinstance(e, ir.RecordLit):
+        return ("record", e.type, tuple((n, _shape(x, bound, free)) for n, x in e.fields))
+    parts: list[Any] = [type(e).__name__]
+    for f in dataclasses.fields(e):
+        if f.name == "span":
+            continue
+        value = getattr(e, f.name)
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            parts.append(tuple(_shape(x, bound, free) for x in value))
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type) \
+                and f.name != "type":
+            parts.append(_shape(value, bound, free))
+        else:
+            parts.append(value)
+    return tuple(parts)

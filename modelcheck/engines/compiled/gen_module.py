@@ -117,7 +117,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> Gen
         body.line('into out/aid; the count, -1 on a run-time error (see err), -2 if out is full."""')
         body.line("unpack(rows, ri, U)")
         body.line("copy_slots(P, 0, U, 0, NSLOTS)")
-        body.line("n = 0")
+        body.line("n = np.int64(0)        # not a literal: callees are compiled for int64")
         for name in names:
             body.line(f"n = {name}(rows, ri, U, P, S, out, aid, n, err)")
             with body.block("if n < 0:"):

@@ -65,16 +65,18 @@ def _equality(negate: bool) -> Callable:
             raise Unsupported(f"comparison of {a.type} and {b.type}")
         va, vb = g.gen(a), g.gen(b)
         if negate and g.is_scalar_type(t):
-            return Scalar(g.src.let(f"{g.read(va, a.type)} != {g.read(vb, b.type)}", "e"))
+            return Scalar(f"({g.read(va, a.type)} != {g.read(vb, b.type)})")
         code = g.equal(va, a.type, vb, b.type, t)
-        return Scalar(g.src.let(f"not {code}", "e") if negate else code)
+        return Scalar(f"(not {code})" if negate else code)
     return lower
 
 
 def _compare(symbol: str) -> Callable:
+    # Results of comparisons and ``not`` stay expressions (their operands are
+    # locals that never change once set), saving a statement each.
     def lower(g, e: ir.Apply) -> Val:
         a, b = g.scalar(e.args[0]), g.scalar(e.args[1])
-        return Scalar(g.src.let(f"{a} {symbol} {b}", "c"))
+        return Scalar(f"({a} {symbol} {b})")
     return lower
 
 
@@ -103,7 +105,7 @@ def _connective(is_and: bool) -> Callable:
 
 
 def _not(g, e: ir.Apply) -> Val:
-    return Scalar(g.src.let(f"not {g.scalar(e.args[0])}", "l"))
+    return Scalar(f"(not {g.scalar(e.args[0])})")
 
 
 def _implies(g, e: ir.Apply) -> Val:

@@ -108,6 +108,10 @@ class Source:
         self._names = 0
         self.scratch = 0          # slots of S used so far (per function)
         self.scratch_max = 0
+        # Values computed so far, one table per open block: code emitted in a
+        # block runs after (and only with) the code of the blocks around it,
+        # so their values can be reused there.
+        self.scopes: list[dict] = [{}]
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.depth + text)
@@ -119,24 +123,25 @@ class Source:
     def block(self, header: str) -> Iterator[None]:
         self.line(header)
         self.depth += 1
+        self.scopes.append({})
         start = len(self.lines)
         try:
             yield
         finally:
             if len(self.lines) == start:
                 self.line("pass")
+            self.scopes.pop()
             self.depth -= 1
 
-    @contextmanager
-    def indented(self) -> Iterator[None]:
-        self.depth += 1
-        start = len(self.lines)
-        try:
-            yield
-        finally:
-            if len(self.lines) == start:
-                self.line("pass")
-            self.depth -= 1
+    def remember(self, key: object, value: object) -> None:
+        self.scopes[-1][key] = value
+
+    def recall(self, key: object) -> object | None:
+        for scope in reversed(self.scopes):
+            hit = scope.get(key)
+            if hit is not None:
+                return hit
+        return None
 
     def fresh(self, prefix: str = "t") -> str:
         self._names += 1
@@ -159,6 +164,7 @@ class Source:
 
     def start_function(self) -> None:
         self.scratch = 0
+        self.scopes = [{}]
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"

@@ -303,7 +303,7 @@ class ValueGen:
     def equal(self, a: Val, ta: Type, b: Val, tb: Type, join: Type) -> str:
         """Code for ``a == b`` (a numba bool)."""
         if is_scalar(join):
-            return self.src.let(f"{self._scalar(a, ta)} == {self._scalar(b, tb)}", "e")
+            return f"({self.read(a, ta)} == {self.read(b, tb)})"
         ra, rb = self.as_rep(a, ta, join), self.as_rep(b, tb, join)
         n = width(join)
         if n == 1:
@@ -404,7 +404,9 @@ class ValueGen:
         if isinstance(t, IntType):
             if not t.lo:
                 return Scalar(r)
-            x = src.let(f"{r} + {t.lo}", "x")
+            # an expression, not a local: loop variables of unused values
+            # would still cost numba compile time
+            x = f"({r} + {t.lo})"
             self.known_ranks[x] = (t, r)
             return Scalar(x)
         if isinstance(t, (EnumType, ModelType)):

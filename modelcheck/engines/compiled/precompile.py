@@ -16,10 +16,14 @@ __all__ = ["main"]
 
 
 def main(argv: list[str]) -> int:
+    from numba.core.sigutils import normalize_signature
     module = import_kernel_file(Path(argv[0]))
     for job in argv[1:]:
         func, signature = job.split("=", 1)
-        getattr(module, func).compile(signature)
+        # A tuple of argument types, as a jitted caller asks for it: numba's
+        # cache keys a string signature differently.
+        args, _ = normalize_signature(signature)
+        getattr(module, func).compile(tuple(args))
     return 0
 
 

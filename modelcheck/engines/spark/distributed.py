@@ -37,8 +37,8 @@ from modelcheck.engines.spark.checkpoint import part_path, read_part, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
 from modelcheck.engines.spark.partition import (Candidates, LevelReport, Part, concat_parts,
-                                                empty_part, expand_part, lookup_parents,
-                                                merge_part, owner, split_part)
+                                                expand_part, lookup_parents, merge_part, owner,
+                                                split_part)
 
 if TYPE_CHECKING:
     from pyspark import RDD, SparkContext
@@ -275,7 +275,8 @@ class SparkLevels:
         return self._partitions
 
     def parts(self) -> list[Part]:
-        return self.rdd.mapPartitions(functools.partial(_collect_task, self.kernels.words)).collect()
+        collect = functools.partial(_collect_task, self.kernels.words)
+        return self.rdd.mapPartitions(collect).collect()
 
     def close(self) -> None:
         self.rdd.unpersist()

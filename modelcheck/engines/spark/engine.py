@@ -130,6 +130,7 @@ class _Run:
         self.plan = plan
         self.started = time.monotonic()
         self.backend: LevelBackend | None = None
+        self.search: LevelSearch | None = None
         self.spark_info: dict[str, Any] = {}
 
     # ------------------------------------------------------------ Spark
@@ -184,8 +185,9 @@ class _Run:
 
     def _search(self, state: SearchState, digest: str, open_names: set[str]) -> LevelSearch:
         assert self.backend is not None
-        return LevelSearch(self.backend, self.plan, self.options, self.reporter, state, digest,
-                           self.kernels.words, self.to_spark, open_names)
+        self.search = LevelSearch(self.backend, self.plan, self.options, self.reporter, state,
+                                  digest, self.kernels.words, self.to_spark, open_names)
+        return self.search
 
     def _resume(self, digest: str) -> tuple[SearchState, LevelBackend]:
         directory = self.options.resume_dir
@@ -303,7 +305,9 @@ class _Run:
                      elapsed_s=elapsed, action_counts=counts, never_enabled=never, extras=extras)
 
     def close(self) -> None:
-        if self.backend is not None:
-            self.backend.close()
-            self.backend = None
+        """Release the parts (on Spark: unpersist the level), however the check ended."""
+        backend = self.search.backend if self.search is not None else self.backend
+        if backend is not None:
+            backend.close()
+        self.backend = self.search = None
 

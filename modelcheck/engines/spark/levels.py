@@ -186,8 +186,9 @@ class LevelSearch:
         self.state.hits[hit.name] = hit
 
     def any_violation(self) -> bool:
-        return any(not (h.what == "state" and self.plan.state[h.column].kind is PropertyKind.SOMETIMES)
-                   for h in self.state.hits.values())
+        def witness(h: Hit) -> bool:
+            return h.what == "state" and self.plan.state[h.column].kind is PropertyKind.SOMETIMES
+        return any(not witness(h) for h in self.state.hits.values())
 
     # ------------------------------------------------------------ Spark, checkpoints
 

@@ -152,7 +152,8 @@ def _route(cands: Candidates, partitions: int) -> dict[int, Candidates]:
     return out
 
 
-def initial_candidates(kernels: SearchKernels, partitions: int) -> tuple[dict[int, Candidates], int]:
+def initial_candidates(kernels: SearchKernels,
+                       partitions: int) -> tuple[dict[int, Candidates], int]:
     """The initial states routed to their owners, each its own parent; and
     the number generated (the initial states, duplicates included)."""
     states, fp = keys(kernels, np.ascontiguousarray(kernels.initial_states(), dtype=_U64))

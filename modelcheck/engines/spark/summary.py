@@ -67,6 +67,7 @@ def stats_extras(state: SearchState, elapsed: float, spark: dict[str, Any]) -> d
         extras["states_per_s"] = round(state.distinct / elapsed)
     spark_levels = [lv for lv in state.levels if lv.where == "spark"]
     if spark_levels:
-        extras["spark_level_s"] = round(sum(lv.seconds for lv in spark_levels) / len(spark_levels), 3)
+        mean = sum(lv.seconds for lv in spark_levels) / len(spark_levels)
+        extras["spark_level_s"] = round(mean, 3)
     extras.update(spark)
     return extras

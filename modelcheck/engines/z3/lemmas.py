@@ -95,8 +95,11 @@ class LemmaPrinter:
             return "true"
         if z3.is_false(e):
             return "false"
+        single = self._single_field(e)
+        if single is not None:
+            return single
         if z3.is_and(e):
-            return " and ".join(_paren(self.boolean(c)) for c in e.children())
+            return " and ".join(_paren(self.boolean(c)) for c in self._grouped(e.children(), z3.And))
         if z3.is_or(e):
             return self._disjunction(e.children())
         if z3.is_not(e):
@@ -117,11 +120,51 @@ class LemmaPrinter:
             return f"{_paren(self.boolean(e.arg(0)))} == {_paren(self.boolean(e.arg(1)))}"
         return self.predicate(e)
 
+    def _single_field(self, e: z3.ExprRef) -> str | None:
+        """A combination of tests on one small unguarded field (as Spacer
+        writes on bit-vectors: bit tests), printed as the values it allows."""
+        if not (z3.is_and(e) or z3.is_or(e) or z3.is_not(e)):
+            return None
+        fields = self._fields(e)
+        if len(fields) != 1 or fields[0].guard is not None \
+                or not isinstance(fields[0].type, (IntType, EnumType, ModelType)) \
+                or self._size(fields[0].type) > _TABLE_LIMIT:
+            return None
+        try:
+            return self._table(e)
+        except Untranslatable:
+            return None
+
+    def _grouped(self, parts: list[z3.ExprRef], join) -> list[z3.ExprRef]:
+        """The parts, with those testing the same single small field joined
+        into one (so ``x in {a, b} and x in {b, c}`` prints as ``x == b``)."""
+        groups: dict[int, list[z3.ExprRef]] = {}
+        order: list[object] = []
+        for p in parts:
+            fields = self._fields(p)
+            key = fields[0].term.get_id() if len(fields) == 1 and fields[0].guard is None \
+                and isinstance(fields[0].type, (IntType, EnumType, ModelType)) else None
+            if key is None:
+                order.append(p)
+            else:
+                if key not in groups:
+                    groups[key] = []
+                    order.append(key)
+                groups[key].append(p)
+        out = []
+        for item in order:
+            if isinstance(item, int):
+                members = groups[item]
+                out.append(members[0] if len(members) == 1 else join(members))
+            else:
+                out.append(item)
+        return out
+
     def _disjunction(self, parts: list[z3.ExprRef]) -> str:
         """``not a or not b or c`` reads as ``a and b => c`` (``not (a and b)``
         when nothing is left)."""
-        premises = [p.arg(0) for p in parts if z3.is_not(p)]
-        rest = [p for p in parts if not z3.is_not(p)]
+        premises = self._grouped([p.arg(0) for p in parts if z3.is_not(p)], z3.And)
+        rest = self._grouped([p for p in parts if not z3.is_not(p)], z3.Or)
         if not premises or (len(premises) == 1 and not rest):
             return " or ".join(_paren(self.boolean(c)) for c in parts)
         lhs = " and ".join(_paren(self.boolean(c)) for c in premises)
@@ -229,13 +272,28 @@ class LemmaPrinter:
             if not (z3.is_true(value) or z3.is_false(value)):
                 raise Untranslatable(str(e))
             if z3.is_true(value):
-                rows.append(" and ".join(f"{leaf.text} == {text}"
-                                         for leaf, (text, _) in zip(fields, combo)))
+                rows.append([text for text, _ in combo])
         if not rows:
             return "false"
         if len(rows) == total:
             return "true"
-        return " or ".join(_paren(r) for r in rows)
+        if len(fields) == 1:
+            return self._one_of(fields[0], [r[0] for r in rows], total)
+        return " or ".join(_paren(" and ".join(f"{leaf.text} == {text}"
+                                               for leaf, text in zip(fields, r))) for r in rows)
+
+    def _one_of(self, leaf: Leaf, chosen: list[str], total: int) -> str:
+        """``x == a``, ``x != a`` or ``x in {a, b}``: the field takes one of ``chosen``."""
+        if isinstance(leaf.type, BoolType):
+            return leaf.text if chosen == ["true"] else f"not {_paren(leaf.text)}"
+        if len(chosen) == 1:
+            return f"{leaf.text} == {chosen[0]}"
+        if len(chosen) == total - 1 and not isinstance(leaf.type, SetType):
+            (left_out,) = [text for text, _ in self._values(leaf) if text not in chosen]
+            return f"{leaf.text} != {left_out}"
+        if isinstance(leaf.type, SetType):
+            return " or ".join(f"{leaf.text} == {c}" for c in chosen)
+        return f"{leaf.text} in {{{', '.join(chosen)}}}"
 
     # ---------------------------------------------------------------- arithmetic terms
 
@@ -316,8 +374,6 @@ class LemmaPrinter:
 
     @staticmethod
     def _size(t: Type) -> int:
-        if isinstance(t, SetType):
-            return _TABLE_LIMIT + 1      # whole bit-vector sets are not listed
         return domain_size(t)
 
     def _values(self, leaf: Leaf) -> list[tuple[str, z3.ExprRef]]:
@@ -332,4 +388,9 @@ class LemmaPrinter:
         if isinstance(t, (EnumType, ModelType)):
             return [(render_value(t, m), z3.BitVecVal(i, sort.size()) if z3.is_bv_sort(sort)
                      else z3.IntVal(i)) for i, m in enumerate(t.members)]
+        if isinstance(t, SetType) and z3.is_bv_sort(sort):
+            # A whole bit-vector set (bit i: the i-th element of its domain).
+            dom = domain(t.elem)
+            return [(render_value(t, frozenset(x for i, x in enumerate(dom) if mask >> i & 1)),
+                     z3.BitVecVal(mask, sort.size())) for mask in range(1 << len(dom))]
         raise Untranslatable(leaf.text)

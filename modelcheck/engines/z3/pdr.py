@@ -20,9 +20,12 @@ Unsatisfiable: P is violated; BMC then finds a shortest counterexample
 The question is asked about a reduced model (``slicing``): variables that
 never change in this configuration are replaced by their value (their values
 are then printed first among the lemmas), and variables the invariant cannot
-depend on are left out, which only over-approximates, so a proof stands.  Numbers are Z3
-integers and sets one boolean per element by default: Spacer
-works best on linear arithmetic, and the lemmas print as plain comparisons.
+depend on are left out, which only over-approximates, so a proof stands.
+
+The encoding is the bit-vector one, as for BMC: on the quorum queue Spacer
+proves NoLostConfirmed with it in minutes and finds nothing in 25 minutes
+with integers and booleans.  The bit tests Spacer then writes on numbers
+print as the values they allow (``x in {a, b}``).
 """
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ from modelcheck.trace.replay import check_replays
 __all__ = ["pdr", "PDR_ENCODING"]
 
 #: The encoding Spacer is given unless the caller chooses another.
-PDR_ENCODING = EncodingOptions(ints="int", sets="bools")
+PDR_ENCODING = EncodingOptions(ints="bv", sets="bv")
 
 #: Deepest BMC run looking for the counterexample of a refuted invariant.
 _BMC_LIMIT = 10_000

@@ -38,7 +38,8 @@ def summary(result: CheckResult) -> dict:
     }
 
 
-def check_both(model, options: CheckOptions, engine: SparkEngine) -> tuple[CheckResult, CheckResult]:
+def check_both(model, options: CheckOptions,
+               engine: SparkEngine) -> tuple[CheckResult, CheckResult]:
     """(reference result, Spark engine result); every trace of the latter is
     replayed by the reference semantics."""
     reference = api.check(model, "reference", options)

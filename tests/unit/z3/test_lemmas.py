@@ -64,6 +64,10 @@ def _formulas(enc, x):
     ]
     sset = v["s"]
     out += [sset.bit(0), z3.Not(sset.bit(2)), z3.Or(sset.bit(1), sset.bit(2))]
+    if sset.bv is not None:
+        # Spacer on bit-vectors also answers with whole-set and bit-level terms.
+        out += [sset.bv == 3, z3.ULE(sset.bv, 2), z3.Extract(1, 1, by["n"]) == 1,
+                z3.Or(z3.Extract(0, 0, by["c"]) == 1, sset.bv == 0)]
     return out
 
 

@@ -26,10 +26,12 @@ __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag
 #: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
 #: (the table's empty marker).
 SIGN = np.int64(-9223372036854775808)
-#: A state's tag is its fingerprint's top 40 bits; a table entry stores its
+#: A state's tag is its fingerprint's top 32 bits; a table entry stores its
 #: parent's tag (0 for an initial state: no fingerprint has a zero tag).
-TAG_SHIFT = 24
-TAG_MASK = (1 << 40) - 1
+#: Tags are not unique past a few million states; counterexamples resolve a
+#: shared tag by re-executing (see rebuild.py).
+TAG_SHIFT = 32
+TAG_MASK = (1 << 32) - 1
 
 _M1 = np.int64(0x5555555555555555)
 _M2 = np.int64(0x3333333333333333)
@@ -42,7 +44,7 @@ _F2 = np.int64(-4265267296055464877)        # 0xc4ceb9fe1a85ec53
 _SEED = np.int64(0x2545F4914F6CDD1D)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit("int64(int64)", cache=True, nogil=True, _nrt=False)  # one copy: see _sigs
 def popcount(x: np.int64) -> np.int64:
     x = x - ((x >> 1) & _M1)
     x = (x & _M2) + ((x >> 2) & _M2)
@@ -50,12 +52,12 @@ def popcount(x: np.int64) -> np.int64:
     return ((x * _H01) >> 56) & 0xFF
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit("int64(int64, int64)", cache=True, nogil=True, _nrt=False)  # one copy: see _sigs
 def _rotl(x: np.int64, r: int) -> np.int64:
     return (x << r) | ((x >> (64 - r)) & ((np.int64(1) << r) - 1))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit("int64(int64)", cache=True, nogil=True, _nrt=False)  # one copy: see _sigs
 def _fmix(k: np.int64) -> np.int64:
     k ^= (k >> 33) & 0x7FFFFFFF
     k *= _F1
@@ -112,7 +114,7 @@ def fingerprint_rows(rows: np.ndarray, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------- symmetry helpers
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit("int64(int64, int64)", cache=True, nogil=True, _nrt=False)  # one copy: see _sigs
 def hmix(h: np.int64, x: np.int64) -> np.int64:
     """Order-dependent combination of a hash and a value."""
     return _fmix((h * _C1) ^ _rotl(np.int64(x) * _C2 + 0x165667B1, 29))
@@ -228,24 +230,49 @@ def prefetch(typingctx, arr, index):
 # ---------------------------------------------------------------- compact code
 # The generated code calls these instead of spelling them out: numba's compile
 # time grows with every statement of a function, and LLVM inlines them back.
+#
+# Their signatures are explicit.  The generated code passes constants (slot
+# offsets, widths), and numba compiles a dispatcher once per combination of
+# *literal* argument values it is called with: dozens of copies per kernel,
+# each one a full compile, and each one a new entry in numba's on-disk index,
+# which the parallel precompile workers then rewrite concurrently (two
+# processes give the same file number to different specialisations, and a
+# later run loads the wrong one).  With fixed signatures a literal converts
+# to int64 and there is one compiled copy, made at import.
 
-@njit(cache=True, nogil=True, _nrt=False)
+
+def _sigs(ret: str, *args: str) -> list:
+    """The signature for every mix of array layouts the generated code passes:
+    C-contiguous or not, and (for arrays only read, "ro") read-only constants."""
+    from numba import types
+    layouts = {"arr": [types.Array(types.int64, 1, lay) for lay in "CA"],
+               "ro": [types.Array(types.int64, 1, lay, readonly=ro)
+                      for lay in "CA" for ro in (False, True)],
+               "int64": [types.int64]}
+    combos: list[tuple] = [()]
+    for a in args:
+        combos = [c + (t,) for c in combos for t in layouts[a]]
+    result = {"boolean": types.boolean, "void": types.void, "int64": types.int64}[ret]
+    return [result(*c) for c in combos]
+
+
+@njit(_sigs("boolean", "ro", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def bit(arr: np.ndarray, base: int, r: int) -> bool:
     """Whether rank ``r`` is in the bitset starting at ``arr[base]``."""
     return ((arr[base + (r >> 6)] >> (r & 63)) & 1) != 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("void", "arr", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def setbit(arr: np.ndarray, base: int, r: int) -> None:
     arr[base + (r >> 6)] |= np.int64(1) << (r & 63)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("void", "arr", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def clearbit(arr: np.ndarray, base: int, r: int) -> None:
     arr[base + (r >> 6)] &= ~(np.int64(1) << (r & 63))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("int64", "arr", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def fail(err: np.ndarray, code: int, node: int) -> int:
     """Record a run-time error (code, IR node id); the kernel returns -1."""
     err[0] = code
@@ -253,19 +280,19 @@ def fail(err: np.ndarray, code: int, node: int) -> int:
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("void", "arr", "int64", "ro", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def copy_slots(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, n: int) -> None:
     for i in range(n):
         dst[doff + i] = src[soff + i]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("void", "arr", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def zero_slots(dst: np.ndarray, doff: int, n: int) -> None:
     for i in range(n):
         dst[doff + i] = 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(_sigs("boolean", "ro", "int64", "ro", "int64", "int64"), cache=True, nogil=True, _nrt=False)
 def same_slots(a: np.ndarray, aoff: int, b: np.ndarray, boff: int, n: int) -> bool:
     for i in range(n):
         if a[aoff + i] != b[boff + i]:

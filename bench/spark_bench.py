@@ -10,10 +10,18 @@ median time of a level of die_hard, whose levels hold a handful of states: pure
 overhead; the median, the first level also loads the kernels into every
 Python worker), the time from the start of the check to the end of the first level
 run on Spark, and the throughput of the wide levels (>= --wide states).
+
+On a shared machine wall-clock ratios depend on what else runs; each row
+also gives the CPU seconds that this process and its children (the driver's
+JVM, the Python workers, the local cluster's daemons when they are ours)
+spent, and the ratio of states per CPU second, which depends much less on
+the load.  The standalone cluster's executors are not children of this
+process, so the cluster row's CPU figure leaves them out and is not shown.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import statistics
 import sys
@@ -36,6 +44,7 @@ class Recorder:
     start: float = field(default_factory=time.monotonic)
     ticks: list[tuple[float, Progress]] = field(default_factory=list)
     notes: list[tuple[float, str]] = field(default_factory=list)
+    cpu_s: float = 0.0
 
     def progress(self, progress: Progress) -> None:
         self.ticks.append((time.monotonic() - self.start, progress))
@@ -67,6 +76,32 @@ class Recorder:
         return states / seconds if seconds > 0 else None
 
 
+def _tree_cpu_s() -> float:
+    """CPU seconds of this process and its descendants, reaped ones included
+    (Linux /proc; 0 elsewhere)."""
+    try:
+        children: dict[int, list[int]] = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(name))
+        tick = os.sysconf("SC_CLK_TCK")
+        total, todo = 0.0, [os.getpid()]
+        while todo:
+            pid = todo.pop()
+            todo.extend(children.get(pid, []))
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(x) for x in fields[11:15]) / tick
+        return total
+    except OSError:
+        return 0.0
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -75,13 +110,21 @@ def _free_port() -> int:
 
 def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, object]:
     recorder = Recorder()
-    started = time.monotonic()
+    started, cpu = time.monotonic(), _tree_cpu_s()
     result = api.check(model, engine, options, recorder)
+    recorder.cpu_s = _tree_cpu_s() - cpu
     return time.monotonic() - started, recorder, result
 
 
+def _cpu_text(states: int, cpu_s: float, baseline_cpu: float | None) -> str:
+    if cpu_s <= 0 or not baseline_cpu:
+        return ""
+    per = states / cpu_s
+    return f"; {cpu_s:.1f} CPU s, {per:,.0f} states/CPU-s ({per / baseline_cpu:.2f}x)"
+
+
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int,
-                baseline: float) -> list[str]:
+                baseline: float, baseline_cpu: float | None) -> list[str]:
     from modelcheck.engines.spark.session import spark_context
     started = time.monotonic()
     spark_context(master)
@@ -98,8 +141,9 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int,
     wide_text = (f"{wide_rate:,.0f}/s ({wide_rate / baseline:.2f}x)" if wide_rate
                  else "no level that wide")
     first = recorder.first_spark_level_s()
+    cpu = _cpu_text(result.stats.distinct_states, recorder.cpu_s, baseline_cpu)
     return [f"{label:<22} {result.stats.distinct_states:>12,} {wall:>8.1f} s "
-            f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x",
+            f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x{cpu}",
             f"{'':<22} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s; "
             f"first Spark level done at {first:.1f} s; wide levels (>= {wide:,}): {wide_text}"]
 
@@ -117,16 +161,19 @@ def main(argv: list[str]) -> int:
     print(f"TwoPhase N={args.n}, symmetry off; ratios against the compiled engine in-process")
     print(f"{'run':<22} {'states':>12} {'time':>10} {'states/s':>14} {'ratio':>7}")
     api.check(model, "compiled", CheckOptions(symmetry=False, max_depth=2))   # compile once
-    wall, _, base = _run(model, "compiled", CheckOptions(symmetry=False))
+    wall, rec, base = _run(model, "compiled", CheckOptions(symmetry=False))
     baseline = base.stats.distinct_states / wall
+    baseline_cpu = base.stats.distinct_states / rec.cpu_s if rec.cpu_s > 0 else None
+    cpu = f"; {rec.cpu_s:.1f} CPU s" if rec.cpu_s > 0 else ""
     print(f"{'compiled in-process':<22} {base.stats.distinct_states:>12,} {wall:>8.1f} s "
-          f"{baseline:>12,.0f}/s {1.0:>6.2f}x")
-    wall, _, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
+          f"{baseline:>12,.0f}/s {1.0:>6.2f}x{cpu}")
+    wall, rec, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
     rate = own.stats.distinct_states / wall
     print(f"{'spark, all in-process':<22} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
-          f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x")
+          f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x"
+          f"{_cpu_text(own.stats.distinct_states, rec.cpu_s, baseline_cpu)}")
     for line in _spark_rows("spark local[2]", "local[2]", model, args.partitions, args.wide,
-                            baseline):
+                            baseline, baseline_cpu):
         print(line, flush=True)
     if not args.no_cluster:
         from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
@@ -135,8 +182,9 @@ def main(argv: list[str]) -> int:
             config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
             try:
                 url = cluster_up(config)
+                # Its executors are not our children: no CPU figure.
                 for line in _spark_rows("spark 2-worker cluster", url, model, args.partitions,
-                                        args.wide, baseline):
+                                        args.wide, baseline, None):
                     print(line, flush=True)
             finally:
                 stop_spark()

@@ -286,7 +286,10 @@ class SparkLevels:
 
     def _materialise(self, rdd: "RDD", time_left_s: float | None) -> "RDD":
         """Compute and cache a level, cutting its lineage."""
-        rdd.persist()
+        from pyspark import StorageLevel
+        # Spilled to the executors' local dirs rather than recomputed or
+        # failing when the seen set outgrows their memory.
+        rdd.persist(StorageLevel.MEMORY_AND_DISK)
         rdd.localCheckpoint()
         try:
             # A JVM-side count: computes and caches the partitions without a

@@ -66,6 +66,9 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         # busy executor that holds a part costs more than fetching the part.
         "spark.locality.wait": "100ms",
         "spark.executorEnv.PYTHONHASHSEED": "0",
+        # A Python worker loads the kernels once (seconds); a fresh worker
+        # per task would pay that every level.
+        "spark.python.worker.reuse": "true",
     }
     host = urlparse(master).hostname if "://" in master else None
     if is_local(master) or (host is not None and host in _LOCAL_HOSTS):
@@ -74,6 +77,9 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         settings["spark.driver.bindAddress"] = "127.0.0.1"
     if is_local(master):
         settings["spark.driver.memory"] = "2g"
+        # The shuffle stays on this machine's disk, and fingerprints (half of
+        # what it carries) do not compress: compressing costs CPU for nothing.
+        settings["spark.shuffle.compress"] = "false"
     settings.update(extra)
     return settings
 

@@ -22,12 +22,16 @@ def test_conf_runs_workers_on_this_interpreter_quietly():
     assert conf["spark.ui.showConsoleProgress"] == "false"
     assert conf["spark.driver.bindAddress"] == "127.0.0.1"
     assert _conf_settings("local[2]", True, {})["spark.ui.showConsoleProgress"] == "true"
+    assert conf["spark.python.worker.reuse"] == "true"
+    # A local shuffle stays on this disk: not compressed; over a network it is.
+    assert conf["spark.shuffle.compress"] == "false"
 
 
 def test_conf_for_remote_masters_and_overrides():
     remote = _conf_settings("spark://10.0.0.5:7077", False, {"spark.executor.memory": "4g"})
     assert "spark.driver.bindAddress" not in remote and "spark.driver.memory" not in remote
     assert remote["spark.executor.memory"] == "4g"
+    assert "spark.shuffle.compress" not in remote
     assert _conf_settings("spark://127.0.0.1:7077", False, {})["spark.driver.host"] == "127.0.0.1"
 
 

@@ -96,6 +96,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="[compiled, spark] Resume from the checkpoint in DIR."),
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
+        click.option("--max-memory", type=click.FloatRange(min=0, min_open=True), metavar="MIB",
+                     help="[compiled] Stop (unknown) rather than grow the state table past "
+                          "MIB mebibytes."),
         click.option("--k", type=click.IntRange(min=1), metavar="K",
                      help="[z3] k of k-induction (default 1)."),
         click.option("--lemma", "lemmas", multiple=True, metavar="NAME",
@@ -121,7 +124,8 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
         checkpoint_every_s=kw["checkpoint_every"], resume_dir=kw["resume"],
         dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
         master=kw["master"], partitions=kw["partitions"],
-        spark_threshold=kw["spark_threshold"], verbose=kw["verbose"])
+        spark_threshold=kw["spark_threshold"], verbose=kw["verbose"],
+        extra={} if kw["max_memory"] is None else {"max_memory_mib": kw["max_memory"]})
 
 
 @click.command("check")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["save", "restore", "FILE_NAME", "FORMAT"]
 
 FILE_NAME = "compiled-checkpoint.npz"
-FORMAT = 1
+FORMAT = 2
 
 
 def _signature(search: "CompiledSearch") -> dict:

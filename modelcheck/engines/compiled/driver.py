@@ -35,6 +35,15 @@ def unpack1(row, U):
 
 
 @jit
+def same_row(a, i, b, r):
+    """Whether a[i] and b[r] hold the same state."""
+    for w in range(W):
+        if a[i, w] != b[r, w]:
+            return False
+    return True
+
+
+@jit
 def canon_row(rows, ri, U, S, out, sym):
     if NSYM == 0 or not sym:
         for w in range(W):
@@ -72,7 +81,7 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
 
 
 @jit
-def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opts,
+def admit(rows, start, keys, tags, tstates, meta, nxt, ctr, want, kinds, opts,
           found, frows, U, S, V, crow, err, flags):
     """Initial states: count, store, check.  (status, row reached)."""
     for i in range(start, rows.shape[0]):
@@ -83,12 +92,12 @@ def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opt
         canon_row(rows, i, U, S, crow, opts[2] != 0)
         key = fingerprint(crow) ^ SIGN
         if opts[4] >= 0 and meta[1] >= opts[4]:
-            if table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, False) == -2:
+            if table_insert(keys, tags, tstates, meta, key, 0, crow, False) == -2:
                 ctr[0] += 1
                 return 6, i
             ctr[0] += 1
             continue
-        res = table_insert(keys, tlo, thi, tstates, meta, key, 0, crow, True)
+        res = table_insert(keys, tags, tstates, meta, key, 0, crow, True)
         if res == -1:
             return 1, i
         ctr[0] += 1
@@ -109,10 +118,10 @@ def admit(rows, start, keys, tlo, thi, tstates, meta, nxt, ctr, want, kinds, opt
 
 
 @jit
-def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
+def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                   act_counts, act_of, want, kinds, want_step, opts,
                   found, frows, frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
-                  sflags):
+                  sflags, rkeys, rrows):
     """Expand ``front[start:stop]``: successors, deadlock, step invariants,
     new states stored in the table and appended to ``nxt``, invariants and
     sometimes checked on them.  (status, row reached)."""
@@ -120,6 +129,8 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
     nstep = want_step.shape[0]
     sym = NSYM > 0 and opts[2] != 0
     dl = nstate + nstep
+    exact = meta[2] != 0
+    rmask = rkeys.shape[0] - 1
     for i in range(start, stop):
         if meta[1] >= opts[5]:
             return 1, i
@@ -147,15 +158,31 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                 if opts[3] != 0:
                     return 5, i + 1
         # Every successor's key first, with a prefetch of its home slot, so
-        # that the cache misses of the k lookups overlap.
+        # that the cache misses of the k lookups overlap.  Most successors
+        # are duplicates, and most of those are cheap to tell without the
+        # table: a self-loop is its own pre-state (stored: the frontier holds
+        # representatives), and a state reached again a few rows later (the
+        # two orders of commuting actions) is still in the small cache of
+        # recent keys, ``rkeys``, which holds only keys already in the table.
+        # Both get the key SIGN: "known, no lookup".
         for j in range(k):
+            if same_row(buf, j, front, i):
+                ckeys[j] = SIGN
+                continue
             if not sym:
                 h = fingerprint_at(buf, j)
+                crow = buf[j]
             else:
                 canon_row(buf, j, V, S, cbuf[j], True)
                 h = fingerprint_at(cbuf, j)
-            ckeys[j] = h ^ SIGN
-            prefetch(keys, home_of(ckeys[j], meta[0]))
+                crow = cbuf[j]
+            key = h ^ SIGN
+            r = key & rmask
+            if rkeys[r] == key and (not exact or same_slots(rrows[r], 0, crow, 0, W)):
+                ckeys[j] = SIGN
+                continue
+            ckeys[j] = key
+            prefetch(keys, home_of(key, meta[0]))
         for j in range(k):
             a = bufaid[j]
             act_counts[act_of[a]] += 1
@@ -187,14 +214,16 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
                                 halt = True
                     if halt:
                         return 5, i + 1
-            crow = cbuf[j] if sym else buf[j]
             key = ckeys[j]
+            if key == SIGN:
+                continue
+            crow = cbuf[j] if sym else buf[j]
             allow = opts[1] != 0
             if allow and opts[4] >= 0 and meta[1] >= opts[4]:
-                if table_insert(keys, tlo, thi, tstates, meta, key, ptag, crow, False) == -2:
+                if table_insert(keys, tags, tstates, meta, key, ptag, crow, False) == -2:
                     return 6, i
                 continue
-            res = table_insert(keys, tlo, thi, tstates, meta, key, ptag, crow, allow)
+            res = table_insert(keys, tags, tstates, meta, key, ptag, crow, allow)
             if res == -1:
                 # The table is full mid-row: undo this row's counts, grow, redo it.
                 ctr[0] -= k
@@ -204,6 +233,10 @@ def explore_chunk(front, start, stop, keys, tlo, thi, tstates, meta, nxt, ctr,
             if res == -2:
                 ctr[2] = 1
                 continue
+            r = key & rmask
+            rkeys[r] = key
+            if exact:
+                copy_slots(rrows[r], 0, crow, 0, W)
             if res == 1:
                 for w in range(W):
                     nxt[ctr[1], w] = crow[w]

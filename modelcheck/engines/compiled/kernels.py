@@ -183,12 +183,13 @@ class CompiledModel:
         frows = np.zeros((len(i64), w), dtype=np.int64)
         crow = np.zeros(w, dtype=np.int64)
         opts = np.zeros(8, dtype=np.int64)
-        self.module.admit(rows, 0, t.keys, t.tlo, t.thi, t.states, t.meta, rows, i64, i64,
+        self.module.admit(rows, 0, t.keys, t.tags, t.states, t.meta, rows, i64, i64,
                           i64, opts, i64, frows, self.U, self.S, self.V, crow, self.err, i64)
-        self.module.explore_chunk(rows, 0, 0, t.keys, t.tlo, t.thi, t.states, t.meta, rows, i64,
+        self.module.explore_chunk(rows, 0, 0, t.keys, t.tags, t.states, t.meta, rows, i64,
                                   i64, self.action_of, i64, i64, i64, opts, i64, frows, frows,
                                   i64, self.U, self.P, self.S, self.V, self.buf, self.bufaid,
-                                  self.cbuf, self.ckeys, self.err, i64, i64)
+                                  self.cbuf, self.ckeys, self.err, i64, i64, t.keys[:1].copy(),
+                                  frows)
         # growing the table compiles the rebuild; finding parents, the tag scan
         t.grow()
         t.find_tag(1)

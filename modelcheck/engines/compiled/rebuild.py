@@ -1,7 +1,7 @@
 """Counterexamples from the fingerprint table: walk the parent tags back to an
 initial state, then re-execute forward.
 
-The table stores, per state, the 40-bit tag of its parent.  Walking back
+The table stores, per state, the 32-bit tag of its parent.  Walking back
 gives a chain of stored (canonical) states; a tag shared by two entries is
 resolved by trying each, and a chain is accepted only if it reaches an
 initial state in exactly the right number of steps *and* re-executes.

@@ -29,6 +29,7 @@ from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_
 from modelcheck.engines.compiled.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
+from modelcheck.engines.compiled.runtime import SIGN
 from modelcheck.engines.compiled.table import FingerprintTable
 from modelcheck.engines.reference.explorer import PROGRESS_EVERY_S, Verdicts, select_properties
 from modelcheck.errors import EvalError
@@ -38,6 +39,8 @@ __all__ = ["CompiledSearch"]
 
 #: Seconds one call into native code should take (between safe points).
 CHUNK_TARGET_S = 0.2
+#: Entries of the cache of recent keys (a power of two; 128 KiB of keys).
+RECENT = 1 << 14
 
 
 class _Bound(Exception):
@@ -88,6 +91,10 @@ class CompiledSearch:
         self.faid = np.zeros(nf, dtype=np.int64)
         self.found_level: list[int | None] = [None] * nf
         self.table = FingerprintTable(w, options.exact)
+        # Recently seen keys (and states, for --exact): a direct-mapped cache
+        # that spares most duplicates a lookup in the big table.
+        self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
+        self.rrows = np.zeros((RECENT if options.exact else 1, w), dtype=np.int64)
         self.ctr = np.zeros(4, dtype=np.int64)
         self.act_counts = np.zeros(max(1, len(kernels.actions)), dtype=np.int64)
         self.opts = np.zeros(8, dtype=np.int64)
@@ -146,8 +153,9 @@ class CompiledSearch:
         except KeyboardInterrupt:
             reason = "interrupted"
             self._checkpoint(note=True)
-        except MemoryError:
-            reason = f"out of memory at {self.distinct:,} states"
+        except MemoryError as err:
+            why = f" ({err})" if str(err) else ""
+            reason = f"out of memory at {self.distinct:,} distinct states, depth {self.depth}{why}"
         except EvalError as err:
             error = err
             reason = f"stopped by a run-time error ({err.diagnostic.code})"
@@ -175,7 +183,7 @@ class CompiledSearch:
             self.opts[O_GROW_AT] = self.table.grow_at()
             t = self.table
             status, pos = self.module.admit(
-                rows, pos, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt, self.ctr, self.want,
+                rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
                 self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
                 self.crow, self.k.err, self.flags)
             self._note_found(1, 1)
@@ -229,10 +237,11 @@ class CompiledSearch:
             began = time.perf_counter()
             self.opts[O_GROW_AT] = t.grow_at()
             status, reached = self.module.explore_chunk(
-                self.front, self.pos, stop, t.keys, t.tlo, t.thi, t.states, t.meta, self.nxt,
+                self.front, self.pos, stop, t.keys, t.tags, t.states, t.meta, self.nxt,
                 self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,
                 self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
-                k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags)
+                k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags, self.rkeys,
+                self.rrows)
             self.pos = int(reached)
             self._note_found(self.depth + 1, self.depth)
             if status == DONE:
@@ -253,7 +262,8 @@ class CompiledSearch:
 
     def _grow(self, status: int) -> None:
         if status == GROW_TABLE:
-            self.table.grow()
+            limit = self.options.extra.get("max_memory_mib")
+            self.table.grow(None if limit is None else int(float(limit) * 2**20))
         elif status == GROW_NEXT:
             old = self.nxt
             self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)

@@ -1,25 +1,27 @@
-"""The seen-state table: ordered linear probing over 64-bit fingerprints.
+"""The seen-state table: linear probing over 64-bit fingerprints, with a
+monotone home slot.
 
 Each slot holds a key (the state's fingerprint, sign bit flipped so that
-signed order is fingerprint order) and the 40-bit *tag* of the state's parent
-(the top 40 bits of the parent's fingerprint; 0 for an initial state): 8 + 5
-bytes.  A state's home slot is ``top31(fp) * C >> 31``, which grows with the
-fingerprint, and every cluster is kept sorted, so the whole array is sorted
-with gaps.  That gives three things:
+signed order is fingerprint order) and the 32-bit *tag* of the state's
+parent (the top 32 bits of the parent's fingerprint; 0 for an initial
+state): 8 + 4 bytes.  A state's home slot is ``top31(fp) * C >> 31``, which
+grows with the fingerprint.  That gives three things:
 
-* parents are found by content (the entries whose key carries a tag sit
-  together, from the tag's home), so entries may move: the table can grow
-  by a small factor, keeping the load between ``MAX_LOAD / GROWTH`` and
-  ``MAX_LOAD``, i.e. at most 13 / 0.815 = 16 bytes per state;
-* growing is one streaming pass (entries arrive in key order, each goes to
-  ``max(home, previous + 1)`` in the new array);
-* a lookup stops at the first larger key, present or absent.
+* parents are found by content (every entry whose key carries a tag has the
+  tag's home, so it sits in the run of occupied slots from there), so entries
+  may move: the table can grow by a small factor, keeping the load between
+  ``MAX_LOAD / GROWTH`` and ``MAX_LOAD``, i.e. at most 12 / 0.758 < 16 bytes
+  per state;
+* growing is one streaming pass: entries arrive nearly in home order, so
+  each new slot is found next to the previous one (see ``_rebuild``);
+* an insert writes one slot (no cluster is shifted), which matters at these
+  loads: the average run an insert walks is ~20 slots long.
 
 There is no wrap-around: ``tail`` spare slots follow the ``C`` home slots, and
 an insert that would run off the end reports FULL (the caller grows the table).
 
-``options.exact`` keeps each state's words beside its key; equal keys then
-sit together and are told apart by the words.
+``options.exact`` keeps each state's words beside its key; equal keys are
+told apart by the words.
 """
 from __future__ import annotations
 
@@ -35,8 +37,9 @@ __all__ = ["FingerprintTable", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GR
 NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
 #: Grow when the load reaches this...
 MAX_LOAD = 0.88
-#: ...by this factor (so the load never falls below MAX_LOAD / GROWTH = 0.815).
-GROWTH = 1.08
+#: ...by this factor (so the load never falls below MAX_LOAD / GROWTH = 0.759,
+#: 15.8 bytes per state with the spare tail).
+GROWTH = 1.16
 #: Meta slots: home slots C, entries, exact flag.
 M_CAP, M_COUNT, M_EXACT = 0, 1, 2
 
@@ -72,7 +75,7 @@ def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
     exact = meta[M_EXACT] != 0
     while i < n:
         k = keys[i]
-        if k == SIGN or k > key:
+        if k == SIGN:
             return -1
         if k == key and (not exact or _same_state(states, i, row)):
             return i
@@ -81,9 +84,8 @@ def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def table_insert(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.ndarray,
-                 meta: np.ndarray, key: np.int64, ptag: np.int64, row: np.ndarray,
-                 allow: bool) -> np.int64:
+def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                 key: np.int64, ptag: np.int64, row: np.ndarray, allow: bool) -> np.int64:
     """Insert a state unless present: NEW, FOUND, FULL (grow and retry), or
     ABSENT when ``allow`` is false and the state is not there."""
     n = keys.shape[0]
@@ -91,7 +93,7 @@ def table_insert(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.
     exact = meta[M_EXACT] != 0
     while i < n:
         k = keys[i]
-        if k == SIGN or k > key:
+        if k == SIGN:
             break
         if k == key and (not exact or _same_state(states, i, row)):
             return FOUND
@@ -100,23 +102,8 @@ def table_insert(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.
         return ABSENT
     if i >= n:
         return FULL
-    j = i
-    while j < n and keys[j] != SIGN:
-        j += 1
-    if j >= n:
-        return FULL
-    # Shift the rest of the cluster one slot right to keep it sorted.
-    for p in range(j, i, -1):
-        keys[p] = keys[p - 1]
-        tlo[p] = tlo[p - 1]
-        thi[p] = thi[p - 1]
-    if exact:
-        for p in range(j, i, -1):
-            for w in range(row.shape[0]):
-                states[p, w] = states[p - 1, w]
     keys[i] = key
-    tlo[i] = np.uint32(ptag & 0xFFFFFFFF)
-    thi[i] = np.uint8((ptag >> 32) & 0xFF)
+    tags[i] = np.uint32(ptag & 0xFFFFFFFF)
     if exact:
         for w in range(row.shape[0]):
             states[i, w] = row[w]
@@ -125,41 +112,58 @@ def table_insert(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.
 
 
 @njit(cache=True, nogil=True)
-def _rebuild(keys: np.ndarray, tlo: np.ndarray, thi: np.ndarray, states: np.ndarray,
-             nkeys: np.ndarray, ntlo: np.ndarray, nthi: np.ndarray, nstates: np.ndarray,
-             cap: np.int64, exact: bool) -> bool:
-    last = -1
+def _rebuild(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, nkeys: np.ndarray,
+             ntags: np.ndarray, nstates: np.ndarray, cap: np.int64, exact: bool) -> bool:
+    """Re-insert every entry into the new arrays, in slot order.  Homes then
+    arrive almost sorted, so the slot is usually the one after the previous
+    entry: every slot of ``run .. last`` is occupied, which makes ``last + 1``
+    a valid linear-probing slot for any home in that run.  Only an entry whose
+    home lies before the run (runs are in arrival order, not home order)
+    walks from its home."""
+    last, run = -1, 0
     n = nkeys.shape[0]
     for i in range(keys.shape[0]):
         k = keys[i]
         if k == SIGN:
             continue
-        p = max(home_of(k, cap), last + 1)
+        h = home_of(k, cap)
+        if h > last:
+            p = h
+            if h > last + 1:
+                run = h
+        elif h >= run:
+            p = last + 1
+        else:
+            p = h
+            while p < n and nkeys[p] != SIGN:
+                p += 1
         if p >= n:
             return False
         nkeys[p] = k
-        ntlo[p] = tlo[i]
-        nthi[p] = thi[i]
+        ntags[p] = tags[i]
         if exact:
             for w in range(states.shape[1]):
                 nstates[p, w] = states[i, w]
-        last = p
+        if p > last:
+            last = p
     return True
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.ndarray) -> np.int64:
     """The slots of the entries whose fingerprint has tag ``tag`` (at most
-    ``out.shape[0]`` of them, in ``out``); returns how many there are."""
+    ``out.shape[0]`` of them, in ``out``); returns how many there are.  They
+    all share one home (the tag holds the 31 bits the home is made of), so
+    they lie in the run of occupied slots that starts there."""
     lo = key_of(tag << TAG_SHIFT)
     hi = key_of((tag << TAG_SHIFT) | ((np.int64(1) << TAG_SHIFT) - 1))
     i = home_of(lo, meta[M_CAP])
     found = 0
     while i < keys.shape[0]:
         k = keys[i]
-        if k == SIGN or k > hi:
+        if k == SIGN:
             break
-        if k >= lo:
+        if lo <= k <= hi:
             if found < out.shape[0]:
                 out[found] = i
             found += 1
@@ -179,12 +183,17 @@ class FingerprintTable:
         self._allocate(capacity)
 
     def _allocate(self, cap: int, tail: int | None = None) -> None:
-        n = cap + (tail_for(cap) if tail is None else tail)
-        self.keys = np.full(n, SIGN, dtype=np.int64)
-        self.tlo = np.zeros(n, dtype=np.uint32)
-        self.thi = np.zeros(n, dtype=np.uint8)
-        self.states = np.zeros((n if self.exact else 1, self.words), dtype=np.int64)
+        self.keys, self.tags, self.states = self._arrays(cap, tail)
         self.meta[M_CAP] = cap
+
+    def _arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = cap + (tail_for(cap) if tail is None else tail)
+        return (np.full(n, SIGN, dtype=np.int64), np.zeros(n, dtype=np.uint32),
+                np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
+
+    @property
+    def slot_bytes(self) -> int:
+        return 12 + (8 * self.words if self.exact else 0)
 
     @property
     def capacity(self) -> int:
@@ -201,32 +210,38 @@ class FingerprintTable:
     def needs_growth(self) -> bool:
         return self.count >= self.grow_at()
 
-    def grow(self) -> None:
+    def grow(self, max_bytes: int | None = None) -> None:
         """Make room: ``GROWTH`` times the home slots when the load reached
         ``MAX_LOAD``; otherwise (an insert ran off the end of the spare tail)
         the same home slots with twice the tail, so the load, and the bytes
-        per state, stay where they are."""
-        old = (self.keys, self.tlo, self.thi, self.states)
+        per state, stay where they are.  MemoryError, with the table as it
+        was, when the old and new arrays together would pass ``max_bytes``
+        (or numpy cannot have them)."""
+        old = (self.keys, self.tags, self.states)
         if self.needs_growth():
             cap, tail = max(int(self.capacity * GROWTH) + 1, self.capacity + 64), None
         else:
             cap, tail = self.capacity, 2 * (self.keys.shape[0] - self.capacity)
         while True:
-            self._allocate(cap, tail)
-            if _rebuild(*old, self.keys, self.tlo, self.thi, self.states, np.int64(cap),
-                        self.exact):
+            slots = cap + (tail_for(cap) if tail is None else tail)
+            if max_bytes is not None and (slots + old[0].shape[0]) * self.slot_bytes > max_bytes:
+                raise MemoryError(f"the state table would pass {max_bytes:,} bytes")
+            new = self._arrays(cap, tail)
+            if _rebuild(*old, *new, np.int64(cap), self.exact):
+                self.keys, self.tags, self.states = new
+                self.meta[M_CAP] = cap
                 return
-            tail = 2 * (self.keys.shape[0] - cap)
+            tail = 2 * (new[0].shape[0] - cap)
 
     def nbytes(self) -> int:
-        total = self.keys.nbytes + self.tlo.nbytes + self.thi.nbytes
+        total = self.keys.nbytes + self.tags.nbytes
         return total + (self.states.nbytes if self.exact else 0)
 
     def bytes_per_state(self) -> float:
         return self.nbytes() / max(1, self.count)
 
     def parent_tag(self, slot: int) -> int:
-        return int(self.tlo[slot]) | (int(self.thi[slot]) << 32)
+        return int(self.tags[slot])
 
     def lookup(self, fp: int, row: np.ndarray) -> int:
         key = np.int64(to_signed(fp)) ^ SIGN
@@ -243,7 +258,7 @@ class FingerprintTable:
     # ------------------------------------------------------------ checkpoints
 
     def arrays(self) -> dict[str, np.ndarray]:
-        out = {"keys": self.keys, "tlo": self.tlo, "thi": self.thi, "meta": self.meta}
+        out = {"keys": self.keys, "tags": self.tags, "meta": self.meta}
         if self.exact:
             out["states"] = self.states
         return out
@@ -256,8 +271,7 @@ class FingerprintTable:
         table.exact = bool(meta[M_EXACT])
         table.meta = meta
         table.keys = np.array(arrays["keys"], dtype=np.int64)
-        table.tlo = np.array(arrays["tlo"], dtype=np.uint32)
-        table.thi = np.array(arrays["thi"], dtype=np.uint8)
+        table.tags = np.array(arrays["tags"], dtype=np.uint32)
         if table.exact:
             table.states = np.array(arrays["states"], dtype=np.int64)
         else:

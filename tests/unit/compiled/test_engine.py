@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -73,3 +74,28 @@ def test_batch_api_shapes(kernels):
     assert k.action_label(int(aid[0]))[0] in {a.name for a in k.model.actions}
     assert np.array_equal(k.canonicalize(succ), succ)          # symmetry off
     assert k.decode(init[0]) == k.layout.unpack(init[0])
+
+
+def test_cli_dump_kernel_and_max_memory(tmp_path, kernels, monkeypatch):
+    """The two compiled-only flags, end to end through ``modelcheck check``
+    (the table starts small, so that a small spec has to grow it)."""
+    import functools
+
+    from click.testing import CliRunner
+
+    import modelcheck.engines.compiled.search as search
+    from modelcheck.cli.main import cli
+    pytest.importorskip("numba")
+    monkeypatch.setattr(search, "FingerprintTable",
+                        functools.partial(search.FingerprintTable, capacity=64))
+    kernels("two_phase", N=4)
+    spec = str(Path(__file__).resolve().parents[3] / "specs" / "examples" / "two_phase.mc")
+    dump = tmp_path / "kernel.py"
+    run = CliRunner().invoke(cli, ["check", spec, "-D", "N=4", "--no-symmetry",
+                                   "--dump-kernel", str(dump), "--out", str(tmp_path)])
+    assert run.exit_code == 0, run.output
+    assert "def act_3_RMPrepare(" in dump.read_text()
+    run = CliRunner().invoke(cli, ["check", spec, "-D", "N=4", "--no-symmetry",
+                                   "--max-memory", "0.01", "--out", str(tmp_path)])
+    assert run.exit_code == 3, run.output
+    assert "out of memory at" in run.output

@@ -96,3 +96,22 @@ def test_progress_is_reported(load, kernels):
     api.check(load("two_phase", N=3), engine="compiled", options=CheckOptions(symmetry=False),
               reporter=Rep())
     assert ticks and ticks[-1].distinct_states == 288 and ticks[-1].depth == 11
+
+
+def test_out_of_memory_gives_unknown_with_the_count_reached(load, kernels, monkeypatch):
+    """A table that may not grow (``--max-memory``, carried in options.extra)
+    stops the search like any bound: UNKNOWN, with the states reached."""
+    import functools
+
+    import modelcheck.engines.compiled.search as search
+    small = functools.partial(search.FingerprintTable, capacity=64)
+    monkeypatch.setattr(search, "FingerprintTable", small)
+    model = load("two_phase", N=4)
+    kernels("two_phase", N=4)
+    full = api.check(model, engine="compiled", options=CheckOptions(symmetry=False))
+    got = api.check(model, engine="compiled",
+                    options=CheckOptions(symmetry=False, extra={"max_memory_mib": 0.01}))
+    n = got.stats.distinct_states
+    assert got.exit_code == 3 and got.reason.startswith(f"out of memory at {n:,} distinct states")
+    assert 0 < n < full.stats.distinct_states
+    assert all(p.status is Status.UNKNOWN for p in got.properties)

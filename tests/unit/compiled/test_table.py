@@ -1,5 +1,6 @@
 """The fingerprint table: set semantics, growth that keeps every entry and its
-parent tag, the memory bound, tag lookups, and exact mode."""
+parent tag, the linear-probing invariant, the memory bound, tag lookups, and
+exact mode."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,7 @@ pytest.importorskip("numba")
 from numba import njit  # noqa: E402
 
 from modelcheck.engines.compiled.table import (ABSENT, FOUND, FULL, GROWTH, MAX_LOAD, NEW,  # noqa: E402
-                                               FingerprintTable, table_insert)
+                                               FingerprintTable, home_of, table_insert)
 
 SIGN = np.int64(-9223372036854775808)
 
@@ -18,7 +19,7 @@ SIGN = np.int64(-9223372036854775808)
 def _insert(t: FingerprintTable, key: int, ptag: int, row=None, allow=True) -> int:
     row = np.zeros(t.words, dtype=np.int64) if row is None else row
     while True:
-        r = int(table_insert(t.keys, t.tlo, t.thi, t.states, t.meta, np.int64(key), np.int64(ptag),
+        r = int(table_insert(t.keys, t.tags, t.states, t.meta, np.int64(key), np.int64(ptag),
                              row, allow))
         if r != FULL:
             return r
@@ -45,9 +46,19 @@ def test_insert_then_find_every_key_across_growth():
         assert _insert(t, k, 999) == FOUND
         slot = t.lookup(int(np.int64(k) ^ SIGN) & (2**64 - 1), np.zeros(1, np.int64))
         assert slot >= 0 and t.parent_tag(slot) == i + 1
-    # the array stays sorted: every key before a larger one
-    occupied = t.keys[t.keys != SIGN]
-    assert np.all(np.diff(occupied) > 0)
+    _assert_probing_invariant(t)
+
+
+def _assert_probing_invariant(t: FingerprintTable) -> None:
+    """Every entry sits at or after its home with no empty slot in between
+    (what lookups and tag scans rely on)."""
+    occupied = t.keys != SIGN
+    empties = np.cumsum(~occupied)
+    slots = np.flatnonzero(occupied)
+    homes = np.array([home_of(k, np.int64(t.capacity)) for k in t.keys[slots[:200]]])
+    vector = (((t.keys[slots] ^ SIGN) >> 33) & 0x7FFFFFFF) * t.capacity >> 31
+    assert np.array_equal(homes, vector[:200])              # the formula, checked
+    assert np.all(vector <= slots) and np.array_equal(empties[vector], empties[slots])
 
 
 def test_lookup_only_reports_absent_without_inserting():
@@ -59,13 +70,13 @@ def test_lookup_only_reports_absent_without_inserting():
 
 
 @njit
-def _bulk(keys, tlo, thi, states, meta, batch, limit):
+def _bulk(keys, tags, states, meta, batch, limit):
     """Insert until the load limit; how many were taken."""
     row = np.zeros(1, np.int64)
     for i in range(batch.shape[0]):
         if meta[1] >= limit:
             return i
-        if table_insert(keys, tlo, thi, states, meta, batch[i], 1, row, True) == FULL:
+        if table_insert(keys, tags, states, meta, batch[i], 1, row, True) == FULL:
             return i
     return batch.shape[0]
 
@@ -75,7 +86,7 @@ def test_load_and_memory_stay_within_the_bound():
     keys = _keys(400000, seed=3)
     worst, pos = 0.0, 0
     while pos < len(keys):
-        pos += int(_bulk(t.keys, t.tlo, t.thi, t.states, t.meta, keys[pos:], t.grow_at()))
+        pos += int(_bulk(t.keys, t.tags, t.states, t.meta, keys[pos:], t.grow_at()))
         if pos == len(keys):
             break
         t.grow()                                        # the load limit, or the tail full
@@ -83,7 +94,8 @@ def test_load_and_memory_stay_within_the_bound():
             worst = max(worst, t.bytes_per_state())     # just after growing: the emptiest
     assert t.count == len(keys)
     assert worst <= 16.0
-    assert MAX_LOAD / GROWTH > 13 / 16
+    assert MAX_LOAD / GROWTH > 12 / 16
+    _assert_probing_invariant(t)
 
 
 def test_find_tag_returns_the_entries_with_that_tag():
@@ -92,10 +104,10 @@ def test_find_tag_returns_the_entries_with_that_tag():
     for k in keys:
         _insert(t, k, 1)
     fp = int(np.int64(keys[123]) ^ SIGN) & (2**64 - 1)
-    tag = fp >> 24
+    tag = fp >> 32
     slots = t.find_tag(tag)
     assert any(t.fingerprint_at(s) == fp for s in slots)
-    assert all(t.fingerprint_at(s) >> 24 == tag for s in slots)
+    assert all(t.fingerprint_at(s) >> 32 == tag for s in slots)
 
 
 def test_exact_mode_tells_equal_fingerprints_apart():
@@ -116,3 +128,30 @@ def test_checkpoint_arrays_round_trip():
         _insert(t, k, 5)
     again = FingerprintTable.from_arrays(1, {n: a.copy() for n, a in t.arrays().items()})
     assert again.count == t.count and np.array_equal(again.keys, t.keys)
+
+
+def test_entries_sharing_a_tag_are_all_found_after_growth():
+    t = FingerprintTable(1, exact=False, capacity=64)
+    tag = 0x9ABCDEF1
+    shared = [(tag << 32) | low for low in (5, 77, 1 << 20, (1 << 32) - 2)]
+    for k in list(_keys(3000, seed=11)) + [int(np.uint64(fp).view(np.int64) ^ SIGN)
+                                           for fp in shared]:
+        if t.needs_growth():
+            t.grow()
+        _insert(t, k, 3)
+    t.grow()
+    got = sorted(t.fingerprint_at(s) for s in t.find_tag(tag))
+    assert got == sorted(shared)
+
+
+def test_growth_past_the_memory_limit_raises_and_keeps_the_table():
+    t = FingerprintTable(1, exact=False, capacity=64)
+    keys = _keys(200, seed=5)
+    for k in keys[:56]:
+        _insert(t, k, 1)
+    before = (t.keys.copy(), t.capacity)
+    with pytest.raises(MemoryError):
+        t.grow(max_bytes=t.nbytes())
+    assert np.array_equal(t.keys, before[0]) and t.capacity == before[1]
+    t.grow(max_bytes=10 * t.nbytes())
+    assert all(_insert(t, k, 1) == FOUND for k in keys[:56])

@@ -35,15 +35,6 @@ def unpack1(row, U):
 
 
 @jit
-def same_row(a, i, b, r):
-    """Whether a[i] and b[r] hold the same state."""
-    for w in range(W):
-        if a[i, w] != b[r, w]:
-            return False
-    return True
-
-
-@jit
 def canon_row(rows, ri, U, S, out, sym):
     if NSYM == 0 or not sym:
         for w in range(W):
@@ -166,7 +157,7 @@ def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
         # recent keys, ``rkeys``, which holds only keys already in the table.
         # Both get the key SIGN: "known, no lookup".
         for j in range(k):
-            if same_row(buf, j, front, i):
+            if same_slots(buf[j], 0, front[i], 0, W):
                 ckeys[j] = SIGN
                 continue
             if not sym:

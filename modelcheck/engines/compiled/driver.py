@@ -28,10 +28,10 @@ O_DEADLOCK, O_STORE, O_SYMMETRY, O_STOP_FIRST, O_MAX_STATES, O_GROW_AT = 0, 1, 2
 DRIVER_SOURCE = '''
 # ---------------------------------------------------------------- driver
 
-@jit
+@jit_inline
 def unpack1(row, U):
     """unpack for a lone row."""
-    unpack(row.reshape(1, W), 0, U)
+    unpack_row(row, U)
 
 
 @jit
@@ -44,7 +44,7 @@ def canon_row(rows, ri, U, S, out, sym):
         canon(U, S, out)
 
 
-@jit
+@jit_inline
 def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
     """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
     active = False

@@ -42,6 +42,10 @@ from modelcheck.engines.compiled.table import table_insert, home_of
 # increments on every array argument of every call cost more than the work.
 # Divisors are checked by the generated code itself (MC5002): error_model numpy.
 jit = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
+# Small helpers of the search loop, inlined by numba itself: LLVM keeps them
+# as calls, and passing a dozen arrays field by field cost a third of the
+# time of a search (TwoPhase-9 in bench/twophase_vs_spin.py).
+jit_inline = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", inline="always")
 
 W = {words}
 NSLOTS = {slots}
@@ -194,28 +198,35 @@ def _field_tables(src: Source, layout: Layout) -> None:
 def _unpack(src: Source, layout: Layout) -> None:
     if layout.slots > INLINE_SLOTS:
         _field_tables(src, layout)
-        src.line("@jit")
-        with src.block("def unpack(rows, ri, U):"):
-            with src.block("for i in range(NSLOTS):"):
-                src.line("U[i] = ((rows[ri, FW[i]] >> FS[i]) & FM[i]) + FL[i]")
-        src.blank()
+        for header, word in (("unpack(rows, ri, U)", "rows[ri, FW[i]]"),
+                             ("unpack_row(row, U)", "row[FW[i]]")):
+            src.line("@jit" if header.startswith("unpack(") else "@jit_inline")
+            with src.block(f"def {header}:"):
+                with src.block("for i in range(NSLOTS):"):
+                    src.line(f"U[i] = (({word} >> FS[i]) & FM[i]) + FL[i]")
+            src.blank()
         return
-    src.line("@jit")
-    with src.block("def unpack(rows, ri, U):"):
-        for w in range(layout.words):
-            src.line(f"w{w} = rows[ri, {w}]")
-        for i, f in enumerate(layout.fields):
-            if f.bits == 0:
-                code = "0"
-            elif f.bits == 64:
-                code = f"w{f.word}"
-            else:
-                shifted = f"(w{f.word} >> {f.shift})" if f.shift else f"w{f.word}"
-                code = f"({shifted} & {f.mask})"
-            if f.lo:
-                code = f"{code} + {f.lo}"
-            src.line(f"U[{i}] = {code}")
-    src.blank()
+    for header, word in (("unpack(rows, ri, U)", "rows[ri, {}]"), ("unpack_row(row, U)", "row[{}]")):
+        src.line("@jit" if header.startswith("unpack(") else "@jit_inline")
+        with src.block(f"def {header}:"):
+            _unpack_fields(src, layout, word)
+        src.blank()
+
+
+def _unpack_fields(src: Source, layout: Layout, word: str) -> None:
+    for w in range(layout.words):
+        src.line(f"w{w} = {word.format(w)}")
+    for i, f in enumerate(layout.fields):
+        if f.bits == 0:
+            code = "0"
+        elif f.bits == 64:
+            code = f"w{f.word}"
+        else:
+            shifted = f"(w{f.word} >> {f.shift})" if f.shift else f"w{f.word}"
+            code = f"({shifted} & {f.mask})"
+        if f.lo:
+            code = f"{code} + {f.lo}"
+        src.line(f"U[{i}] = {code}")
 
 
 def _properties(src: Source, gen: ExprGen, name: str, params: str, cols: list[ir.Property],

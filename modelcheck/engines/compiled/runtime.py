@@ -84,7 +84,7 @@ def fingerprint(row: np.ndarray) -> np.int64:
     return h
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def fingerprint_at(rows: np.ndarray, i: int) -> np.int64:
     """``fingerprint(rows[i])`` without making a view of the row."""
     n = rows.shape[1]

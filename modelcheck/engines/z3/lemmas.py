@@ -120,6 +120,14 @@ class LemmaPrinter:
             return f"{_paren(self.boolean(e.arg(0)))} == {_paren(self.boolean(e.arg(1)))}"
         return self.predicate(e)
 
+    def listing(self, e: z3.ExprRef) -> str:
+        """``e`` spelled as the values of its fields that satisfy it: longer
+        than ``boolean``, but exact whenever it applies (a few unguarded
+        fields of small types)."""
+        if any(leaf.guard is not None for leaf in self._fields(e)):
+            raise Untranslatable(str(e))
+        return self._table(e)
+
     def _single_field(self, e: z3.ExprRef) -> str | None:
         """A combination of tests on one small unguarded field (as Spacer
         writes on bit-vectors: bit tests), printed as the values it allows."""
@@ -298,36 +306,71 @@ class LemmaPrinter:
     # ---------------------------------------------------------------- arithmetic terms
 
     def term(self, e: z3.ExprRef) -> str:
+        return self._term(e)[0]
+
+    def _term(self, e: z3.ExprRef) -> tuple[str, int, int]:
+        """The term's spelling and the interval of its value in any state
+        (fields range over their types).  Spacer builds bit-vector sums of
+        its own, at widths where they may wrap around; the language's
+        arithmetic does not wrap, so such a term has no spelling (and the
+        comparison falls back to listing the values that satisfy it)."""
+        text, lo, hi = self._term_parts(e)
+        if z3.is_bv(e):
+            w = e.sort().size()
+            if lo < -(1 << (w - 1)) or hi > (1 << (w - 1)) - 1:
+                raise Untranslatable(f"{e} may wrap around")
+        return text, lo, hi
+
+    def _term_parts(self, e: z3.ExprRef) -> tuple[str, int, int]:
         v = self._value(e)
         if v is not None:
-            return str(v)
+            return str(v), v, v
         if self._is_leaf(e):
             leaf = self._leaf(e)
             if not isinstance(leaf.type, IntType):
                 raise Untranslatable(leaf.text)
-            return leaf.text
+            return leaf.text, leaf.type.lo, leaf.type.hi
         kind = e.decl().kind() if z3.is_app(e) else None
         if kind in (z3.Z3_OP_ADD, z3.Z3_OP_BADD):
-            text = ""
+            text, lo, hi = "", 0, 0
             for i, c in enumerate(e.children()):
                 negated = self._negated(c)
                 if negated is not None:
-                    text += f" - {_paren(self.term(negated))}" if i else f"-{_paren(self.term(negated))}"
+                    t, a, b = self._term(negated)
+                    text += f" - {_paren(t)}" if i else f"-{_paren(t)}"
+                    lo, hi = lo - b, hi - a
                 else:
-                    text += f" + {self.term(c)}" if i else self.term(c)
-            return text
+                    t, a, b = self._term(c)
+                    if i and a == b and a < 0:
+                        text += f" - {-a}"
+                    else:
+                        text += f" + {t}" if i else t
+                    lo, hi = lo + a, hi + b
+            return text, lo, hi
         if kind in (z3.Z3_OP_SUB, z3.Z3_OP_BSUB):
-            return " - ".join(_paren(self.term(c)) if i else self.term(c)
-                              for i, c in enumerate(e.children()))
+            parts = [self._term(c) for c in e.children()]
+            text = " - ".join(_paren(t) if i else t for i, (t, _, _) in enumerate(parts))
+            lo, hi = parts[0][1], parts[0][2]
+            for _, a, b in parts[1:]:
+                lo, hi = lo - b, hi - a
+            return text, lo, hi
         if kind in (z3.Z3_OP_MUL, z3.Z3_OP_BMUL):
-            return " * ".join(_paren(self.term(c)) for c in e.children())
+            parts = [self._term(c) for c in e.children()]
+            lo, hi = parts[0][1], parts[0][2]
+            for _, a, b in parts[1:]:
+                ends = [lo * a, lo * b, hi * a, hi * b]
+                lo, hi = min(ends), max(ends)
+            return " * ".join(_paren(t) for t, _, _ in parts), lo, hi
         if kind in (z3.Z3_OP_UMINUS, z3.Z3_OP_BNEG):
-            return f"-{_paren(self.term(e.arg(0)))}"
+            t, a, b = self._term(e.arg(0))
+            return f"-{_paren(t)}", -b, -a
         if kind == z3.Z3_OP_SIGN_EXT:
-            return self.term(e.arg(0))
+            return self._term(e.arg(0))
         if kind == z3.Z3_OP_ITE:
-            return (f"(if {self.boolean(e.arg(0))} then {self.term(e.arg(1))} "
-                    f"else {self.term(e.arg(2))})")
+            _, a1, b1 = then = self._term(e.arg(1))
+            _, a2, b2 = other = self._term(e.arg(2))
+            return (f"(if {self.boolean(e.arg(0))} then {then[0]} else {other[0]})",
+                    min(a1, a2), max(b1, b2))
         raise Untranslatable(str(e))
 
     def _negated(self, e: z3.ExprRef) -> z3.ExprRef | None:

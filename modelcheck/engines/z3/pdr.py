@@ -133,7 +133,13 @@ class _Spacer:
         answer = solver.check()
         if answer == z3.sat:
             # (Model completion would replace the interpretation by true.)
-            found = solver.model().eval(inv(*x.terms))
+            found = z3.simplify(_without_quantifiers(solver.model().eval(inv(*x.terms))))
+            # Spacer's answer is checked before it is believed: PROVED only
+            # when the invariant it gives is inductive and safe here.
+            flaw = self.flaw(found, x, y, step.formula)
+            if flaw is not None:
+                return InvariantProof(name, ProofStatus.UNKNOWN,
+                                      reason=f"the invariant Spacer answered with {flaw}")
             return self.proved(found, x)
         if answer == z3.unsat:
             return self.refuted()
@@ -141,6 +147,25 @@ class _Spacer:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             why = "timeout"
         return InvariantProof(name, ProofStatus.UNKNOWN, reason=why)
+
+    def flaw(self, inv: z3.BoolRef, x: StateCopy, y: StateCopy, step: z3.BoolRef) -> str | None:
+        """Why ``inv`` is not an inductive invariant that implies the target
+        (in the encoding Spacer was given), or None."""
+        inv_y = z3.substitute(inv, *zip(x.terms, y.terms)) if x.terms else inv
+        for what, facts in (("misses an initial state", [x.wf, self.enc.init(x)[0], neg(inv)]),
+                            ("is not inductive", [x.wf, inv, step, y.wf, neg(inv_y)]),
+                            (f"does not imply {self.target.name}", [x.wf, inv, neg(self.ok(x))])):
+            s = self.enc.solver()
+            ms = self.left_ms()
+            if ms is not None:
+                s.set("timeout", ms)
+            s.add(*facts)
+            answer = s.check()
+            if answer == z3.sat:
+                return what
+            if answer != z3.unsat:
+                return f"could not be checked ({s.reason_unknown() or 'unknown'})"
+        return None
 
     def inductive(self, x: StateCopy, y: StateCopy, step: z3.BoolRef) -> bool:
         """Whether the property alone is inductive (then Spacer is not needed,
@@ -159,17 +184,56 @@ class _Spacer:
     def proved(self, found: z3.BoolRef, x: StateCopy) -> InvariantProof:
         parts = self.essential(found, x)
         printer = LemmaPrinter(x.leaves)
-        texts, raw = [], []
-        for p in parts:
-            try:
-                texts.append(printer.boolean(p))
-            except Untranslatable:
-                raw.append(str(p))
+        texts = [_spelled(printer.boolean, p) for p in parts]
+        # A spelling that does not mean what Spacer's conjunct means (the
+        # printer misread a term) is replaced by the exact listing of the
+        # values that satisfy it, or left out with the reason.
+        for i in self.misspelled(parts, texts, x):
+            texts[i] = _spelled(printer.listing, parts[i])
+        for i in self.misspelled(parts, texts, x):
+            texts[i] = None
+        raw = [str(p) for p, t in zip(parts, texts) if t is None]
         reason = None
         if raw:
             reason = ("part of the invariant has no spelling in the spec language: "
                       + "; ".join(raw))
-        return InvariantProof(self.target.name, ProofStatus.PROVED, reason=reason, invariant=texts)
+        return InvariantProof(self.target.name, ProofStatus.PROVED, reason=reason,
+                              invariant=[t for t in texts if t is not None])
+
+    def misspelled(self, parts: list[z3.BoolRef], texts: list[str | None],
+                   x: StateCopy) -> list[int]:
+        """The indexes of the texts that, compiled in the spec, are not
+        equivalent to their conjunct in well-formed states.  Texts that
+        cannot be compiled count as misspelled; without the spec's source
+        nothing is checked (the re-proof in ``_verify`` is then skipped too)."""
+        from modelcheck.pipeline import load_source
+        source = dict(self.model.sources).get(self.model.path)
+        todo = [i for i, t in enumerate(texts) if t is not None]
+        if source is None or not todo:
+            return []
+        decls = [f"invariant PdrSpelling{i}: {texts[i]}" for i in todo]
+        consts = {n: render_value(t, v) for n, t, v in self.model.consts}
+        try:
+            again = load_source(source + "\n\n" + "\n".join(decls) + "\n", self.model.path, consts)
+        except ModelcheckError:
+            if len(todo) == 1:
+                return todo
+            # One bad text should not condemn the others: check them apart.
+            return [i for i in todo
+                    if self.misspelled(parts, [t if k == i else None for k, t in enumerate(texts)], x)]
+        bad = []
+        for i in todo:
+            try:
+                holds, faults = self.enc.expr(again.get_property(f"PdrSpelling{i}").expr, x)
+            except (KeyError, EncodingUnsupported):
+                bad.append(i)      # names a variable the sliced model left out
+                continue
+            s = self.enc.solver()
+            s.set("timeout", 30_000)
+            s.add(x.wf, z3.Or(faults, holds != parts[i]))
+            if s.check() == z3.sat:      # unknown: left to the re-proof
+                bad.append(i)
+        return bad
 
     def essential(self, found: z3.BoolRef, x: StateCopy) -> list[z3.BoolRef]:
         """The invariant's conjuncts, less those implied by the rest (with the
@@ -205,6 +269,13 @@ class _Spacer:
                                   f"violated in {prop.steps} steps")
         return InvariantProof(name, ProofStatus.REFUTED, None,
                               f"violated (Spacer); no counterexample found by BMC: {prop.reason}")
+
+
+def _spelled(spell, part: z3.BoolRef) -> str | None:
+    try:
+        return spell(part)
+    except Untranslatable:
+        return None
 
 
 def _without_quantifiers(f: z3.BoolRef) -> z3.BoolRef:

@@ -67,7 +67,11 @@ def _formulas(enc, x):
     if sset.bv is not None:
         # Spacer on bit-vectors also answers with whole-set and bit-level terms.
         out += [sset.bv == 3, z3.ULE(sset.bv, 2), z3.Extract(1, 1, by["n"]) == 1,
-                z3.Or(z3.Extract(0, 0, by["c"]) == 1, sset.bv == 0)]
+                z3.Or(z3.Extract(0, 0, by["c"]) == 1, sset.bv == 0),
+                # Sums at the field's own width: n + 7 wraps around for n >= 1
+                # (4 bits), n + m[node1] never does.
+                by["n"] + 7 <= 3, by["n"] - z3.SignExt(1, by["k"]) >= 2,
+                z3.SignExt(1, m1) + by["n"] <= 4]
     return out
 
 

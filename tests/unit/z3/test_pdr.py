@@ -69,3 +69,28 @@ def test_pdr_timeout_is_unknown():
     model = api.load(str(ROOT / "specs" / "examples" / "two_phase.mc"))
     proof = pdr(model, ["Consistent"], timeout=0.05).get("Consistent")
     assert proof.status is ProofStatus.UNKNOWN
+
+
+def test_a_spelling_that_means_something_else_is_caught_and_replaced():
+    # The printer once spelled Spacer's wrapping bit-vector sums as plain
+    # arithmetic; every printed conjunct is now compiled back and compared.
+    from modelcheck.engines.z3.encoding import Encoding
+    from modelcheck.engines.z3.lemmas import LemmaPrinter
+    from modelcheck.engines.z3.pdr import PDR_ENCODING, _Spacer
+
+    model = load_source(NEEDS_LEMMA, "twice.mc")
+    enc = Encoding(model, PDR_ENCODING)
+    spacer = _Spacer(enc, model, model.get_property("NotFive"), None)
+    x = enc.state("x:")
+    by = {leaf.text: leaf.term for leaf in x.leaves}
+    xs, ys = by["x"], by["y"]
+    wraps = xs + 3 <= 2                   # 3-bit x: x + 3 wraps to a negative for x >= 1
+    parts = [ys <= 4, wraps, ys != 5]
+    texts = ["y <= 4", "x + 3 <= 2", "y == 5"]
+    assert spacer.misspelled(parts, texts, x) == [1, 2]
+    assert spacer.misspelled(parts, ["y <= 4", "x <= (", "y != 5"], x) == [1]
+    # What the printer now writes for them is what they mean.
+    printer = LemmaPrinter(x.leaves)
+    spelled = [printer.boolean(p) for p in parts]
+    assert spelled[1] == "x != 0"
+    assert spacer.misspelled(parts, spelled, x) == []

@@ -2,7 +2,7 @@
 the breadth-first search over one chunk of a level.
 
 It is source text, appended to each generated module after the
-model-specific functions it calls (``unpack``, ``successors``,
+model-specific functions it calls (``unpack``, ``unpack_row``, ``successors``,
 ``state_props``, ``step_props``, ``is_terminal``, ``canon``), so that numba
 compiles and caches it with them: a jitted function cannot take another as an
 argument and still be cached.
@@ -28,12 +28,6 @@ O_DEADLOCK, O_STORE, O_SYMMETRY, O_STOP_FIRST, O_MAX_STATES, O_GROW_AT = 0, 1, 2
 DRIVER_SOURCE = '''
 # ---------------------------------------------------------------- driver
 
-@jit_inline
-def unpack1(row, U):
-    """unpack for a lone row."""
-    unpack_row(row, U)
-
-
 @jit
 def canon_row(rows, ri, U, S, out, sym):
     if NSYM == 0 or not sym:
@@ -53,7 +47,7 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
             active = True
     if not active:
         return 0
-    unpack1(row, V)
+    unpack_row(row, V)
     if state_props(V, S, err, want, flags) < 0:
         return -1
     stop = 0

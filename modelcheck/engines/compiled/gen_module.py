@@ -195,21 +195,23 @@ def _field_tables(src: Source, layout: Layout) -> None:
     src.blank()
 
 
+#: The two unpackers: a row of a batch (called from Python-facing batch
+#: functions) and a lone row (inlined into the search loop).
+_UNPACKERS = (("@jit", "unpack(rows, ri, U)", "rows[ri, {}]"),
+              ("@jit_inline", "unpack_row(row, U)", "row[{}]"))
+
+
 def _unpack(src: Source, layout: Layout) -> None:
     if layout.slots > INLINE_SLOTS:
         _field_tables(src, layout)
-        for header, word in (("unpack(rows, ri, U)", "rows[ri, FW[i]]"),
-                             ("unpack_row(row, U)", "row[FW[i]]")):
-            src.line("@jit" if header.startswith("unpack(") else "@jit_inline")
-            with src.block(f"def {header}:"):
-                with src.block("for i in range(NSLOTS):"):
-                    src.line(f"U[i] = (({word} >> FS[i]) & FM[i]) + FL[i]")
-            src.blank()
-        return
-    for header, word in (("unpack(rows, ri, U)", "rows[ri, {}]"), ("unpack_row(row, U)", "row[{}]")):
-        src.line("@jit" if header.startswith("unpack(") else "@jit_inline")
+    for decorator, header, word in _UNPACKERS:
+        src.line(decorator)
         with src.block(f"def {header}:"):
-            _unpack_fields(src, layout, word)
+            if layout.slots > INLINE_SLOTS:
+                with src.block("for i in range(NSLOTS):"):
+                    src.line(f"U[i] = (({word.format('FW[i]')} >> FS[i]) & FM[i]) + FL[i]")
+            else:
+                _unpack_fields(src, layout, word)
         src.blank()
 
 

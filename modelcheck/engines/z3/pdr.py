@@ -114,7 +114,9 @@ class _Spacer:
         enc, name = self.enc, self.target.name
         x, y = enc.state("x:"), enc.state("y:")
         step = enc.step(x, y, 0)
-        if self.inductive(x, y, step.formula):
+        # The property alone may be inductive: then Spacer is not needed (and
+        # its answer would only restate the reachable states).
+        if self.flaw(self.ok(x), x, y, step.formula) is None:
             return InvariantProof(name, ProofStatus.PROVED,
                                   reason="inductive by itself: no lemma needed")
         inv = z3.Function(f"Inv_{name}", *[t.sort() for t in x.terms], z3.BoolSort())
@@ -124,8 +126,7 @@ class _Spacer:
         solver.set("xform.inline_eager", False)
         solver.set("xform.inline_linear", False)
         solver.set("xform.slice", False)
-        ms = self.left_ms()
-        if ms is not None:
+        if (ms := self.left_ms()) is not None:
             solver.set("timeout", ms)
         solver.add(_clause(conj([x.wf, enc.init(x)[0]]), inv(*x.terms)))
         solver.add(_clause(conj([inv(*x.terms), x.wf, y.wf, step.formula]), inv(*y.terms)))
@@ -155,10 +156,7 @@ class _Spacer:
         for what, facts in (("misses an initial state", [x.wf, self.enc.init(x)[0], neg(inv)]),
                             ("is not inductive", [x.wf, inv, step, y.wf, neg(inv_y)]),
                             (f"does not imply {self.target.name}", [x.wf, inv, neg(self.ok(x))])):
-            s = self.enc.solver()
-            ms = self.left_ms()
-            if ms is not None:
-                s.set("timeout", ms)
+            s = self.solver()
             s.add(*facts)
             answer = s.check()
             if answer == z3.sat:
@@ -167,19 +165,15 @@ class _Spacer:
                 return f"could not be checked ({s.reason_unknown() or 'unknown'})"
         return None
 
-    def inductive(self, x: StateCopy, y: StateCopy, step: z3.BoolRef) -> bool:
-        """Whether the property alone is inductive (then Spacer is not needed,
-        and its answer would only restate the reachable states)."""
-        for facts in ([x.wf, self.enc.init(x)[0], neg(self.ok(x))],
-                      [x.wf, self.ok(x), step, y.wf, neg(self.ok(y))]):
-            s = self.enc.solver()
-            ms = self.left_ms()
-            if ms is not None:
-                s.set("timeout", ms)
-            s.add(*facts)
-            if s.check() != z3.unsat:
-                return False
-        return True
+    def solver(self, limit_ms: int | None = None) -> z3.Solver:
+        """A solver for the encoding, bounded by the time left (and by ``limit_ms``)."""
+        s = self.enc.solver()
+        ms = self.left_ms()
+        if limit_ms is not None:
+            ms = limit_ms if ms is None else min(ms, limit_ms)
+        if ms is not None:
+            s.set("timeout", ms)
+        return s
 
     def proved(self, found: z3.BoolRef, x: StateCopy) -> InvariantProof:
         parts = self.essential(found, x)
@@ -206,21 +200,20 @@ class _Spacer:
         equivalent to their conjunct in well-formed states.  Texts that
         cannot be compiled count as misspelled; without the spec's source
         nothing is checked (the re-proof in ``_verify`` is then skipped too)."""
-        from modelcheck.pipeline import load_source
-        source = dict(self.model.sources).get(self.model.path)
         todo = [i for i, t in enumerate(texts) if t is not None]
-        if source is None or not todo:
+        if not todo:
             return []
-        decls = [f"invariant PdrSpelling{i}: {texts[i]}" for i in todo]
-        consts = {n: render_value(t, v) for n, t, v in self.model.consts}
         try:
-            again = load_source(source + "\n\n" + "\n".join(decls) + "\n", self.model.path, consts)
+            again = _with_declarations(self.model, [f"invariant PdrSpelling{i}: {texts[i]}"
+                                                    for i in todo])
         except ModelcheckError:
             if len(todo) == 1:
                 return todo
             # One bad text should not condemn the others: check them apart.
-            return [i for i in todo
-                    if self.misspelled(parts, [t if k == i else None for k, t in enumerate(texts)], x)]
+            alone = [[t if k == i else None for k, t in enumerate(texts)] for i in todo]
+            return [i for i, one in zip(todo, alone) if self.misspelled(parts, one, x)]
+        if again is None:
+            return []
         bad = []
         for i in todo:
             try:
@@ -228,8 +221,7 @@ class _Spacer:
             except (KeyError, EncodingUnsupported):
                 bad.append(i)      # names a variable the sliced model left out
                 continue
-            s = self.enc.solver()
-            s.set("timeout", 30_000)
+            s = self.solver(30_000)
             s.add(x.wf, z3.Or(faults, holds != parts[i]))
             if s.check() == z3.sat:      # unknown: left to the re-proof
                 bad.append(i)
@@ -238,16 +230,12 @@ class _Spacer:
     def essential(self, found: z3.BoolRef, x: StateCopy) -> list[z3.BoolRef]:
         """The invariant's conjuncts, less those implied by the rest (with the
         property itself and the type constraints)."""
-        f = z3.simplify(_without_quantifiers(found))
-        parts = list(f.children()) if z3.is_and(f) else [f]
+        parts = list(found.children()) if z3.is_and(found) else [found]
         parts = [p for p in parts if not is_true(p)]
         keep = list(parts)
         for p in parts:
             others = [q for q in keep if q is not p]
-            s = self.enc.solver()
-            ms = self.left_ms()
-            if ms is not None:
-                s.set("timeout", ms)
+            s = self.solver()
             s.add(x.wf, self.ok(x), *others, neg(p))
             if s.check() == z3.unsat:
                 keep = others
@@ -320,21 +308,30 @@ def _unknowns(f: z3.ExprRef) -> list[z3.ExprRef]:
     return list(found.values())
 
 
-def _verify(model: ir.Model, name: str, lemmas: list[str], deadline: float | None) -> str | None:
-    """Re-load the spec with the printed lemmas and re-prove ``name`` by induction;
-    a note if that does not go through."""
+def _with_declarations(model: ir.Model, decls: list[str]) -> ir.Model | None:
+    """The spec re-loaded from its source, with the same constants and
+    ``decls`` appended; None when the source is not at hand.  Raises
+    ModelcheckError (CompileError for text that does not compile)."""
     from modelcheck.pipeline import load_source
     source = dict(model.sources).get(model.path)
     if source is None:
-        return f"{name}: the printed invariant was not re-checked (the spec's source is not at hand)"
-    decls = lemma_declarations(name, lemmas)
+        return None
     consts = {n: render_value(t, v) for n, t, v in model.consts}
+    return load_source(source + "\n\n" + "\n".join(decls) + "\n", model.path, consts)
+
+
+def _verify(model: ir.Model, name: str, lemmas: list[str], deadline: float | None) -> str | None:
+    """Re-load the spec with the printed lemmas and re-prove ``name`` by induction;
+    a note if that does not go through."""
+    decls = lemma_declarations(name, lemmas)
     try:
-        again = load_source(source + "\n\n" + "\n".join(decls) + "\n", model.path, consts)
+        again = _with_declarations(model, decls)
     except CompileError as err:
         return f"{name}: the printed invariant does not compile ({err.diagnostics[0].message})"
     except ModelcheckError as err:
         return f"{name}: the printed invariant could not be re-loaded ({err})"
+    if again is None:
+        return f"{name}: the printed invariant was not re-checked (the spec's source is not at hand)"
     left = None if deadline is None else max(1.0, deadline - time.monotonic())
     result = prove(again, [name], [f"{name}_pdr{i}" for i in range(1, len(decls) + 1)],
                    timeout=left)

@@ -17,8 +17,16 @@ from typing import Union
 __all__ = [
     "BoolType", "IntType", "EnumType", "ModelType", "SetType", "MapType",
     "SeqType", "BagType", "RecordType", "TupleType", "OptionType", "Type",
-    "BOOL", "compatible", "join", "render_type",
+    "BOOL", "MAX_ENUMERABLE", "MAX_RANGE_SET", "compatible", "join", "render_type", "render_int",
 ]
+
+#: The most values a type may have where engines enumerate it (MC4007).
+MAX_ENUMERABLE = 2 ** 16
+
+#: The most values a range ``lo..hi`` may have where it is built as a set
+#: (MC4007 in a constant, MC5007 at run time).  Its len, membership, min, max
+#: and iteration never build it, so they have no such limit.
+MAX_RANGE_SET = 2 ** 20
 
 
 @dataclass(frozen=True)
@@ -152,12 +160,25 @@ def join(a: Type, b: Type) -> Type | None:
     return None
 
 
+#: Ints with more bits than this are shown by their size: Python refuses to
+#: write more than 4,300 digits, and nobody reads them.
+_RENDER_BITS = 4000
+
+
+def render_int(v: int) -> str:
+    """An int as the language writes it, or a short description of a huge one."""
+    if v.bit_length() <= _RENDER_BITS:
+        return str(v)
+    sign = "-" if v < 0 else ""
+    return f"{sign}<a number of about {int(v.bit_length() * 0.30103):,} digits>"
+
+
 def render_type(t: Type) -> str:
     """The type as a user writes it."""
     if isinstance(t, BoolType):
         return "bool"
     if isinstance(t, IntType):
-        return f"{t.lo}..{t.hi}"
+        return f"{render_int(t.lo)}..{render_int(t.hi)}"
     if isinstance(t, (EnumType, ModelType)):
         return t.name
     if isinstance(t, SetType):

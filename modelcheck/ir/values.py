@@ -28,7 +28,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 render_int)
 
 __all__ = ["FrozenDict", "domain", "domain_size", "order_key", "sort_values",
            "in_type", "render_value", "index_of"]
@@ -223,7 +224,7 @@ def render_value(t: Type, v: Any) -> str:
     if isinstance(t, BoolType):
         return "true" if v else "false"
     if isinstance(t, IntType):
-        return str(v)
+        return render_int(v)
     if isinstance(t, (EnumType, ModelType)):
         return str(v)
     if isinstance(t, OptionType):

@@ -22,7 +22,7 @@ from modelcheck.semantics.names import BUILTINS, kind_word
 from modelcheck.semantics.types import MAX_ENUMERABLE, bounded_size
 from modelcheck.syntax import ast
 
-__all__ = ["CallsMixin", "BUILTIN_ARITY"]
+__all__ = ["CallsMixin", "BUILTIN_ARITY", "MAX_INLINED"]
 
 #: Built-in -> (fewest, most) positional arguments.
 BUILTIN_ARITY = MappingProxyType({"len": (1, 1), "min": (1, 2), "max": (1, 2), "append": (2, 2),
@@ -31,9 +31,23 @@ BUILTIN_ARITY = MappingProxyType({"len": (1, 1), "min": (1, 2), "max": (1, 2), "
                  "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1)})
 
 
+#: The most def calls inlined into one declaration (MC4011).
+MAX_INLINED = 20_000
+
 #: Bound on the size of a set for ``len`` and ``sum`` ranges: far beyond any set
 #: an engine could hold, yet computed without building huge numbers.
 COUNT_LIMIT = 10 ** 12
+
+
+def _count_bound(s: ir.Expr) -> int:
+    """The most elements the set ``s`` can have.  A range ``lo..hi`` is never
+    built (its len is hi - lo + 1, its elements are counted one by one), so
+    its bound is exact however large; any other set is bounded by what an
+    engine could ever hold."""
+    elem = s.type.elem
+    if isinstance(s, ir.Apply) and s.op is Op.RANGE and isinstance(elem, T.IntType):
+        return max(0, elem.hi - elem.lo + 1)
+    return bounded_size(elem, COUNT_LIMIT)
 
 
 def _plural(n: int, word: str) -> str:
@@ -81,7 +95,7 @@ class CallsMixin:
         x = self.expr(args[0], env)
         t = x.type
         if isinstance(t, T.SetType):
-            bound = bounded_size(t.elem, COUNT_LIMIT)
+            bound = _count_bound(x)
         elif isinstance(t, (T.SeqType, T.BagType)):
             bound = t.capacity
         else:
@@ -202,7 +216,7 @@ class CallsMixin:
                       hint="write sum(f(x) for x in S)")
         inner, name = env.bind("x", s.type.elem)
         elem = ir.Local(name, s.type.elem, e.span)
-        t = I.sum_of(s.type.elem, bounded_size(s.type.elem, COUNT_LIMIT))
+        t = I.sum_of(s.type.elem, _count_bound(s))
         return ir.SumComp(name, s, None, elem, t, e.span)
 
     # ------------------------------------------------------------ records and defs
@@ -240,6 +254,7 @@ class CallsMixin:
     def inline(self: Any, e: ast.Call, d: ast.DefDecl, env: Env,
                expected: Type | None) -> ir.Expr:
         unit = env.unit
+        self.count_inlining(unit, d, e.span)
         if d.name in unit.inlining:
             chain = " -> ".join(unit.inlining[unit.inlining.index(d.name):] + (d.name,))
             self.fail("MC4003", f"def '{d.name}' calls itself ({chain})", e.span,
@@ -276,6 +291,26 @@ class CallsMixin:
             body = ir.LetExpr(name, node, body, body.type, e.span)
         return body
 
+    def count_inlining(self: Any, unit: Any, d: ast.DefDecl, span: Any) -> None:
+        """MC4011 once a declaration has inlined MAX_INLINED def calls.  Each
+        call copies the def's body: d1() = d0() + d0(), d2() = d1() + d1()...
+        doubles at every level, and 30 levels would be a billion copies.  A
+        def whose own check went past the limit is refused at once when called
+        (``exploding``), so a long chain costs MAX_INLINED calls once, not per use."""
+        # A def's own check starts with the def on the inlining stack.
+        own_def = unit.inlining[0] if unit.inlining and \
+            unit.what == f"def '{unit.inlining[0]}'" else None
+        if len(unit.inlining) == (1 if own_def else 0):
+            unit.root_call = span
+        unit.inlined += 1
+        if unit.inlined > MAX_INLINED or d.name in self.exploding:
+            if own_def is not None:
+                self.exploding.add(own_def)
+            self.fail("MC4011", f"{unit.what} expands to more than {MAX_INLINED:,} def calls "
+                      "once its defs are inlined", unit.root_call,
+                      hint=f"each call copies the def's body, so calls of calls multiply; "
+                           "compute a shared value once with let")
+
     # ------------------------------------------------------------ generators
 
     def iter_domain(self: Any, e: Any, env: Env, what: str) -> ir.Expr:
@@ -309,7 +344,7 @@ class CallsMixin:
         if e.func == "sum":
             body = self.int_expr(e.elem, inner, "to sum")
             for name, dom, cond in reversed(clauses):
-                t = I.sum_of(body.type, bounded_size(dom.type.elem, COUNT_LIMIT))
+                t = I.sum_of(body.type, _count_bound(dom))
                 body = ir.SumComp(name, dom, cond, body, t, e.span)
             return body
         body = self.bool_expr(e.elem, inner, f"in {e.func}(...)")

@@ -17,6 +17,7 @@ CODES = MappingProxyType({
     "MC1002": "unexpected character",
     "MC1003": "unexpected end of file",
     "MC1004": "nested too deeply",
+    "MC1005": "integer literal too large",
     # names
     "MC2001": "unknown name",
     "MC2002": "duplicate definition",
@@ -48,6 +49,7 @@ CODES = MappingProxyType({
     "MC4008": "pick over something that is not a set",
     "MC4009": "empty type",
     "MC4010": "symmetric on a type that is not a model type",
+    "MC4011": "def calls expand too far",
 })
 
 

@@ -14,12 +14,16 @@ from typing import Any
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import (BoolType, EnumType, IntType, ModelType, OptionType, Type,
-                                 render_type)
+from modelcheck.ir.types import (MAX_RANGE_SET, BoolType, EnumType, IntType, ModelType,
+                                 OptionType, Type, render_int, render_type)
 
-__all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant"]
+__all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant",
+           "TooLarge"]
 
 _INT = re.compile(r"^[+-]?[0-9]+$")
+
+#: More digits than Python converts at once (4,300), with room to spare.
+_MAX_DIGITS = 4000
 
 
 def normalize_name(text: str) -> str:
@@ -56,6 +60,10 @@ def parse_const_value(text: str, t: Type, name: str = "") -> Any:
     if isinstance(t, IntType):
         if not _INT.match(raw):
             raise UsageError(f"{label}: expected an integer in {render_type(t)}")
+        if len(raw.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+            # Python refuses to convert more than 4,300 digits; no type holds them.
+            raise UsageError(f"-D {name}: the value has more than {_MAX_DIGITS} digits, "
+                             f"outside {render_type(t)}")
         value = int(raw)
         if not t.lo <= value <= t.hi:
             raise UsageError(f"{label}: {value} is outside {render_type(t)}",
@@ -96,8 +104,37 @@ _ARITH = {Op.ADD: lambda a, b: a + b, Op.SUB: lambda a, b: a - b,
           Op.GT: lambda a, b: a > b, Op.GE: lambda a, b: a >= b,
           Op.UNION: lambda a, b: a | b, Op.INTER: lambda a, b: a & b,
           Op.DIFF: lambda a, b: a - b, Op.SUBSET: lambda a, b: a <= b,
-          Op.IN: lambda a, b: a in b,
-          Op.RANGE: lambda a, b: frozenset(range(a, b + 1))}
+          Op.IN: lambda a, b: a in b}
+
+
+class TooLarge(NotConstant):
+    """The constant is a set too large to build (MC4007)."""
+
+
+def _range_set(lo: int, hi: int, span: Any) -> frozenset:
+    if hi - lo + 1 > MAX_RANGE_SET:
+        raise TooLarge(f"the range {render_int(lo)}..{render_int(hi)} has more than "
+                       f"{MAX_RANGE_SET} values, too many to build as a set", span)
+    return frozenset(range(lo, hi + 1))
+
+
+def _fold_on_range(expr: ir.Apply, env: Mapping[str, Any]) -> tuple[bool, Any]:
+    """(True, value) where ``expr`` asks about a range ``lo..hi`` and the
+    answer is arithmetic (len, membership, min, max): ``len(0..10**21)`` is
+    never built.  (False, None) otherwise."""
+    op, args = expr.op, expr.args
+    ranged = args[-1]
+    if not (isinstance(ranged, ir.Apply) and ranged.op is Op.RANGE
+            and op in (Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX)):
+        return False, None
+    lo, hi = (fold(a, env) for a in ranged.args)
+    if op is Op.LEN:
+        return True, max(0, hi - lo + 1)
+    if op is Op.IN:
+        return True, lo <= fold(args[0], env) <= hi
+    if lo > hi:
+        raise NotConstant("min/max of an empty set in a constant expression", expr.span)
+    return True, lo if op is Op.SET_MIN else hi
 
 
 def fold(expr: ir.Expr, env: Mapping[str, Any] | None = None) -> Any:
@@ -129,7 +166,12 @@ def _fold_apply(expr: ir.Apply, env: Mapping[str, Any]) -> Any:
         return any(fold(a, env) for a in expr.args)
     if op is Op.IMPLIES:
         return (not fold(expr.args[0], env)) or fold(expr.args[1], env)
+    done, value = _fold_on_range(expr, env)
+    if done:
+        return value
     args = [fold(a, env) for a in expr.args]
+    if op is Op.RANGE:
+        return _range_set(args[0], args[1], expr.span)
     if op is Op.NOT:
         return not args[0]
     if op is Op.NEG:

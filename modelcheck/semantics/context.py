@@ -44,12 +44,20 @@ class Unit:
     init: bool = False          # an initial value: reading state is MC4004
     used: set[str] = field(default_factory=set)
     inlining: tuple[str, ...] = ()
+    inlined: int = 0            # def calls inlined so far (MC4011 past MAX_INLINED)
+    root_call: Any = None       # the span of the outermost call being inlined
+    # The last suffix tried per name: fresh() stays constant-time when a def
+    # is inlined thousands of times.
+    suffixes: dict[str, int] = field(default_factory=dict)
 
     def fresh(self, name: str) -> str:
-        candidate, n = name, 1
+        candidate, n = name, self.suffixes.get(name, 1)
+        if n > 1:
+            candidate = f"{name}_{n}"
         while candidate in self.used:
             n += 1
             candidate = f"{name}_{n}"
+        self.suffixes[name] = n
         self.used.add(candidate)
         return candidate
 

@@ -15,7 +15,7 @@ from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
-from modelcheck.ir.types import Type
+from modelcheck.ir.types import Type, render_int
 from modelcheck.ir.values import in_type, render_value
 from modelcheck.semantics.calls import CallsMixin
 from modelcheck.semantics.consts import normalize_overrides, parse_const_value
@@ -27,6 +27,9 @@ from modelcheck.semantics.types import MAX_ENUMERABLE, TypesMixin, bounded_size
 from modelcheck.syntax import ast
 
 __all__ = ["typecheck", "Checker"]
+
+#: The most instances (parameter bindings) one action may have (MC4007).
+MAX_INSTANCES = 2 ** 20
 
 _PROPERTY_KINDS = {"invariant": ir.PropertyKind.INVARIANT,
                    "step invariant": ir.PropertyKind.STEP,
@@ -52,6 +55,7 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
         self._done: dict[tuple[str, str], Any] = {}
         self._busy: set[tuple[str, str]] = set()
         self._failed: set[tuple[str, str]] = set()
+        self.exploding: set[str] = set()   # defs that expand past MAX_INLINED calls (MC4011)
 
     # ------------------------------------------------------------ globals on demand
 
@@ -116,9 +120,7 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
         elif isinstance(d, ast.ModelDef):
             t = T.ModelType(decl.name, tuple(m.name for m in d.members), decl.symmetric)
         elif isinstance(d, ast.ModelCountDef):
-            count = self.const_int(d.count, f"the size of model type '{decl.name}'")
-            if count < 0:
-                self.fail("MC4009", f"a model type cannot have {count} values", d.count.span)
+            count = self._model_count(decl.name, d.count)
             members = tuple(f"{decl.name.lower()}{i}" for i in range(1, count + 1))
             self._check_generated(decl, members)
             t = T.ModelType(decl.name, members, decl.symmetric)
@@ -132,6 +134,20 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
                         decl.span, hint="symmetry applies to interchangeable ids: "
                         "type Node = model(3)")
         return t
+
+    def _model_count(self, name: str, expr: ast.Expr) -> int:
+        """N of ``model(N)``, checked before any member is built: model(10**22)
+        must be refused at once, not hang."""
+        count = self.const_int(expr, f"the size of model type '{name}'")
+        if count <= 0:
+            self.fail("MC4009", f"a model type cannot have {render_int(count)} values",
+                      expr.span, hint="a model type needs at least one value: model(1) or more")
+        if count > MAX_ENUMERABLE:
+            self.fail("MC4007", f"model type '{name}' would have {render_int(count)} values, "
+                      f"more than the {MAX_ENUMERABLE} an engine can enumerate", expr.span,
+                      hint=f"write model(N) with N at most {MAX_ENUMERABLE}: engines enumerate "
+                           "the ids of a model type, so keep them to the few a scenario needs")
+        return count
 
     def _check_generated(self, decl: ast.TypeDecl, members: tuple[str, ...]) -> None:
         for member in members:
@@ -227,9 +243,22 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
                           p.span, hint="use a smaller type, or pick the value inside")
             params.append(ir.Param(p.name, t, p.span))
             scope[p.name] = ir.Local(p.name, t)
+        self._check_instances(decl, params)
         unit = Unit(f"action '{decl.name}'", used={p.name for p in decl.params})
         body, _ = self.block(decl.body, Env(unit, scope), {})
         return ir.Action(decl.name, tuple(params), body, decl.span)
+
+    def _check_instances(self, decl: ast.ActionDecl, params: list[ir.Param]) -> None:
+        # Engines list every binding of the parameters up front: three
+        # parameters of 65536 values each are 2**48 instances.
+        count = 1
+        for p in params:
+            count = min(count * bounded_size(p.type), MAX_INSTANCES + 1)
+        if count > MAX_INSTANCES:
+            self.fail("MC4007", f"action '{decl.name}' has more than {MAX_INSTANCES} "
+                      "instances (the product of its parameter types' sizes)",
+                      decl.name_span or decl.span,
+                      hint="use smaller parameter types, or pick some values inside the body")
 
     def property(self, decl: ast.PropertyDecl) -> ir.Property:
         kind = _PROPERTY_KINDS[decl.kind]

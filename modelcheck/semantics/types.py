@@ -1,7 +1,7 @@
 """Type expressions -> IR types, and the checks that keep every type finite
 and enumerable: MC4001 plain ``int``, MC4007 a set/bag element type or map
-key type with more than ``MAX_ENUMERABLE`` values, MC4009 an empty range,
-MC3012 an option of an option.
+key type with more than ``MAX_ENUMERABLE`` values (or a capacity above it),
+MC4009 an empty range, MC3012 an option of an option.
 """
 from __future__ import annotations
 
@@ -9,15 +9,12 @@ from math import comb
 from typing import Any
 
 from modelcheck.ir import types as T
-from modelcheck.ir.types import Type
+from modelcheck.ir.types import MAX_ENUMERABLE, Type, render_int
 from modelcheck.semantics.context import Abort, Env, Unit, show
-from modelcheck.semantics.consts import NotConstant, fold
+from modelcheck.semantics.consts import NotConstant, TooLarge, fold
 from modelcheck.syntax import ast
 
 __all__ = ["MAX_ENUMERABLE", "bounded_size", "TypesMixin"]
-
-#: The most values a type may have where engines enumerate it.
-MAX_ENUMERABLE = 2 ** 16
 
 
 def bounded_size(t: Type, limit: int = MAX_ENUMERABLE) -> int:
@@ -108,6 +105,12 @@ class TypesMixin:
             if cap < 0:
                 self.fail("MC4009", f"a capacity cannot be negative (found {cap})",
                           texpr.capacity.span)
+            if cap > MAX_ENUMERABLE:
+                # Engines give each place of a sequence or bag its own slot.
+                self.fail("MC4007", f"a capacity of {render_int(cap)} is more than the "
+                          f"{MAX_ENUMERABLE} places an engine can lay out",
+                          texpr.capacity.span, hint="use a capacity of a few elements: "
+                          "the longest sequence the scenario needs")
             if isinstance(texpr, ast.BagTypeExpr):
                 self.check_enumerable(elem, "bag element type", texpr.elem.span)
                 return T.BagType(elem, cap)
@@ -128,8 +131,14 @@ class TypesMixin:
     def check_enumerable(self: Any, t: Type, what: str, span: Any) -> None:
         size = bounded_size(t)
         if size > MAX_ENUMERABLE:
-            hint = ("use a smaller range" if isinstance(t, T.IntType)
-                    else "use smaller types inside it")
+            if isinstance(t, T.IntType) and what == "type":
+                # A type name used as a value is the set of all its values.
+                hint = (f"write the range itself, {show(t)}, where you only ask about it: "
+                        "len, in, min, max and 'for' over a range do not list its values")
+            elif isinstance(t, T.IntType):
+                hint = "use a smaller range"
+            else:
+                hint = "use smaller types inside it"
             self.fail("MC4007", f"the {what} {show(t)} has more than {MAX_ENUMERABLE} values, "
                       f"too many to enumerate", span, hint=hint)
 
@@ -139,6 +148,10 @@ class TypesMixin:
         node = self.expr(expr, env, expected)
         try:
             return node, fold(node)
+        except TooLarge as err:
+            self.fail("MC4007", f"{what}: {err.message}", err.span or expr.span,
+                      hint="ask about the range instead of building it: len(lo..hi), "
+                           "x in lo..hi, min(lo..hi) and max(lo..hi) are computed directly")
         except NotConstant as err:
             self.fail("MC3006", f"{what} must be a constant: {err.message}",
                       err.span or expr.span,

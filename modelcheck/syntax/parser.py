@@ -4,8 +4,9 @@ Syntax errors become diagnostics (MC1001 unexpected token, MC1002 unexpected
 character, MC1003 unexpected end of file) that say in plain words what was
 found and what could have come instead.  After an error the parser skips to
 the next top-level declaration and goes on, so one run reports the syntax
-errors of several declarations.  A keyword used as a name is MC1001, and a
-declaration nested deeper than MAX_NESTING levels is MC1004.
+errors of several declarations.  A keyword used as a name is MC1001, a
+declaration nested deeper than MAX_NESTING levels is MC1004, and an integer
+literal above MAX_INT_LITERAL is MC1005.
 """
 from __future__ import annotations
 
@@ -24,10 +25,14 @@ from modelcheck.syntax import ast
 from modelcheck.syntax.messages import describe_syntax_error
 
 __all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS",
-           "MAX_NESTING"]
+           "MAX_NESTING", "MAX_INT_LITERAL"]
 
 #: How many syntax errors one parse reports before it gives up.
 MAX_SYNTAX_ERRORS = 10
+
+#: The largest integer literal (MC1005): far beyond any int64 or bit-vector an
+#: engine uses, yet small enough that interval arithmetic on it stays cheap.
+MAX_INT_LITERAL = 2 ** 128 - 1
 
 #: How deep the syntax tree may nest (MC1004).  Every phase and engine walks
 #: expressions recursively; this keeps them far from Python's recursion limit
@@ -413,7 +418,17 @@ class _ToAst(Transformer):
         return ast.FieldAccess(ch[0], str(ch[1]), self._sp(meta))
 
     def int_lit(self, meta, ch):
-        return ast.IntLit(int(ch[0]), self._sp(meta))
+        # Digits are counted before int() runs: Python refuses to convert
+        # more than 4,300 digits, and a huge value would only fail later.
+        digits = str(ch[0]).lstrip("0") or "0"
+        if len(digits) > len(str(MAX_INT_LITERAL)) or int(digits) > MAX_INT_LITERAL:
+            self.errors.append(Diagnostic(
+                "MC1005", f"this integer literal has {len(digits):,} digits; literals may be "
+                f"at most 2^128 - 1 ({len(str(MAX_INT_LITERAL))} digits)", self._sp(meta),
+                hint="no engine can hold such a value; use a smaller number, or scale "
+                     "the quantity down"))
+            return ast.IntLit(0, self._sp(meta))
+        return ast.IntLit(int(digits), self._sp(meta))
 
     def true_lit(self, meta, ch):
         return ast.BoolLit(True, self._sp(meta))

@@ -30,6 +30,8 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, ModelType
                                  SetType, Type, render_type)
 from modelcheck.ir.values import FrozenDict, domain, in_type, order_key, render_value
 from modelcheck.engines.reference.ops import SHORT_CIRCUIT, Fault, can_fault, handler_for
+from modelcheck.engines.reference.ranges import (RANGE_QUESTIONS, is_range, range_answer,
+                                                 range_elements)
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Evaluator", "Transition", "State"]
@@ -92,8 +94,12 @@ def _sort_key(t: Type) -> Callable[[Any], Any]:
 class Evaluator:
     """The reference semantics of one model."""
 
-    def __init__(self, model: ir.Model):
+    def __init__(self, model: ir.Model, heartbeat: Callable[[], None] | None = None):
+        # ``heartbeat`` is called now and then during a long evaluation (a
+        # quantifier over a range of millions): the explorer reports progress
+        # and enforces its timeout from it, by raising.
         self.model = model
+        self._heartbeat = heartbeat
         self.var_names: tuple[str, ...] = tuple(v.name for v in model.vars)
         self._var_index = {name: i for i, name in enumerate(self.var_names)}
         self._exprs: dict[int, tuple[ir.Expr, ExprFn]] = {}
@@ -361,6 +367,9 @@ class Evaluator:
         t = expr.type
         if isinstance(t, SeqType):
             return self._expr(expr)
+        if is_range(expr):
+            lo, hi = (self._expr(a) for a in expr.args)
+            return range_elements(lo, hi, self._heartbeat)
         if not isinstance(t, (SetType, BagType)):
             raise TypeError(f"cannot iterate over a value of type {render_type(t)}")
         key = _sort_key(t.elem)
@@ -428,8 +437,12 @@ class Evaluator:
         return bag
 
     def _apply(self, e: ir.Apply) -> ExprFn:
-        args = tuple(self._expr(a) for a in e.args)
         op = e.op
+        if op in RANGE_QUESTIONS and is_range(e.args[-1]):
+            lo, hi = (self._expr(a) for a in e.args[-1].args)
+            x = self._expr(e.args[0]) if op is Op.IN else None
+            return range_answer(op, lo, hi, x, e.span)
+        args = tuple(self._expr(a) for a in e.args)
         if op in SHORT_CIRCUIT:
             return self._short_circuit(op, args)
         fn = handler_for(op, tuple(a.type for a in e.args))

@@ -94,7 +94,11 @@ class _Search:
         self.model = model
         self.options = options
         self.reporter = reporter
-        self.ev = Evaluator(model)
+        # Built when the search starts: compiling folds constant expressions,
+        # which may be long (a quantifier over a big range), and the
+        # heartbeat may then stop it at the timeout.
+        self.ev: Evaluator
+        self.cursor = 0   # the state being expanded, for the heartbeat's queue size
         props = select_properties(model, options)
         self.verdicts = Verdicts(props, options.deadlock)
         self.invariants = [p.name for p in props if p.kind is PropertyKind.INVARIANT]
@@ -181,7 +185,12 @@ class _Search:
         self.reporter.progress(Progress(len(self.states), self.generated, self.depth, queue,
                                         now - self.start))
 
+    def heartbeat(self) -> None:
+        """Called by the evaluator inside a long evaluation."""
+        self.tick(len(self.states) - self.cursor)
+
     def run(self) -> None:
+        self.ev = Evaluator(self.model, heartbeat=self.heartbeat)
         initial = self.ev.initial_states()
         self.depth = 1 if initial else 0
         for state in initial:
@@ -197,6 +206,7 @@ class _Search:
                 self.depth += 1
                 level_end = len(self.states)
                 self.tick(level_end - i, force=True)
+            self.cursor = i
             self.expand(i, max_depth is not None and self.depth >= max_depth)
             i += 1
             self.tick(len(self.states) - i)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import BagType, Type
+from modelcheck.ir.types import MAX_RANGE_SET, BagType, Type, render_int
 from modelcheck.ir.values import FrozenDict
 
 __all__ = ["Fault", "handler_for", "can_fault", "bag_size", "SHORT_CIRCUIT"]
@@ -40,6 +40,16 @@ def _mod(a: int, b: int) -> int:
     if b == 0:
         raise Fault("MC5002", f"modulo by zero ({a} % 0)")
     return a % b
+
+
+def _range(lo: int, hi: int) -> frozenset:
+    # Only a range that is kept as a set gets here; len, membership, min, max
+    # and iteration never build one (see the evaluator).
+    if hi - lo + 1 > MAX_RANGE_SET:
+        raise Fault("MC5007", f"the range {render_int(lo)}..{render_int(hi)} has "
+                    f"{render_int(hi - lo + 1)} values, more than the {MAX_RANGE_SET} a set "
+                    "may hold when it is built")
+    return frozenset(range(lo, hi + 1))
 
 
 def _set_min(s: frozenset) -> Any:
@@ -142,7 +152,7 @@ _HANDLERS: dict[Op, Callable[..., Any]] = {
     Op.INTER: lambda a, b: a & b,
     Op.DIFF: lambda a, b: a - b,
     Op.SUBSET: lambda a, b: a <= b,
-    Op.RANGE: lambda lo, hi: frozenset(range(lo, hi + 1)),
+    Op.RANGE: _range,
     Op.SET_MIN: _set_min,
     Op.SET_MAX: _set_max,
     Op.LEN: len,
@@ -166,7 +176,7 @@ _HANDLERS: dict[Op, Callable[..., Any]] = {
     Op.BAG_DISTINCT: lambda b: frozenset(b.keys()),
 }
 
-_FAULTING = frozenset({Op.DIV, Op.MOD, Op.SET_MIN, Op.SET_MAX, Op.MAP_GET, Op.MAP_SET,
+_FAULTING = frozenset({Op.RANGE, Op.DIV, Op.MOD, Op.SET_MIN, Op.SET_MAX, Op.MAP_GET, Op.MAP_SET,
                        Op.SEQ_GET, Op.SEQ_SET, Op.HEAD, Op.TAIL, Op.OPT_GET, Op.BAG_REMOVE})
 
 

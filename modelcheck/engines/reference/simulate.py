@@ -36,7 +36,10 @@ class _Simulation:
     def __init__(self, model: Model, options: CheckOptions, reporter: Reporter):
         self.options = options
         self.reporter = reporter
-        self.ev = Evaluator(model)
+        self.model = model
+        # Built when the runs start, with the clock: compiling folds constant
+        # expressions, which may take long (see the explorer).
+        self.ev: Evaluator
         props = select_properties(model, options)
         self.verdicts = Verdicts(props, options.deadlock)
         self.invariants = [p.name for p in props if p.kind is PropertyKind.INVARIANT]
@@ -91,6 +94,7 @@ class _Simulation:
                                             now - self.start, phase="simulate"))
 
     def run_all(self) -> None:
+        self.ev = Evaluator(self.model, heartbeat=self.tick)
         initial = self.ev.initial_states()
         self.generated += len(initial)
         if not initial:

@@ -67,9 +67,11 @@ def test_step_invariants_may_use_defs_reading_primed_variables(compile_spec):
     assert model.get_property("S").expr.op.name == "OR"
 
 
-def test_empty_model_type_is_allowed(compile_spec):
-    model = compile_spec("const K: 0..2 = 0\ntype Peer = model(K)\nvar p: set[Peer] = {}")
-    assert dict(model.types)["Peer"].members == ()
+def test_empty_model_type_is_an_empty_type(spec_errors):
+    # docs/language.md: an empty type is MC4009, model(0) included.
+    diags = spec_errors("const K: 0..2 = 0\ntype Peer = model(K)\nvar p: set[Peer] = {}")
+    assert [d.code for d in diags] == ["MC4009"]
+    assert "model(1)" in diags[0].hint
 
 
 def test_defs_inlined_too_deep_are_reported_not_crashed(spec_errors):

@@ -2,7 +2,8 @@
 
 ``check`` is the one door to every engine: whatever engine ran, every trace in
 its result (counterexamples, witnesses, the trace to a run-time error) is
-replayed under the reference semantics before the result is handed back.
+replayed under the reference semantics, and checked to show what it claims
+(``modelcheck.trace.verify``), before the result is handed back.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.ir.nodes import Model
-from modelcheck.trace.replay import TraceReplayError, check_replays
+from modelcheck.trace.replay import TraceReplayError
+from modelcheck.trace.verify import verify_trace
 
 __all__ = ["load", "load_source", "check", "TraceReplayError"]
 
@@ -40,16 +42,15 @@ def check(model: Model, engine: str = "reference", options: CheckOptions | None 
     in it replayed.  Raises UsageError for an unknown property name in
     ``options.invariants``, ValueError for an unknown engine, and
     TraceReplayError (an internal error) if the engine returned a trace that
-    is not a behaviour of the model."""
+    is not a behaviour of the model or does not violate its property."""
     options = options if options is not None else CheckOptions()
     reporter = reporter if reporter is not None else NullReporter()
     select_properties(model, options)      # unknown names fail here, for every engine
     result = get_engine(engine).check(model, options, reporter)
     for prop in result.properties:
         if prop.trace is not None:
-            check_replays(model, prop.trace,
-                          f"the {engine} engine's trace for property '{prop.name}'")
+            verify_trace(model, prop.trace, engine)
     error_trace = getattr(result.error, "trace", None)
     if error_trace is not None and error_trace.steps:
-        check_replays(model, error_trace, f"the {engine} engine's trace to a run-time error")
+        verify_trace(model, error_trace, engine, result.error.diagnostic.code)
     return result

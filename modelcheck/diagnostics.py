@@ -2,9 +2,11 @@
 it returns a string; the CLI decides where it goes)."""
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["Span", "Diagnostic", "Severity", "render_diagnostic"]
+__all__ = ["Span", "Diagnostic", "Severity", "render_diagnostic", "did_you_mean"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +72,17 @@ def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
     if diag.hint:
         lines.append(f"   = hint: {diag.hint}")
     return "\n".join(lines)
+
+
+def did_you_mean(word: str, choices: Iterable[str], listing: str | None = None,
+                 most_listed: int = 12) -> str | None:
+    """The one "did you mean 'x'?" hint of the project.  With nothing close and
+    a ``listing`` label, the choices themselves (when there are few enough to
+    read), so the user still learns what would have been accepted."""
+    options = list(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    if listing is not None and options and len(options) <= most_listed:
+        return f"{listing}: " + ", ".join(options)
+    return None

@@ -3,18 +3,18 @@
 engine.  Nothing here prints; bad input raises ``UsageError``."""
 from __future__ import annotations
 
-import difflib
 import importlib
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from modelcheck.engines.base import DEADLOCK, CheckOptions
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 
 __all__ = ["REFERENCE", "CheckFlags", "SweepAxis", "parse_defines", "parse_sweeps", "sweep_configs",
-           "build_options", "default_engine", "did_you_mean", "const_key"]
+           "build_options", "default_engine", "const_key"]
 
 #: The engine every run falls back to; it is always importable.
 REFERENCE = "reference"
@@ -24,12 +24,6 @@ def const_key(name: str) -> str:
     """The const name as the spec spells it: ``-`` on the command line reads as
     ``_`` (so ``-D ha-sync-mode=manual`` names ``ha_sync_mode``)."""
     return name.strip().replace("-", "_")
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    """A "did you mean 'x'?" hint, or None when nothing is close."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
 
 
 def parse_defines(pairs: Sequence[str]) -> dict[str, str]:

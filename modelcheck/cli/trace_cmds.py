@@ -12,7 +12,6 @@ by their shape.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
 from modelcheck.trace.itf import from_itf
+from modelcheck.trace.itf_json import bad_trace, loads_itf
 from modelcheck.trace.replay import replay
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import var_names
@@ -48,17 +48,17 @@ class LoadedTrace:
     notes: list[str] = field(default_factory=list)
 
 
-def _read_json(path: str) -> Any:
+def _read_json(path: str) -> tuple[Any, str]:
+    """The JSON value of a trace file and its text (for placing errors)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise UsageError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}",
-                         hint="a trace file is ITF JSON, as `modelcheck check` writes it") from None
+    except UnicodeDecodeError as err:
+        raise bad_trace("MC1201", f"not UTF-8 text: {err.reason} at byte {err.start}",
+                        path, None) from None
+    return loads_itf(text, path), text
 
 
 def _const_text(value: Any) -> str | None:
@@ -99,9 +99,11 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
                *, need_model: bool = False) -> LoadedTrace:
     """Read a trace file, with its spec's types when the spec is known (see
     the module doc).  Raises ``UsageError``/``CompileError`` for bad input,
-    and ``UsageError`` when ``need_model`` and no spec is known."""
+    and ``UsageError`` when ``need_model`` and no spec is known or the trace
+    does not fit it.  A bad trace file is a ``TraceFileError`` (a coded
+    diagnostic at its place in the file, exit 2)."""
     defines = dict(defines or {})
-    data = _read_json(path)
+    data, text = _read_json(path)
     meta = data.get("#meta") if isinstance(data, dict) and isinstance(data.get("#meta"), dict) else {}
     recorded = _recorded_consts(meta)
     notes: list[str] = []
@@ -127,14 +129,14 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
                          hint="give it with --spec SPEC (and -D for its consts)")
     if model is not None:
         try:
-            trace = from_itf(data, model, source=path)
+            trace = from_itf(data, model, source=path, text=text)
         except UsageError as err:
-            if spec is not None:
+            if spec is not None or need_model:
                 raise
             notes.append(f"read without types: {err}")
             model = None
     if model is None:
-        return LoadedTrace(path, from_itf(data, None, source=path), None, notes)
+        return LoadedTrace(path, from_itf(data, None, source=path, text=text), None, notes)
     result = replay(model, trace)
     if result.ok and result.trace is not None:
         trace = result.trace

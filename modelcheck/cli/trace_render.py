@@ -16,6 +16,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
@@ -56,7 +57,6 @@ def select_vars(all_names: Sequence[str], vars: str | Sequence[str] | None = Non
     for flag, names in (("--vars", keep), ("--hide", drop)):
         for name in names or ():
             if name not in all_names:
-                from modelcheck.cli.options import did_you_mean
                 raise UsageError(f"{flag}: no state variable '{name}' in this trace",
                                  hint=did_you_mean(name, all_names)
                                  or "the variables are: " + ", ".join(all_names))

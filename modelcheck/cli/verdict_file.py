@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from modelcheck.cli.options import const_key, did_you_mean
+from modelcheck.cli.options import const_key
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.engines import ENGINES
 from modelcheck.engines.base import DEADLOCK, Status
 from modelcheck.errors import UsageError

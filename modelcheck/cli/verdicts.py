@@ -18,7 +18,8 @@ from modelcheck.ir.nodes import Model
 from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
-from modelcheck.cli.options import CheckFlags, did_you_mean
+from modelcheck.cli.options import CheckFlags
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
 from modelcheck.cli.runner import (InterruptWatch, Outcome, load_model, run_engine,

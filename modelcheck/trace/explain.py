@@ -19,12 +19,11 @@ the source is not at hand.
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.diagnostics import Span
+from modelcheck.diagnostics import Span, did_you_mean
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
@@ -424,9 +423,8 @@ def explain(trace: Trace, model: ir.Model, name: str) -> Explanation:
         prop = model.get_property(name)
     except KeyError:
         known = [p.name for p in model.properties]
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'?" if close else \
-            ("the spec declares: " + ", ".join(known) if known else "the spec declares no properties")
+        hint = (did_you_mean(name, known, "the spec declares", most_listed=len(known))
+                or "the spec declares no properties")
         raise UsageError(f"no property '{name}' in {model.name}", hint=hint) from None
     evaluator = Evaluator(model)
     states = [_state_tuple(evaluator, step.state, i) for i, step in enumerate(trace.steps)]

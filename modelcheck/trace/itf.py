@@ -9,20 +9,25 @@ variants, bags ``{"#map": [[elem, count], ...]}``.
 Reading with a model converts every value back by its declared type, exactly;
 reading without one gives a generic reading of ITF written by other tools
 (sets become frozensets, maps and records FrozenDicts, and so on).  Bad input
-raises UsageError naming the state and the variable.
+raises TraceFileError (``itf_json``: a coded diagnostic, a UsageError too)
+naming the place in the file, as a JSON path (``states[3].x``) and, when the
+text is at hand, a line and column.
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  render_type)
 from modelcheck.ir.values import FrozenDict, domain, sort_values
+from modelcheck.trace.itf_json import MAX_INT_DIGITS, bad_trace, loads_itf
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "dumps_itf",
@@ -147,15 +152,25 @@ def _int(j: Any) -> int:
     if isinstance(j, float) and j.is_integer():
         return int(j)
     if isinstance(j, dict) and set(j) == {"#bigint"}:
-        try:
-            return int(j["#bigint"])
-        except (TypeError, ValueError):
-            pass
+        return _bigint(j["#bigint"])
     raise _Bad(f"expected an integer, found {_show(j)}")
 
 
+def _bigint(digits: Any) -> int:
+    """The int a ``{"#bigint": digits}`` holds (raises _Bad)."""
+    if not isinstance(digits, str) or not re.fullmatch(r"-?[0-9]+", digits):
+        raise _Bad(f"expected {{\"#bigint\": \"digits\"}}, found {_show({'#bigint': digits})}")
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Bad(f"an integer of {len(digits.lstrip('-')):,} digits: ITF integers have at most "
+                   f"{MAX_INT_DIGITS:,} digits here")
+    return int(digits)
+
+
 def _show(j: Any) -> str:
-    text = json.dumps(j)
+    try:
+        text = json.dumps(j)
+    except ValueError:          # an int past the int/str conversion limit
+        text = f"an integer of about {int(abs(j).bit_length() * 0.30103):,} digits"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -239,106 +254,148 @@ def decode_generic(j: Any) -> Any:
     if isinstance(j, list):
         return tuple(decode_generic(e) for e in j)
     if isinstance(j, dict):
-        if set(j) == {"#bigint"}:
-            return int(j["#bigint"])
-        if set(j) == {"#set"}:
-            return frozenset(decode_generic(e) for e in j["#set"])
-        if set(j) == {"#tup"}:
-            return tuple(decode_generic(e) for e in j["#tup"])
-        if set(j) == {"#map"}:
-            return FrozenDict((decode_generic(k), decode_generic(v)) for k, v in j["#map"])
-        if set(j) == {"#unserializable"}:
-            return str(j["#unserializable"])
-        if set(j) == {"tag", "value"}:
-            if j["tag"] == "None" and j["value"] == _UNIT:
-                return None
-            if j["tag"] == "Some":
-                return decode_generic(j["value"])
-            if j["value"] == _UNIT:
-                return j["tag"]
-        return FrozenDict((k, decode_generic(v)) for k, v in j.items())
+        try:
+            return _decode_generic_tagged(j)
+        except _Bad as bad:
+            raise ValueError(str(bad)) from None
     raise ValueError(f"not an ITF value: {_show(j)}")
 
 
-def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = "<itf>") -> Trace:
+def _decode_generic_tagged(j: dict[str, Any]) -> Any:
+    if set(j) == {"#bigint"}:
+        return _bigint(j["#bigint"])
+    if set(j) == {"#set"}:
+        return frozenset(decode_generic(e) for e in _tagged(j, "#set"))
+    if set(j) == {"#tup"}:
+        return tuple(decode_generic(e) for e in _tagged(j, "#tup"))
+    if set(j) == {"#map"}:
+        return FrozenDict((decode_generic(k), decode_generic(v)) for k, v in _pairs(j))
+    if set(j) == {"#unserializable"}:
+        return str(j["#unserializable"])
+    if set(j) == {"tag", "value"}:
+        if j["tag"] == "None" and j["value"] == _UNIT:
+            return None
+        if j["tag"] == "Some":
+            return decode_generic(j["value"])
+        if j["value"] == _UNIT and isinstance(j["tag"], str):
+            return j["tag"]
+    return FrozenDict((k, decode_generic(v)) for k, v in j.items())
+
+
+def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = "<itf>",
+             text: str | None = None) -> Trace:
     """A Trace from ITF JSON (see the module doc).  ``source`` names the input
-    in error messages."""
+    in error messages; ``text``, the JSON text ``data`` was read from, lets
+    them give a line and column.  Raises TraceFileError."""
+    read = _Reader(model, source, text)
     if not isinstance(data, dict) or not isinstance(data.get("states"), list):
-        raise UsageError(f"{source}: not an ITF trace (no \"states\" list)")
+        raise read.bad("MC1201", "not an ITF trace (no \"states\" list)", ())
     meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
-    var_names = _var_names(data, model, source)
+    var_names = read.var_names(data)
     steps = []
     for i, raw in enumerate(data["states"]):
         if not isinstance(raw, dict):
-            raise UsageError(f"{source}: state {i} is not a JSON object")
-        steps.append(_read_step(raw, i, var_names, model, source))
-    name = model.name if model is not None else str(meta.get("spec") or meta.get("source") or "")
+            raise read.bad("MC1201", "a state is a JSON object", ("states", i))
+        steps.append(read.step(raw, i, var_names))
+    name = model.name if model is not None else _text(meta.get("spec") or meta.get("source") or "")
     extra = {k: v for k, v in meta.items()
              if k not in ("spec", "property", "kind", "consts", "var-types", "const-types")}
-    return Trace(name, steps, kind=str(meta.get("kind") or "counterexample"),
-                 property_name=meta.get("property"), meta=extra)
+    prop = meta.get("property")
+    return Trace(name, steps, kind=_text(meta.get("kind") or "counterexample"),
+                 property_name=prop if isinstance(prop, str) else None, meta=extra)
 
 
-def _var_names(data: dict[str, Any], model: ir.Model | None, source: str) -> list[str]:
-    if model is not None:
-        return [d.name for d in model.vars]
-    names = data.get("vars")
-    if isinstance(names, list) and all(isinstance(n, str) for n in names):
-        return [n for n in names if n not in (_QUINT_ACTION, _QUINT_PICKS)]
-    first = data["states"][0] if data["states"] else {}
-    return [k for k in first if not k.startswith("#") and k not in (_QUINT_ACTION, _QUINT_PICKS)]
+def _text(value: Any) -> str:
+    """A free-form #meta entry as text (another tool may write anything there)."""
+    return value if isinstance(value, str) else _show(value)
 
 
-def _read_step(raw: dict[str, Any], i: int, var_names: list[str], model: ir.Model | None,
-               source: str) -> Step:
-    state: dict[str, Any] = {}
-    for name in var_names:
-        if name not in raw:
-            raise UsageError(f"{source}: state {i} has no value for '{name}'")
+class _Reader:
+    """Reads the states of one trace file; ``bad`` makes its errors."""
+
+    def __init__(self, model: ir.Model | None, source: str, text: str | None):
+        self.model = model
+        self.source = source
+        self.text = text
+
+    def bad(self, code: str, message: str, where: tuple[str | int, ...],
+            hint: str | None = None) -> Exception:
+        return bad_trace(code, message, self.source, self.text, where, hint)
+
+    def var_names(self, data: dict[str, Any]) -> list[str]:
+        if self.model is not None:
+            return [d.name for d in self.model.vars]
+        names = data.get("vars")
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            return [n for n in names if n not in (_QUINT_ACTION, _QUINT_PICKS)]
+        first = data["states"][0] if data["states"] and isinstance(data["states"][0], dict) else {}
+        return [k for k in first if not k.startswith("#") and k not in (_QUINT_ACTION, _QUINT_PICKS)]
+
+    def step(self, raw: dict[str, Any], i: int, var_names: list[str]) -> Step:
+        state: dict[str, Any] = {}
+        for name in var_names:
+            if name not in raw:
+                raise self.bad("MC3201", f"no value for the variable '{name}'", ("states", i))
+            try:
+                if self.model is not None:
+                    state[name] = decode_value(self.model.var(name).type, raw[name])
+                else:
+                    state[name] = decode_generic(raw[name])
+            except ValueError as bad:
+                raise self.bad(_value_code(str(bad)), str(bad),
+                               ("states", i, name)) from None
+        action, params = self.action(raw, i)
+        return Step(action, params, state)
+
+    def action(self, raw: dict[str, Any], i: int) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
+        meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
+        action = meta.get("action")
+        params_json = meta.get("params") if isinstance(meta.get("params"), dict) else {}
+        where: tuple[str | int, ...] = ("states", i, "#meta", "action")
+        if action is None and isinstance(raw.get(_QUINT_ACTION), str):
+            action = raw[_QUINT_ACTION]
+            where = ("states", i, _QUINT_ACTION)
+            picks = raw.get(_QUINT_PICKS)
+            params_json = {k: v["value"] for k, v in picks.items()
+                           if isinstance(v, dict) and v.get("tag") == "Some" and "value" in v} \
+                if isinstance(picks, dict) else {}
+        if i == 0 or not isinstance(action, str) or action in ("init", "step", "q::init", "q::step"):
+            # The initial state has no action; generic names say nothing about
+            # which action was taken, so replay fills it in.
+            return None, ()
+        if self.model is None:
+            try:
+                return action, tuple((k, decode_generic(v)) for k, v in params_json.items())
+            except ValueError as bad:
+                raise self.bad(_value_code(str(bad)), f"the parameters of {action}: {bad}", ("states", i, "#meta", "params")) from None
+        return action, self.params(action, params_json, i, where)
+
+    def params(self, action: str, params_json: dict[str, Any], i: int,
+               where: tuple[str | int, ...]) -> tuple[tuple[str, Any], ...]:
+        assert self.model is not None
         try:
-            if model is not None:
-                state[name] = decode_value(model.var(name).type, raw[name])
-            else:
-                state[name] = decode_generic(raw[name])
-        except ValueError as bad:
-            raise UsageError(f"{source}: state {i}, variable '{name}': {bad}") from None
-    action, params = _read_action(raw, i, model, source)
-    return Step(action, params, state)
+            decl = self.model.action(action)
+        except KeyError:
+            # The one did-you-mean helper lives with the command line; imported
+            # here on use, so that reading traces does not load the CLI.
+            raise self.bad("MC2201", f"unknown action '{action}': "
+                           f"{self.model.name} has no action of that name", where,
+                           hint=did_you_mean(action, [a.name for a in self.model.actions])) from None
+        params = []
+        for p in decl.params:
+            if p.name not in params_json:
+                raise self.bad("MC3201", f"{action} is taken without a value for its "
+                               f"parameter '{p.name}'", ("states", i, "#meta"))
+            try:
+                params.append((p.name, decode_value(p.type, params_json[p.name])))
+            except ValueError as bad:
+                raise self.bad(_value_code(str(bad)), f"the parameter '{p.name}' of {action}: {bad}", ("states", i, "#meta", "params", p.name)) from None
+        return tuple(params)
 
 
-def _read_action(raw: dict[str, Any], i: int, model: ir.Model | None,
-                 source: str) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
-    meta = raw.get("#meta") if isinstance(raw.get("#meta"), dict) else {}
-    action = meta.get("action")
-    params_json = meta.get("params") if isinstance(meta.get("params"), dict) else {}
-    if action is None and isinstance(raw.get(_QUINT_ACTION), str):
-        action = raw[_QUINT_ACTION]
-        picks = raw.get(_QUINT_PICKS)
-        params_json = {k: v["value"] for k, v in picks.items()
-                       if isinstance(v, dict) and v.get("tag") == "Some"} \
-            if isinstance(picks, dict) else {}
-    if i == 0 or not isinstance(action, str) or action in ("init", "step", "q::init", "q::step"):
-        # The initial state has no action; generic names say nothing about
-        # which action was taken, so replay fills it in.
-        return None, ()
-    if model is None:
-        return action, tuple((k, decode_generic(v)) for k, v in params_json.items())
-    try:
-        decl = model.action(action)
-    except KeyError:
-        raise UsageError(f"{source}: state {i} names the action '{action}', which "
-                         f"{model.name} does not have") from None
-    params = []
-    for p in decl.params:
-        if p.name not in params_json:
-            raise UsageError(f"{source}: state {i} ({action}) gives no value for the "
-                             f"parameter '{p.name}'")
-        try:
-            params.append((p.name, decode_value(p.type, params_json[p.name])))
-        except ValueError as bad:
-            raise UsageError(f"{source}: state {i}, parameter '{p.name}' of {action}: "
-                             f"{bad}") from None
-    return action, tuple(params)
+def _value_code(message: str) -> str:
+    """MC3202 for a number ITF cannot hold, MC3201 for any other bad value."""
+    return "MC3202" if "digits: ITF integers" in message or "no floats" in message else "MC3201"
 
 
 def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
@@ -348,8 +405,7 @@ def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
         raise UsageError(f"cannot read {p}: {err.strerror or err}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise UsageError(f"{p}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
-    return from_itf(data, model, source=str(p))
+    except UnicodeDecodeError as err:
+        raise bad_trace("MC1201", f"not UTF-8 text: {err.reason} at byte {err.start}",
+                        str(p), None) from None
+    return from_itf(loads_itf(text, str(p)), model, source=str(p), text=text)

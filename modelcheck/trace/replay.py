@@ -5,7 +5,8 @@ later step's action, with its parameters, is enabled in the previous state and
 leads to exactly the recorded state.  Every trace any engine produces goes
 through here before it is shown or written; traces read from other tools
 (ITF without action names) are completed: the first action that produces the
-recorded state is filled in.
+recorded state is filled in.  That the trace also shows what it claims (its
+property false at its end) is ``verify.py``'s job, which replays first.
 """
 from __future__ import annotations
 

@@ -21,8 +21,6 @@ parameter, MC3102 a value that does not fit its parameter's type.
 """
 from __future__ import annotations
 
-import difflib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -32,13 +30,14 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from modelcheck.diagnostics import Diagnostic, Span
+from modelcheck.diagnostics import Diagnostic, Span, did_you_mean
 from modelcheck.errors import CompileError
 from modelcheck.ir.nodes import Action, Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  render_type)
 from modelcheck.ir.values import FrozenDict, domain, render_value
+from modelcheck.trace.itf_json import loads_itf
 
 __all__ = ["Lit", "ScenarioStep", "ConstLine", "Expectation", "Scenario", "BoundStep",
            "parse_scenario", "scenario_from_json", "load_scenario", "bind", "grammar_text"]
@@ -297,12 +296,9 @@ def scenario_from_json(source: str, path: str) -> Scenario:
     (``#meta``: ``action`` and ``params``, or Quint's ``mbt::actionTaken`` and
     ``mbt::nondetPicks``).  Raises ``CompileError`` (MC1101)."""
     whole = Span(path, 1, 1, 1, 2)
-    try:
-        data = json.loads(source)
-    except json.JSONDecodeError as err:
-        raise CompileError([Diagnostic("MC1101", f"not valid JSON: {err.msg}",
-                                       Span(path, err.lineno, err.colno, err.lineno, err.colno + 1))],
-                           {path: source}) from None
+    # Bad JSON, deep nesting and numbers ITF cannot hold are refused here as
+    # for any trace file (MC1201, MC1202, MC3202), before recursive code runs.
+    data = loads_itf(source, path)
     try:
         if isinstance(data, dict) and "states" in data:
             return _from_itf(data, path, source, whole)
@@ -358,7 +354,11 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read a scenario file: JSON when it ends in ``.json``, text otherwise.
     Raises ``OSError`` if it cannot be read, ``CompileError`` if it is bad."""
     p = Path(path)
-    source = p.read_text(encoding="utf-8")
+    try:
+        source = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise CompileError([Diagnostic("MC1101", f"{path}: not UTF-8 text: {err.reason} at byte "
+                                       f"{err.start}", None)]) from None
     if p.suffix == ".json" or source.lstrip().startswith(("{", "[")):
         return scenario_from_json(source, str(path))
     return parse_scenario(source, str(path))
@@ -367,12 +367,7 @@ def load_scenario(path: str | Path) -> Scenario:
 # ------------------------------------------------------------------ binding to a model
 
 def _hint(word: str, choices: list[str], what: str) -> str | None:
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    if close:
-        return f"did you mean '{close[0]}'?"
-    if choices and len(choices) <= 12:
-        return f"{what}: " + ", ".join(choices)
-    return None
+    return did_you_mean(word, choices, what)
 
 
 class _Binder:

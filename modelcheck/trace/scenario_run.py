@@ -24,7 +24,7 @@ from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.explain import expr_text, source_text
-from modelcheck.trace.replay import check_replays
+from modelcheck.trace.verify import verify_trace
 from modelcheck.trace.scenario import BoundStep, Expectation, Scenario, bind
 from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.view import step_label
@@ -127,7 +127,7 @@ class _Run:
         steps = [Step(n.action, n.params, self.ev.state_dict(n.state)) for n in _path(node)]
         trace = Trace(self.model.name, steps, kind=kind, property_name=prop,
                       meta={"scenario": self.scenario.path})
-        check_replays(self.model, trace, f"the replay of scenario {self.scenario.path}")
+        verify_trace(self.model, trace, f"reference (scenario {self.scenario.path})")
         return trace
 
     def check_properties(self, nodes: list[_Node]) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.itf import dumps_itf
-from modelcheck.trace.replay import TraceReplayError, replay
+from modelcheck.trace.replay import TraceReplayError
+from modelcheck.trace.verify import trace_problem
 from modelcheck.trace.trace import Trace
 
 __all__ = ["write_trace", "default_trace_name", "DEFAULT_DIRECTORY"]
@@ -29,14 +30,14 @@ def default_trace_name(trace: Trace, model: ir.Model, when: float | None = None)
 
 def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_DIRECTORY,
                 name: str | None = None) -> Path:
-    """Replay ``trace`` under the reference semantics, then write it as ITF JSON
+    """Replay and verify ``trace`` under the reference semantics, then write it as ITF JSON
     into ``directory`` (created if needed) under ``name`` or the default name,
     atomically: a reader sees the old file or the whole new one, never half.
-    Raises TraceReplayError (an internal error) if the trace does not replay."""
-    result = replay(model, trace)
-    if not result.ok:
-        raise TraceReplayError(f"internal error: refusing to write a trace that does not replay "
-                               f"under the reference semantics: {result.reason}")
+    Raises TraceReplayError (an internal error) if the trace does not replay
+    or does not show what it claims (``verify.trace_problem``)."""
+    problem = trace_problem(model, trace)
+    if problem is not None:
+        raise TraceReplayError(f"internal error: refusing to write a trace that {problem}")
     text = dumps_itf(trace, model)
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)

@@ -179,13 +179,13 @@ def test_bad_itf_gives_a_clear_error(tmp_path):
     bad.write_text('{"vars": ["small", "big"], "states": [{"small": 0, "big": {"#set": []}}]}')
     with pytest.raises(UsageError) as info:
         read_itf(bad, m)
-    assert str(info.value) == (f"{bad}: state 0, variable 'big': expected an integer, "
+    assert str(info.value) == (f"{bad}:1:59: error[MC3201]: states[0].big: expected an integer, "
                                'found {"#set": []}')
     broken = tmp_path / "broken.itf.json"
     broken.write_text('{"states": [')
     with pytest.raises(UsageError, match="not valid JSON"):
         read_itf(broken, m)
-    with pytest.raises(UsageError, match="no value for 'big'"):
+    with pytest.raises(UsageError, match="no value for the variable 'big'"):
         from_itf({"states": [{"small": 0}]}, m)
     with pytest.raises(UsageError, match="not an ITF trace"):
         from_itf({"vars": []}, m)

@@ -55,7 +55,8 @@ def test_show_bad_input_exits_2_with_a_message(files):
     assert missing.exit_code == 2 and "cannot read nope.itf.json" in missing.output
     (files / "broken.json").write_text("{\n  \"states\": [\n")
     broken = invoke("trace", "show", "broken.json")
-    assert broken.exit_code == 2 and "broken.json:3:1: not valid JSON" in broken.output
+    assert broken.exit_code == 2 and "error[MC1201]: not valid JSON" in broken.output
+    assert "--> broken.json:3:1" in broken.output
     bad_var = invoke("trace", "show", "cex.itf.json", "--vars", "stroe")
     assert bad_var.exit_code == 2 and "did you mean 'store'?" in bad_var.output
     assert "Traceback" not in missing.output + broken.output + bad_var.output

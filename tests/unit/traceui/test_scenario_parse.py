@@ -98,7 +98,7 @@ def test_itf_with_actions_is_a_scenario(tmp_path, mini_model, mini_trace):
 
 def test_bad_json_is_reported():
     [d] = diag(scenario_from_json, "{\"steps\": [", "x.json")
-    assert d.code == "MC1101" and "not valid JSON" in d.message
+    assert d.code == "MC1201" and "not valid JSON" in d.message   # as for any trace file
     [d] = diag(scenario_from_json, json.dumps({"steps": [{"params": {}}]}), "x.json")
     assert "not a scenario" in d.message
     itf = {"states": [{"x": 1}, {"x": 2}]}

@@ -12,6 +12,7 @@ from typing import Any
 
 from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
+from modelcheck.engines.initial import demote_vacuous
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.ir.nodes import Model
 from modelcheck.trace.replay import TraceReplayError
@@ -42,11 +43,14 @@ def check(model: Model, engine: str = "reference", options: CheckOptions | None 
     in it replayed.  Raises UsageError for an unknown property name in
     ``options.invariants``, ValueError for an unknown engine, and
     TraceReplayError (an internal error) if the engine returned a trace that
-    is not a behaviour of the model or does not violate its property."""
+    is not a behaviour of the model or does not violate its property.  A spec
+    whose initial values admit no state gets UNKNOWN, never HOLDS."""
     options = options if options is not None else CheckOptions()
     reporter = reporter if reporter is not None else NullReporter()
     select_properties(model, options)      # unknown names fail here, for every engine
-    result = get_engine(engine).check(model, options, reporter)
+    # No engine reports HOLDS over a spec with no initial state: that verdict
+    # would be true of nothing.
+    result = demote_vacuous(model, get_engine(engine).check(model, options, reporter))
     for prop in result.properties:
         if prop.trace is not None:
             verify_trace(model, prop.trace, engine)

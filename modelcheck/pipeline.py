@@ -13,6 +13,7 @@ from modelcheck.ir.nodes import Model
 from modelcheck.semantics.names import resolve
 from modelcheck.semantics.typecheck import typecheck
 from modelcheck.syntax.parser import parse
+from modelcheck.syntax.source import read_source
 
 __all__ = ["load", "load_source"]
 
@@ -22,13 +23,13 @@ def load(path: str, consts: Mapping[str, Any] | None = None) -> Model:
     (name -> value, values as text or Python ints/bools).
 
     Raises UsageError if the file cannot be read or an override is bad, and
-    CompileError with the diagnostics of the first phase that fails."""
+    CompileError with the diagnostics of the first phase that fails (MC1006
+    for a file that is not UTF-8)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            source = handle.read()
+        source = read_source(path)
     except FileNotFoundError:
         raise UsageError(f"no such spec file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise UsageError(f"cannot read spec file {path}: {err}") from None
     return load_source(source, path, consts)
 

@@ -13,8 +13,8 @@ from modelcheck.errors import ModelcheckError, UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
-from modelcheck.cli.options import (REFERENCE, CheckFlags, build_options, default_engine,
-                                    parse_defines, parse_sweeps)
+from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_options,
+                                    default_engine, parse_defines, parse_sweeps)
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
 from modelcheck.cli.runner import Outcome, exit_code, load_model, run_engine, save_traces
@@ -71,7 +71,7 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Stop after N distinct states (the result is then unknown)."),
         click.option("--max-depth", type=click.IntRange(min=1), metavar="N",
                      help="Explore N levels at most (initial states are level 1)."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+        click.option("--timeout", type=POSITIVE, metavar="S",
                      help="Stop after S seconds (the result is then unknown)."),
         click.option("--no-deadlock", is_flag=True, help="Do not report deadlocks."),
         click.option("--simulate", type=click.IntRange(min=1), metavar="N",
@@ -90,13 +90,13 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="[compiled, spark] Do not reduce symmetric types."),
         click.option("--checkpoint", type=click.Path(file_okay=False), metavar="DIR",
                      help="[compiled, spark] Write checkpoints to DIR."),
-        click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True),
+        click.option("--checkpoint-every", type=POSITIVE,
                      metavar="S", help="[compiled, spark] Seconds between checkpoints (default 300)."),
         click.option("--resume", type=click.Path(exists=True, file_okay=False), metavar="DIR",
                      help="[compiled, spark] Resume from the checkpoint in DIR."),
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
-        click.option("--max-memory", type=click.FloatRange(min=0, min_open=True), metavar="MIB",
+        click.option("--max-memory", type=POSITIVE, metavar="MIB",
                      help="[compiled] Stop (unknown) rather than grow the state table past "
                           "MIB mebibytes."),
         click.option("--k", type=click.IntRange(min=1), metavar="K",

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import click
 
 from modelcheck.engines.base import DEADLOCK, CheckOptions
 from modelcheck.diagnostics import did_you_mean
@@ -14,10 +18,30 @@ from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 
 __all__ = ["REFERENCE", "CheckFlags", "SweepAxis", "parse_defines", "parse_sweeps", "sweep_configs",
-           "build_options", "default_engine", "const_key"]
+           "build_options", "default_engine", "const_key", "PositiveAmount", "POSITIVE"]
 
 #: The engine every run falls back to; it is always importable.
 REFERENCE = "reference"
+
+
+class PositiveAmount(click.ParamType):
+    """A finite number above 0, for every option that takes seconds or
+    mebibytes.  ``nan`` and ``inf`` are refused: compared with a bound, nan is
+    never over it, so ``--timeout nan`` would quietly mean no timeout."""
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            amount = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(amount) or amount <= 0:
+            self.fail(f"{value!r} is not a finite number above 0", param, ctx)
+        return amount
+
+
+#: The one type of --timeout, --checkpoint-every and --max-memory.
+POSITIVE = PositiveAmount()
 
 
 def const_key(name: str) -> str:

@@ -10,7 +10,7 @@ from rich.text import Text
 from modelcheck.cli.check import json_failure
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, plain_value
-from modelcheck.cli.options import parse_defines
+from modelcheck.cli.options import POSITIVE, parse_defines
 from modelcheck.cli.render import consts_text, format_seconds
 from modelcheck.cli.runner import load_model
 from modelcheck.cli.trace_render import render_trace
@@ -37,7 +37,7 @@ _STYLE = {ProofStatus.PROVED: "green", ProofStatus.REFUTED: "red", ProofStatus.C
               help="[induction] k of k-induction.")
 @click.option("--engine", type=click.Choice(["induction", "pdr"]), default="induction",
               show_default=True, help="k-induction with your lemmas, or PDR (Spacer) finding them.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--timeout", type=POSITIVE, metavar="S",
               help="Give up after S seconds (the answer is then unknown).")
 @click.option("--no-verify", is_flag=True,
               help="[pdr] Do not re-prove the printed invariant by induction.")

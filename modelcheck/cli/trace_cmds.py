@@ -26,6 +26,7 @@ from modelcheck.cli.options import parse_defines
 from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes, render_trace,
                                          select_vars, two_columns)
 from modelcheck.errors import UsageError
+from modelcheck.fsutil import write_atomic
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
@@ -33,7 +34,7 @@ from modelcheck.trace.itf import from_itf
 from modelcheck.trace.itf_json import bad_trace, loads_itf
 from modelcheck.trace.replay import replay
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import var_names
+from modelcheck.trace.view import EDGE_STEPS, step_window, var_names
 
 __all__ = ["trace", "LoadedTrace", "load_trace", "render_diff", "render_explanation"]
 
@@ -137,6 +138,9 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
             model = None
     if model is None:
         return LoadedTrace(path, from_itf(data, None, source=path, text=text), None, notes)
+    # The JSON tree and its text are as big as the trace again: a long
+    # trace is replayed without them.
+    data = text = None
     result = replay(model, trace)
     if result.ok and result.trace is not None:
         trace = result.trace
@@ -152,6 +156,12 @@ def _notes(console: Any, loaded: LoadedTrace) -> None:
 
 _spec_option = click.option("--spec", type=click.Path(dir_okay=False), default=None,
                             help="The spec the trace is from (default: the one the file names).")
+#: Which steps of a long trace ``show`` and ``html`` show (``step_window``).
+_all_option = click.option("--all", "show_all", is_flag=True,
+                           help=f"Show every step (a long trace shows its first and last "
+                                f"{EDGE_STEPS}).")
+_steps_option = click.option("--steps", default=None, metavar="A:B",
+                             help="Show steps A to B only (A: to the end, :B from the start).")
 _define_option = click.option("-D", "defines", multiple=True, metavar="NAME=VALUE",
                               help="Set a const of the spec (overrides the file's).")
 
@@ -170,13 +180,18 @@ def trace() -> None:
 @click.option("--full", is_flag=True, help="Show the whole state at every step.")
 @click.option("--by", default=None, metavar="NAME",
               help="Lay out the variables keyed by this model-value type as a table, one column per value.")
+@_all_option
+@_steps_option
 def show_cmd(file: str, spec: str | None, defines: Sequence[str], vars_: str | None,
-             hide: str | None, full: bool, by: str | None) -> None:
-    """Show a trace step by step: each action and what it changed."""
+             hide: str | None, full: bool, by: str | None, show_all: bool, steps: str | None) -> None:
+    """Show a trace step by step: each action and what it changed.  A long
+    trace shows its first and last steps (--all: every step)."""
     loaded = load_trace(file, spec, parse_defines(defines))
+    window = step_window(len(loaded.trace.steps), steps, show_all)
     console = out_console()
     _notes(console, loaded)
-    console.print(render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by))
+    console.print(render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by,
+                               window=window))
 
 
 # ------------------------------------------------------------------ diff
@@ -350,18 +365,23 @@ def _default_html_path(file: str) -> str:
                    "(default: the first that keys map variables).")
 @click.option("--vars", "vars_", default=None, metavar="A,B", help="Show only these variables.")
 @click.option("--hide", default=None, metavar="A,B", help="Do not show these variables.")
+@_all_option
+@_steps_option
 def html_cmd(file: str, output: str | None, spec: str | None, defines: Sequence[str], by: str | None,
-             vars_: str | None, hide: str | None) -> None:
+             vars_: str | None, hide: str | None, show_all: bool, steps: str | None) -> None:
     """Write the trace page: one self-contained HTML file (steps, swimlanes,
-    the state at the selected step); arrow keys move between steps."""
+    the state at the selected step); arrow keys move between steps.  A long
+    trace shows its first and last steps (--all: every step).  The page is
+    written whole or not at all."""
     from modelcheck.trace.html import render_html
     loaded = load_trace(file, spec, parse_defines(defines))
+    window = step_window(len(loaded.trace.steps), steps, show_all)
     names = select_vars(var_names(loaded.trace, loaded.model), vars_, hide)
-    page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file)
+    page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file, window=window)
     target = Path(output or _default_html_path(file))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page, encoding="utf-8")
+        write_atomic(target, page)
     except OSError as err:
         raise UsageError(f"cannot write {target}: {err.strerror or err}") from None
     console = out_console()

@@ -22,8 +22,8 @@ from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import LaneSet, choose_lane_set
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import (Change, format_lines, format_value, param_texts, step_changes,
-                                   var_names, var_types)
+from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, param_texts,
+                                   step_changes, var_names, var_types)
 
 __all__ = ["render_trace", "render_step_title", "render_changes", "two_columns", "select_vars", "trace_title",
            "OLD_STYLE", "NEW_STYLE", "NAME_STYLE"]
@@ -215,21 +215,31 @@ def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
 
 def render_trace(trace: Trace, model: Model | None = None, *, vars: str | Sequence[str] | None = None,
                  hide: str | Sequence[str] | None = None, full: bool = False,
-                 by: str | None = None) -> RenderableType:
+                 by: str | None = None, window: StepWindow | None = None) -> RenderableType:
     """The whole trace: a title, then the initial state in full and, for each
     step, its action and what changed (``full``: the whole state, changes
     starred).  ``vars``/``hide`` keep or drop variables (comma lists or
     sequences).  ``by`` names a model-value type (or a map variable): the
     variables keyed by it become a table with one column per value.
-    Raises ``UsageError`` for an unknown variable or ``by`` name."""
+    ``window`` picks the steps shown (default: every step); the first step
+    of each run of it shows the whole state, so what follows a gap reads on
+    its own.  Raises ``UsageError`` for an unknown variable or ``by`` name."""
     names = var_names(trace, model)
     shown = select_vars(names, vars, hide)
     types = var_types(trace, model)
     lanes = choose_lane_set(trace, model, by, types) if by is not None else None
+    window = window if window is not None else StepWindow((range(len(trace.steps)),), len(trace.steps))
     parts: list[RenderableType] = [trace_title(trace)]
-    for index, step in enumerate(trace.steps):
-        parts.append(render_step_title(trace, index, model))
-        parts.append(_step_body(trace, index, shown, types, lanes, full))
+    after = 0
+    for run in window.runs:
+        if run.start > after:
+            parts.append(Text(window.omitted_note(run.start - after), style="dim"))
+        for index in run:
+            parts.append(render_step_title(trace, index, model))
+            parts.append(_step_body(trace, index, shown, types, lanes, full or 0 < index == run.start))
+        after = run.stop
+    if after < window.total:
+        parts.append(Text(window.omitted_note(window.total - after), style="dim"))
     return Group(*parts)
 
 

@@ -8,7 +8,12 @@ touches and its messages drawn as arrows, from the sender's lane at the step
 that sent the message to the receiver's lane at the step that took it out of
 the network (a horizontal dashed arrow while it is still in flight).
 
+A long trace is shown through a ``StepWindow`` (by default its first and last
+``EDGE_STEPS`` steps), so that the page stays bounded whatever the trace's length.
+
 ``render_html`` returns the page as a string; writing it is up to the caller.
+Every value reaches the page escaped: ``_e`` for HTML text and attributes,
+``_script_json`` for the JSON inside a ``<script>`` element.
 """
 from __future__ import annotations
 
@@ -23,8 +28,8 @@ from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import Lanes, Message, build_lanes
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import (Change, format_lines, format_value, param_texts, step_changes,
-                                   step_label, var_names, var_types)
+from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, param_texts,
+                                   step_changes, step_label, step_window, var_names, var_types)
 
 __all__ = ["render_html", "page_title", "ROW_HEIGHT", "LANE_WIDTH"]
 
@@ -50,11 +55,24 @@ def _e(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _colors(trace: Trace) -> dict[str | None, str]:
+def _script_json(data: Any) -> str:
+    """JSON to embed in a ``<script>`` element: ``<``, ``>`` and ``&`` as
+    \\u escapes, so that no value (``</script>``, ``<!--<script>``) can end
+    the element early or put the parser in its escaped state, which would
+    swallow the page's own script; U+2028/9 for old JavaScript parsers."""
+    text = json.dumps(data, ensure_ascii=False)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escape)
+    return text
+
+
+def _colors(trace: Trace, window: StepWindow) -> dict[str | None, str]:
     """One colour per action, in order of first appearance, so that the
     actions of a short trace never share one."""
     colors: dict[str | None, str] = {None: "#6b7280"}
-    for step in trace.steps:
+    for i in window:
+        step = trace.steps[i]
         if step.action not in colors:
             colors[step.action] = _PALETTE[(len(colors) - 1) % len(_PALETTE)]
     return colors
@@ -82,12 +100,13 @@ class _Arrow:
     received: int | None
 
 
-def _arrows(lanes: Lanes) -> list[_Arrow]:
-    """Pair each sent message with the first later step that takes it out."""
+def _arrows(lanes: Lanes, window: StepWindow) -> list[_Arrow]:
+    """Pair each message sent at a shown step with the first later step that
+    takes it out."""
     taken: set[tuple[int, int]] = set()
     out: list[_Arrow] = []
-    for i, step in enumerate(lanes.steps):
-        for msg in step.sent:
+    for i in window:
+        for msg in lanes.steps[i].sent:
             received = None
             for j in range(i + 1, len(lanes.steps)):
                 for k, got in enumerate(lanes.steps[j].received):
@@ -101,25 +120,42 @@ def _arrows(lanes: Lanes) -> list[_Arrow]:
     return out
 
 
-def _lane_columns(trace: Trace, lanes: Lanes) -> list[str]:
+def _lane_columns(trace: Trace, lanes: Lanes, window: StepWindow) -> list[str]:
     if lanes.lane_set is None:
         return [WHOLE_STATE]
     cols = [lanes.lane_set.label(m) for m in lanes.members]
-    idle = any(not s.touched and i > 0 and trace.steps[i].state != trace.steps[i - 1].state
-               for i, s in enumerate(lanes.steps))
+    idle = any(not lanes.steps[i].touched and i > 0 and trace.steps[i].state != trace.steps[i - 1].state
+               for i in window)
     return ([GLOBAL_LANE] if idle else []) + cols
 
 
-def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | None, str]) -> str:
-    columns = _lane_columns(trace, lanes)
+def _rows(window: StepWindow) -> dict[int, int]:
+    """The diagram row of each shown step: a gap row stands for the steps
+    left out between two runs."""
+    rows: dict[int, int] = {}
+    row = 0
+    for k, run in enumerate(window.runs):
+        row += 1 if k else 0
+        for i in run:
+            rows[i] = row
+            row += 1
+    return rows
+
+
+def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | None, str],
+         window: StepWindow) -> str:
+    columns = _lane_columns(trace, lanes, window)
     x_of = {name: LANE_WIDTH // 2 + k * LANE_WIDTH for k, name in enumerate(columns)}
     width = LANE_WIDTH * len(columns)
-    rows = len(trace.steps)
+    row_of = _rows(window)
+    rows = max(row_of.values(), default=-1) + 1
     label = lanes.lane_set.label if lanes.lane_set is not None else format_value
     height = HEADER_HEIGHT + rows * ROW_HEIGHT + 8
 
     def y(i: int) -> int:
-        return HEADER_HEIGHT + i * ROW_HEIGHT + ROW_HEIGHT // 2
+        # A message taken out at a step not shown ends at the bottom edge.
+        row = row_of.get(i, rows)
+        return HEADER_HEIGHT + row * ROW_HEIGHT + ROW_HEIGHT // 2
 
     parts = [f'<svg id="lanes-svg" xmlns="http://www.w3.org/2000/svg" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
@@ -127,8 +163,8 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
              '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
              'fill="#374151"/></marker></defs>']
-    for i in range(rows):
-        parts.append(f'<rect class="row-bg" data-step="{i}" x="0" y="{HEADER_HEIGHT + i * ROW_HEIGHT}" '
+    for i, row in row_of.items():
+        parts.append(f'<rect class="row-bg" data-step="{i}" x="0" y="{HEADER_HEIGHT + row * ROW_HEIGHT}" '
                      f'width="{width}" height="{ROW_HEIGHT}"/>')
     for name in columns:
         x = x_of[name]
@@ -136,9 +172,10 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
                      f'text-anchor="middle">{_e(name)}</text>')
         parts.append(f'<line class="lane-line" x1="{x}" y1="{HEADER_HEIGHT - 6}" x2="{x}" '
                      f'y2="{height - 4}"/>')
-    for i, step in enumerate(trace.steps):
+    for i in window:
         if i == 0:
             continue
+        step = trace.steps[i]
         touched = [label(m) for m in lanes.steps[i].touched]
         if lanes.lane_set is None:
             touched = [WHOLE_STATE] if step.state != trace.steps[i - 1].state else []
@@ -155,10 +192,10 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
             parts.append(f'<circle class="touch" data-lane="{_e(t)}" cx="{x_of[t]}" cy="{y(i)}" r="7" '
                          f'fill="{color}"/>')
         parts.append('</g>')
-    for arrow in _arrows(lanes):
+    for arrow in _arrows(lanes, window):
         parts.append(_arrow_svg(arrow, x_of, y, label))
-    for i, step in enumerate(lanes.steps):
-        for msg in step.received:
+    for i in window:
+        for msg in lanes.steps[i].received:
             name = label(msg.dst)
             if name in x_of:
                 parts.append(f'<circle class="receive" data-step="{i}" cx="{x_of[name]}" cy="{y(i)}" '
@@ -237,7 +274,8 @@ def _lane_table(trace: Trace, i: int, lanes: Lanes, names: Sequence[str],
 
 
 def _state_panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names: Sequence[str],
-                 types: Mapping[str, Type | None], colors: Mapping[str | None, str]) -> str:
+                 types: Mapping[str, Type | None], colors: Mapping[str | None, str],
+                 first: bool) -> str:
     step = trace.steps[i]
     cur = step.state
     prev = trace.steps[i - 1].state if i > 0 else None
@@ -245,7 +283,7 @@ def _state_panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names:
     params = param_texts(step, model)
     head = f'<h2><span class="idx">{"State" if i == 0 else "Step"} {i}</span> ' \
            f'<span class="action" style="color:{colors[step.action]}">{_e(label)}</span></h2>'
-    parts = [f'<div class="state" id="state-{i}" data-step="{i}"{" hidden" if i else ""}>', head]
+    parts = [f'<div class="state" id="state-{i}" data-step="{i}"{"" if first else " hidden"}>', head]
     if params:
         parts.append('<p class="params">' + " ".join(
             f'<span class="param"><span class="k">{_e(k)}</span>=<span class="v">{_e(v)}</span></span>'
@@ -280,30 +318,41 @@ def _state_panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names:
 
 
 def _step_list(trace: Trace, model: Model | None, types: Mapping[str, Type | None],
-               colors: Mapping[str | None, str]) -> str:
+               colors: Mapping[str | None, str], window: StepWindow) -> str:
     items = []
-    for i, step in enumerate(trace.steps):
+    after = 0
+    for i in window:
+        if i > after:
+            items.append(f'<li class="omitted">{_e(window.omitted_note(i - after))}</li>')
+        after = i + 1
+        step = trace.steps[i]
         label = step_label(step, model, i)
         changed = [] if i == 0 else sorted({c.var for c in step_changes(trace, i, types)},
                                           key=list(step.state).index)
         summary = ", ".join(changed)
-        items.append(f'<li class="step{" selected" if i == 0 else ""}" data-step="{i}" id="step-{i}" '
+        items.append(f'<li class="step{" selected" if i == window.runs[0].start else ""}" '
+                     f'data-step="{i}" id="step-{i}" '
                      f'title="{_e(label)}"><span class="idx">{i}</span>'
                      f'<span class="dot" style="background:{colors[step.action]}"></span>'
                      f'<span class="label">{_e(label)}</span>'
                      f'<span class="summary">{_e(summary)}</span></li>')
+    if after < window.total:
+        items.append(f'<li class="omitted">{_e(window.omitted_note(window.total - after))}</li>')
     return '<ol id="steps">' + "".join(items) + "</ol>"
 
 
 # ------------------------------------------------------------------ the page
 
 def render_html(trace: Trace, model: Model | None = None, *, by: str | None = None,
-                names: Sequence[str] | None = None, source: str | None = None) -> str:
+                names: Sequence[str] | None = None, source: str | None = None,
+                window: StepWindow | None = None) -> str:
     """The trace page.  ``by`` picks the lanes (a model-value type or a map
     variable; default: the first model-value type that keys map variables);
     ``names`` the variables shown (default all); ``source`` the file the trace
-    came from, shown under the title.  Raises ``UsageError`` for an unknown
-    ``by`` name."""
+    came from, shown under the title; ``window`` the steps shown (default:
+    the first and last ``EDGE_STEPS`` of a long trace, see ``step_window``).
+    Raises ``UsageError`` for an unknown ``by`` name."""
+    window = window if window is not None else step_window(len(trace.steps))
     lanes = build_lanes(trace, model, by)
     types = var_types(trace, model)
     shown = list(names) if names is not None else var_names(trace, model)
@@ -313,13 +362,13 @@ def render_html(trace: Trace, model: Model | None = None, *, by: str | None = No
     nets = ", ".join(n.var for n in lanes.networks)
     if nets:
         lane_note += f"; messages from {nets}"
-    data = {"steps": len(trace.steps), "lanes": _lane_columns(trace, lanes)}
-    colors = _colors(trace)
-    panels = "\n".join(_state_panel(trace, i, model, lanes, shown, types, colors)
-                       for i in range(len(trace.steps)))
+    data = {"steps": len(trace.steps), "shown": list(window),
+            "lanes": _lane_columns(trace, lanes, window)}
+    colors = _colors(trace, window)
+    panels = "\n".join(_state_panel(trace, i, model, lanes, shown, types, colors, first=k == 0)
+                       for k, i in enumerate(window))
     sub = f'<p class="sub">{_e(source)}</p>' if source else ""
-    # inside <script> only "</" could end the element early
-    data_json = json.dumps(data).replace("</", "<\\/")
+    data_json = _script_json(data)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -341,8 +390,8 @@ move between steps, <kbd>Home</kbd> <kbd>End</kbd></p>
 <section id="timeline" aria-label="steps">
 <div class="timeline-body">
 <div class="timeline-head">Step</div>
-{_step_list(trace, model, types, colors)}
-<div id="lanes">{_svg(trace, model, lanes, colors)}</div>
+{_step_list(trace, model, types, colors, window)}
+<div id="lanes">{_svg(trace, model, lanes, colors, window)}</div>
 </div>
 </section>
 <section id="states" aria-live="polite">

@@ -1,12 +1,11 @@
 """Writing traces to disk: replayed first, then written atomically as ITF JSON."""
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 
+from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.itf import dumps_itf
 from modelcheck.trace.replay import TraceReplayError
@@ -42,21 +41,7 @@ def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_D
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / (name or _unused_name(folder, default_trace_name(trace, model)))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        # Also on Ctrl-C: no stray temporary file is left behind.
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_directory(folder)
+    write_atomic(target, text, durable=True)
     return target
 
 
@@ -71,16 +56,3 @@ def _unused_name(folder: Path, name: str) -> str:
         n += 1
     return f"{stem}-{n}.itf.json"
 
-
-def _fsync_directory(folder: Path) -> None:
-    # Makes the rename itself durable; not possible on every platform.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

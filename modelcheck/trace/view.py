@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type)
@@ -22,7 +23,7 @@ from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
            "changed_vars", "var_names", "var_types", "param_types", "step_label",
-           "param_texts", "DEFAULT_WIDTH"]
+           "param_texts", "DEFAULT_WIDTH", "StepWindow", "step_window", "EDGE_STEPS"]
 
 #: Width under which a value is kept on one line.
 DEFAULT_WIDTH = 72
@@ -335,3 +336,62 @@ def step_label(step: Step, model: Model | None = None, index: int | None = None)
     if not params:
         return step.action
     return f"{step.action}({', '.join(f'{k}={v}' for k, v in params)})"
+
+
+# ------------------------------------------------------------------ long traces
+
+#: Steps shown at each end of a long trace unless every step is asked for:
+#: what a view of a trace of any length holds stays bounded.
+EDGE_STEPS = 50
+
+
+@dataclass(frozen=True)
+class StepWindow:
+    """The steps a view shows: ``runs`` of consecutive step indexes, in order;
+    the steps between two runs (and after the last) are left out."""
+    runs: tuple[range, ...]
+    total: int
+
+    def __iter__(self) -> Any:
+        for run in self.runs:
+            yield from run
+
+    def __len__(self) -> int:
+        return sum(len(run) for run in self.runs)
+
+    @property
+    def omitted(self) -> int:
+        return self.total - len(self)
+
+    def omitted_note(self, count: int) -> str:
+        """The line standing in for ``count`` steps left out."""
+        return (f"... {count} step{'s' if count != 1 else ''} omitted; "
+                f"--all to show every step, --steps A:B to show steps A to B")
+
+
+def step_window(total: int, steps: str | None = None, show_all: bool = False,
+                edge: int = EDGE_STEPS) -> StepWindow:
+    """The steps to show of a trace of ``total`` steps (the initial state is
+    step 0): every step with ``show_all`` or when there are few, the steps
+    ``A`` to ``B`` (both included; ``A:`` to the end, ``:B`` from the start)
+    for ``steps="A:B"``, else the first and last ``edge``.  Raises
+    ``UsageError`` for a badly formed or empty ``A:B``."""
+    if steps is not None:
+        first, last = _parse_steps(steps, total)
+        return StepWindow((range(first, last + 1),), total)
+    if show_all or total <= 2 * edge + 1:
+        return StepWindow((range(total),), total)
+    return StepWindow((range(edge), range(total - edge, total)), total)
+
+
+def _parse_steps(text: str, total: int) -> tuple[int, int]:
+    hint = f"for example --steps 0:{min(total - 1, 20)}; this trace has steps 0 to {total - 1}"
+    start, sep, end = text.partition(":")
+    try:
+        first = int(start) if start.strip() else 0
+        last = int(end) if end.strip() else total - 1
+    except ValueError:
+        raise UsageError(f"bad --steps {text!r}: expected A:B", hint=hint) from None
+    if not sep or first < 0 or last < first or first >= total:
+        raise UsageError(f"--steps {text!r} selects no step of this trace", hint=hint)
+    return first, min(last, total - 1)

@@ -6,6 +6,9 @@
   var items = Array.prototype.slice.call(document.querySelectorAll("#steps li.step"));
   var panels = Array.prototype.slice.call(document.querySelectorAll("#states .state"));
   var count = items.length;
+  // A long trace shows some of its steps: items are selected by position,
+  // the diagram and the address speak of step numbers.
+  var stepOf = items.map(function (li) { return li.getAttribute("data-step"); });
   var current = 0;
 
   function each(selector, fn) {
@@ -28,12 +31,12 @@
     });
     panels.forEach(function (panel, i) { panel.hidden = i !== index; });
     each("#lanes-svg [data-step]", function (el) {
-      toggle(el, Number(el.getAttribute("data-step")) === index);
+      toggle(el, el.getAttribute("data-step") === stepOf[index]);
     });
-    document.body.setAttribute("data-step", String(index));
+    document.body.setAttribute("data-step", stepOf[index]);
     if (items[index].scrollIntoView) { items[index].scrollIntoView({block: "nearest"}); }
     if (!fromHash && window.history && window.history.replaceState) {
-      window.history.replaceState(null, "", "#step-" + index);
+      window.history.replaceState(null, "", "#step-" + stepOf[index]);
     }
   }
 
@@ -56,9 +59,9 @@
     li.addEventListener("click", function () { select(i); });
   });
   each("#lanes-svg .row-bg, #lanes-svg .step-mark", function (el) {
-    el.addEventListener("click", function () { select(Number(el.getAttribute("data-step"))); });
+    el.addEventListener("click", function () { select(stepOf.indexOf(el.getAttribute("data-step"))); });
   });
 
   var match = /^#step-(\d+)$/.exec(window.location.hash || "");
-  select(match ? Number(match[1]) : 0, true);
+  select(match ? Math.max(0, stepOf.indexOf(match[1])) : 0, true);
 })();

@@ -1,0 +1,80 @@
+"""Atomic file writes: a reader, or a crash, sees the old file or the whole new
+one under the final name, never half of it.  Every writer of a result file
+(traces, trace pages) goes through here; the data goes to a temporary file
+in the same folder (so the rename stays on one file system) and is renamed
+over the target."""
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+__all__ = ["atomic_writer", "write_atomic", "fsync_directory", "TEMP_SUFFIX"]
+
+#: Temporary files are named ``.<target name>.<random>.tmp`` in the target's
+#: folder, so that a cleanup after a SIGKILL can find them.
+TEMP_SUFFIX = ".tmp"
+
+
+@contextmanager
+def atomic_writer(path: str | Path, *, binary: bool = False,
+                  durable: bool = False) -> Iterator[IO]:
+    """A file to write ``path``'s new content into, renamed over ``path``
+    when the block ends without an exception; on any exception (Ctrl-C
+    included) the temporary file is removed and ``path`` is untouched.
+    ``durable`` fsyncs the data and the folder, so the new file survives a
+    power cut, not only a crash of this process.  Raises OSError."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb" if binary else "w",
+                       **({} if binary else {"encoding": "utf-8"})) as handle:
+            # mkstemp makes the file private; the result gets the mode a plain
+            # open() would give it (or keeps the mode of the file it replaces).
+            os.fchmod(handle.fileno(), _mode_for(target))
+            yield handle
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    if durable:
+        fsync_directory(target.parent)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def write_atomic(path: str | Path, data: str | bytes, *, durable: bool = False) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically (see ``atomic_writer``)."""
+    with atomic_writer(path, binary=isinstance(data, bytes), durable=durable) as handle:
+        handle.write(data)
+
+
+def fsync_directory(folder: str | Path) -> None:
+    """Make a rename in ``folder`` durable; not possible on every platform,
+    where it does nothing."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,35 @@
+"""Every ``--flag`` a hint, a message or a doc page names is one the CLI has
+(a hint once sent users to ``--checkpoint-dir``, which never existed)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from modelcheck.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Flags of other programs the docs and the Spark launcher speak of
+#: (spark-submit and Spark's workers, the benchmark scripts, --help).
+OTHER_PROGRAMS = {"--conf", "--cores", "--deploy-mode", "--help", "--host", "--memory", "--n",
+                  "--no-cluster", "--repeat", "--stats", "--webui-port", "--wide", "--work-dir"}
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def _flags(command: click.Command) -> set[str]:
+    flags = {o for p in command.params for o in p.opts + p.secondary_opts if o.startswith("--")}
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            flags |= _flags(sub)
+    return flags
+
+
+def test_every_flag_named_in_the_code_and_docs_exists():
+    known = _flags(cli) | OTHER_PROGRAMS
+    files = sorted((ROOT / "modelcheck").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md"))
+    unknown = {f"{path.relative_to(ROOT)}: {m.group()}"
+               for path in files for m in FLAG.finditer(path.read_text(encoding="utf-8"))
+               if m.group() not in known}
+    assert not unknown, sorted(unknown)
+

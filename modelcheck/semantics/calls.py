@@ -5,15 +5,15 @@ map comprehensions.
 """
 from __future__ import annotations
 
-import difflib
 from types import MappingProxyType
 from typing import Any
 
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import BOOL, Type, join
-from modelcheck.ir.values import domain
+from modelcheck.ir.values import domain, domain_size
 from modelcheck.semantics import intervals as I
 from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Env, found_words, show
@@ -229,10 +229,8 @@ class CallsMixin:
                 self.fail("MC3004", f"the fields of {e.func} are given by name", arg.span,
                           hint=f"write {e.func}({names[0]}=...)" if names else None)
             if arg.name not in names:
-                close = difflib.get_close_matches(arg.name, names, n=1)
                 self.fail("MC3004", f"{e.func} has no field '{arg.name}'", arg.span,
-                          hint=f"did you mean '{close[0]}'?" if close
-                          else "its fields are: " + ", ".join(names))
+                          hint=did_you_mean(arg.name, names, "its fields are", len(names)))
             if arg.name in given:
                 self.fail("MC3004", f"field '{arg.name}' is given twice", arg.span)
             given[arg.name] = arg
@@ -358,14 +356,23 @@ class CallsMixin:
         return body
 
     def _e_SetComp(self: Any, e: ast.SetComp, env: Env, expected: Type | None) -> ir.Expr:
-        if len(e.fors) != 1:
-            self.fail("MC3011", "a set comprehension takes one 'for' clause", e.fors[1].span,
-                      hint="range over one set, or use any(...) to test pairs")
         clauses, inner = self.fors(e.fors, env)
-        name, dom, cond = clauses[0]
+        outer = 1
+        for name, dom, _ in clauses[:-1]:
+            outer *= domain_size(dom.type.elem)
+        if outer > MAX_UNROLLED:
+            self.fail("MC3011", f"the outer 'for' clauses of this set comprehension range "
+                      f"over {outer:,} values, more than {MAX_UNROLLED}", e.fors[0].span,
+                      hint="range over one set of tuples or records, or narrow the types "
+                      "of the outer clauses")
         elem = self.expr(e.elem, inner, expected.elem if isinstance(expected, T.SetType)
                          else None)
-        return ir.SetComp(name, dom, cond, elem, T.SetType(elem.type), e.span)
+        t = T.SetType(elem.type)
+        name, dom, cond = clauses[-1]
+        body: ir.Expr = ir.SetComp(name, dom, cond, elem, t, e.span)
+        for name, dom, cond in reversed(clauses[:-1]):
+            body = _union_over(name, dom, cond, body, e.span)
+        return body
 
     def _e_MapComp(self: Any, e: ast.MapComp, env: Env, expected: Type | None) -> ir.Expr:
         clause = e.fors[0]
@@ -404,3 +411,30 @@ class CallsMixin:
         self.fail("MC3011", "a map comprehension must range over every key of the map",
                   dom_ast.span, hint="write {k: v for k in K} with K the key type; "
                   "use 'if k in S then ... else ...' for the other keys")
+
+
+#: the most values the outer clauses of one set comprehension may range over
+MAX_UNROLLED = 256
+
+
+def _union_over(name: str, dom: ir.Expr, cond: ir.Expr | None, body: ir.Expr,
+                span: Any) -> ir.Expr:
+    """The union of ``body`` over every ``name`` in ``dom`` that passes ``cond``.
+
+    The IR has no flattening union, so the clause is unrolled over the values
+    of its element type: a value not in ``dom`` (or failing ``cond``)
+    contributes the empty set.  Exact, and bounded by MAX_UNROLLED."""
+    elem_t = dom.type.elem
+    empty = ir.Const(frozenset(), body.type, span)
+    terms = []
+    for value in domain(elem_t):
+        local = ir.Local(name, elem_t, span)
+        test: ir.Expr = ir.Apply(Op.IN, (local, dom), BOOL, span)
+        if cond is not None:
+            test = ir.Apply(Op.AND, (test, cond), BOOL, span)
+        terms.append(ir.LetExpr(name, ir.Const(value, elem_t, span),
+                                ir.IfExpr(test, body, empty, body.type, span), body.type, span))
+    result = terms[0] if terms else empty
+    for term in terms[1:]:
+        result = ir.Apply(Op.UNION, (result, term), body.type, span)
+    return result

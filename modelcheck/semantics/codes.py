@@ -18,6 +18,7 @@ CODES = MappingProxyType({
     "MC1003": "unexpected end of file",
     "MC1004": "nested too deeply",
     "MC1005": "integer literal too large",
+    "MC1006": "file is not UTF-8",
     # names
     "MC2001": "unknown name",
     "MC2002": "duplicate definition",
@@ -25,6 +26,7 @@ CODES = MappingProxyType({
     "MC2004": "imported file not found",
     "MC2005": "import cycle",
     "MC2006": "definition refers to itself",
+    "MC2007": "ambiguous name (a state variable and an enum member)",
     # types
     "MC3001": "type mismatch",
     "MC3002": "operator not defined for these operand types",

@@ -9,9 +9,9 @@ result against what it needs.  Every int expression gets its static interval
 """
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
+from modelcheck.diagnostics import did_you_mean
 from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.ops import Op
@@ -74,8 +74,16 @@ class ExprMixin:
             return ir.Const(None, expected, e.span)
         if expected is not None:
             self.fail("MC3001", f"expected {show(expected)}, found none", e.span)
+        hint = "compare it with a typed value (o == none) or assign it to a variable"
+        notes: tuple[str, ...] = ()
+        unit = env.unit
+        if unit.inlining:
+            hint = (f"give def '{unit.inlining[-1]}' a result type (-> option[T]), or "
+                    "call it where an option is expected (o := f(), o == f())")
+            if unit.root_call is not None and unit.what != f"def '{unit.inlining[0]}'":
+                notes = (f"in the call in {unit.what} at {unit.root_call}",)
         self.fail("MC3005", "cannot tell which option type 'none' has here", e.span,
-                  hint="compare it with a typed value (o == none) or assign it to a variable")
+                  hint=hint, notes=notes)
 
     def _e_NameRef(self: Any, e: ast.NameRef, env: Env, expected: Type | None) -> ir.Expr:
         if e.name in env.scope:
@@ -95,12 +103,35 @@ class ExprMixin:
             return ir.Const(frozenset(domain(t)), T.SetType(t), e.span)
         if sym.kind in ("enum_member", "model_value"):
             return ir.Const(e.name, self.named_type(sym.decl.name, e.span), e.span)
+        if sym.kind == "var" and e.name in self.resolved.shared:
+            return self.shared_name(e, env, expected)
         if sym.kind == "var":
             return self.state_var(e.name, e.span, env, primed=False)
         if sym.kind == "def":
             self.fail("MC3009", f"'{e.name}' is a def: call it with its arguments, "
                       f"{e.name}(...)", e.span)
         self.fail("MC3009", f"'{e.name}' is {kind_word(sym.kind)}, not a value", e.span)
+
+    def shared_name(self: Any, e: ast.NameRef, env: Env, expected: Type | None) -> ir.Expr:
+        """A name that is both a state variable and an enum member: the member
+        where its enum is expected, the variable where another type is."""
+        member = self.resolved.shared[e.name]
+        enum_t = self.named_type(member.decl.name, e.span)
+        if expected == enum_t:
+            return ir.Const(e.name, enum_t, e.span)
+        if expected is not None:
+            return self.state_var(e.name, e.span, env, primed=False)
+        self.fail("MC2007", f"'{e.name}' is both a state variable and a member of enum "
+                  f"'{member.decl.name}', and nothing here expects either type", e.span,
+                  notes=(f"the member is declared at {member.span}",),
+                  hint=f"it is the member where a {member.decl.name} is expected and the "
+                  f"variable where a {show(self.var_type(e.name))} is (compare it with a "
+                  "value of the type you mean), or rename one of them")
+
+    def is_shared_name(self: Any, e: Any, env: Env) -> bool:
+        """Whether ``e`` is a name that only its expected type can resolve."""
+        return (isinstance(e, ast.NameRef) and e.name not in env.scope
+                and e.name in self.resolved.shared)
 
     def count_model_value(self: Any, name: str, span: Any) -> ir.Expr:
         """``node3``: a value of a ``model(N)`` type, once N is known."""
@@ -144,7 +175,8 @@ class ExprMixin:
     def pair(self: Any, left: Any, right: Any, env: Env,
              expected: Type | None = None) -> tuple[ir.Expr, ir.Expr]:
         """Both operands, the one that types itself first (it types the other)."""
-        if needs_context(left) and not needs_context(right):
+        if ((needs_context(left) or self.is_shared_name(left, env))
+                and not (needs_context(right) or self.is_shared_name(right, env))):
             r = self.expr(right, env, expected)
             return self.expr(left, env, r.type), r
         lhs = self.expr(left, env, expected)
@@ -337,10 +369,8 @@ class ExprMixin:
             self.fail("MC3002", f"only records have fields, not {found_words(t)}", span)
         names = [n for n, _ in t.fields]
         if name not in names:
-            close = difflib.get_close_matches(name, names, n=1)
             self.fail("MC3004", f"{show(t)} has no field '{name}'", span,
-                      hint=f"did you mean '{close[0]}'?" if close
-                      else "its fields are: " + ", ".join(names))
+                      hint=did_you_mean(name, names, "its fields are", len(names)))
         return t.field_type(name)
 
     def _e_Index(self: Any, e: ast.Index, env: Env, expected: Type | None) -> ir.Expr:

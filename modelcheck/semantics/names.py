@@ -9,16 +9,16 @@ on the result: after ``resolve`` every name refers to something.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from modelcheck.diagnostics import Diagnostic, Span
+from modelcheck.diagnostics import Diagnostic, Span, did_you_mean
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
 from modelcheck.syntax.parser import parse
+from modelcheck.syntax.source import read_source
 
 __all__ = ["Symbol", "Resolved", "resolve", "BUILTINS", "GEN_BUILTINS", "model_value_index",
            "kind_word"]
@@ -48,13 +48,16 @@ class Resolved:
     """A spec with its imports loaded and its names checked.  ``items``: every
     declaration of every file, imported files first (in import order), without
     the import declarations; ``count_types``: names of ``model(N)`` types, whose
-    values (``node1``...) are only known once N is."""
+    values (``node1``...) are only known once N is; ``shared``: enum members
+    named like a state variable (the variable is in ``symbols``), resolved by
+    the expected type (docs/language.md)."""
     module: ast.Module
     items: tuple[ast.Item, ...]
     symbols: Mapping[str, Symbol]
     count_types: tuple[str, ...]
     path: str
     sources: tuple[tuple[str, str], ...]
+    shared: Mapping[str, Symbol] = field(default_factory=lambda: MappingProxyType({}))
 
     def source_map(self) -> dict[str, str]:
         return dict(self.sources)
@@ -78,14 +81,15 @@ def resolve(module: ast.Module, path: str, source: str = "") -> Resolved:
         raise CompileError(loader.diagnostics, loader.sources)
     items.extend(i for i in module.items if not isinstance(i, ast.ImportDecl))
     diagnostics: list[Diagnostic] = []
-    symbols = _collect_symbols(items, diagnostics)
+    shared: dict[str, Symbol] = {}
+    symbols = _collect_symbols(items, diagnostics, shared)
     count_types = tuple(name for name, s in symbols.items() if s.kind == "type"
                         and isinstance(s.decl.definition, ast.ModelCountDef))
     _NameChecker(symbols, count_types, diagnostics).check_items(items)
     if diagnostics:
         raise CompileError(diagnostics, loader.sources)
     return Resolved(module, tuple(items), MappingProxyType(symbols), count_types, path,
-                    tuple(loader.sources.items()))
+                    tuple(loader.sources.items()), MappingProxyType(shared))
 
 
 class _ImportLoader:
@@ -109,8 +113,11 @@ class _ImportLoader:
             if key in self.loaded:
                 continue
             try:
-                with open(target, encoding="utf-8") as handle:
-                    text = handle.read()
+                text = read_source(target)
+            except CompileError as err:
+                self.diagnostics.extend(err.diagnostics)
+                self.sources.update(err.sources)
+                continue
             except OSError:
                 self.diagnostics.append(Diagnostic(
                     "MC2004", f"cannot find '{imp.name}.mc' for 'import {imp.name}'", imp.span,
@@ -178,7 +185,10 @@ def kind_word(kind: str) -> str:
     return _KIND_WORDS.get(kind, kind)
 
 
-def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic]) -> dict[str, Symbol]:
+def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic],
+                     shared: dict[str, Symbol]) -> dict[str, Symbol]:
+    """Every declared name; an enum member named like a state variable goes
+    to ``shared`` (a message's kind ``req`` next to a variable ``req``)."""
     symbols: dict[str, Symbol] = {}
     for item in items:
         for name, kind, span in _declared_names(item):
@@ -188,6 +198,13 @@ def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic]) -> dict[st
                     hint="choose another name"))
                 continue
             first = symbols.get(name)
+            if first is not None and name not in shared \
+                    and {first.kind, kind} == {"var", "enum_member"}:
+                member = Symbol(name, kind, item, span)
+                if kind == "var":
+                    member, symbols[name] = first, member
+                shared[name] = member
+                continue
             if first is not None:
                 diagnostics.append(Diagnostic(
                     "MC2002", f"'{name}' is already defined (as {kind_word(first.kind)})", span,
@@ -248,8 +265,7 @@ class _NameChecker:
 
     def _unknown(self, code: str, what: str, name: str, span: Span | None,
                  candidates: list[str]) -> None:
-        close = difflib.get_close_matches(name, candidates, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else None
+        hint = did_you_mean(name, candidates)
         self.diagnostics.append(Diagnostic(code, f"unknown {what} '{name}'", span, hint=hint))
 
     def name(self, name: str, span: Span | None, scope: frozenset[str]) -> None:

@@ -1,12 +1,17 @@
 """Statements of an action body: ``ast`` -> ``ir`` statements.
 
 An assignment to a part of a variable (``x[k].f := v``) is lowered to a
-whole-variable ``Assign`` (``x := x with [k] = (x[k] with .f = v)``).  Each
-path through the body may assign a variable once (MC4002); ``let`` and
-``pick`` names scope over the rest of their block.
+whole-variable ``Assign`` (``x := x with [k] = (x[k] with .f = v)``).
+Several part assignments to one variable on one path compose in order, as
+TLA+'s ``[x EXCEPT ![i] = a, ![j] = b]``: each builds on the value so far,
+held in a ``Let``, and only the last one on the path is an ``Assign``, so
+every engine sees one ``Assign`` per variable per path (docs/design.md).
+Assigning a whole variable twice, or the whole and a part, is MC4002.
+``let`` and ``pick`` names scope over the rest of their block.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 
 from modelcheck.diagnostics import Span
@@ -17,21 +22,48 @@ from modelcheck.semantics.context import Abort, Env, found_words
 from modelcheck.semantics.names import kind_word
 from modelcheck.syntax import ast
 
-__all__ = ["StmtsMixin"]
+__all__ = ["StmtsMixin", "assigned_names"]
 
-#: variable name -> where it was first assigned on the current path
-Assigned = dict[str, "Span | None"]
+
+@dataclass(frozen=True)
+class Written:
+    """How a variable has been assigned so far on the current path."""
+    first: Span | None          # its first assignment on the path
+    last: Span | None           # its latest one: where the final Assign reports
+    whole: bool                 # the whole variable, not a part of it
+    pending: ir.Local | None    # the value so far, when its Assign is still to come
+
+
+#: variable name -> how it was assigned on the current path
+Assigned = dict[str, Written]
+
+
+def assigned_names(stmts: tuple[Any, ...]) -> frozenset[str]:
+    """The variables that some path through the AST statements assigns."""
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, ast.AssignStmt):
+            names.add(stmt.target.name)
+        elif isinstance(stmt, ast.IfStmt):
+            names |= assigned_names(stmt.then) | assigned_names(stmt.else_)
+        elif isinstance(stmt, ast.EitherStmt):
+            for branch in stmt.branches:
+                names |= assigned_names(branch)
+    return frozenset(names)
 
 
 class StmtsMixin:
     """Checking and lowering of statements."""
 
-    def block(self: Any, stmts: tuple[Any, ...], env: Env,
-              assigned: Assigned) -> tuple[tuple[ir.Stmt, ...], Assigned]:
+    def block(self: Any, stmts: tuple[Any, ...], env: Env, assigned: Assigned,
+              later: frozenset[str] = frozenset()) -> tuple[tuple[ir.Stmt, ...], Assigned]:
         """The IR of a block and the variables assigned on some path through it
-        (including those assigned before it)."""
+        (including those assigned before it).  ``later`` holds the variables
+        assigned after the block on its path: their pending values are not
+        yet final at its end."""
         out: list[ir.Stmt] = []
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
+            rest = stmts[k + 1:]
             try:
                 if isinstance(stmt, ast.LetStmt):
                     value = self.expr(stmt.value, env)
@@ -41,14 +73,35 @@ class StmtsMixin:
                     domain = self.pick_domain(stmt, env)
                     env, name = env.bind(stmt.name, domain.type.elem)
                     out.append(ir.Pick(name, domain, stmt.span))
+                elif (isinstance(stmt, (ast.IfStmt, ast.EitherStmt))
+                      and assigned_names((stmt,)) & assigned_names(rest)):
+                    # A variable assigned both in a branch and after the join
+                    # has a value so far that depends on the branch: the rest
+                    # of the block moves into every branch, which keeps the
+                    # same paths in the same order.
+                    node, assigned = self.stmt(stmt, env, assigned, later, rest)
+                    out.append(node)
+                    return tuple(out), assigned
                 else:
-                    node, assigned = self.stmt(stmt, env, assigned)
+                    node, assigned = self.stmt(stmt, env, assigned,
+                                               later | assigned_names(rest))
                     out.append(node)
             except Abort:
                 if isinstance(stmt, (ast.LetStmt, ast.PickStmt)):
                     # Later statements may use the name; they are skipped quietly.
                     env, _ = env.bind(stmt.name, None)
+        assigned = self.flush(out, assigned, later)
         return tuple(out), assigned
+
+    @staticmethod
+    def flush(out: list[ir.Stmt], assigned: Assigned, later: frozenset[str]) -> Assigned:
+        """Emit the ``Assign`` of every pending value that is final here."""
+        done = dict(assigned)
+        for name, w in assigned.items():
+            if w.pending is not None and name not in later:
+                out.append(ir.Assign(name, w.pending, w.last))
+                done[name] = replace(w, pending=None)
+        return done
 
     def pick_domain(self: Any, stmt: ast.PickStmt, env: Env) -> ir.Expr:
         node = self.expr(stmt.domain, env)
@@ -65,30 +118,32 @@ class StmtsMixin:
                       stmt.domain.span, hint=hint)
         return node
 
-    def stmt(self: Any, stmt: Any, env: Env,
-             assigned: Assigned) -> tuple[ir.Stmt, Assigned]:
+    def stmt(self: Any, stmt: Any, env: Env, assigned: Assigned, later: frozenset[str],
+             tail: tuple[Any, ...] = ()) -> tuple[ir.Stmt, Assigned]:
+        """The IR of one statement and the assignments after it.  ``tail``:
+        statements that follow the join, moved into every branch."""
         if isinstance(stmt, ast.RequireStmt):
             cond = self.bool_expr(stmt.cond, env, "after 'require'")
             return ir.Require(cond, stmt.span), assigned
         if isinstance(stmt, ast.AssignStmt):
-            return self.assign(stmt, env, assigned)
+            return self.assign(stmt, env, assigned, later)
         if isinstance(stmt, ast.IfStmt):
             cond = self.bool_expr(stmt.cond, env, "as the condition of 'if'")
-            then, after_then = self.block(stmt.then, env, dict(assigned))
-            else_, after_else = self.block(stmt.else_, env, dict(assigned))
+            then, after_then = self.block(stmt.then + tail, env, dict(assigned), later)
+            else_, after_else = self.block(stmt.else_ + tail, env, dict(assigned), later)
             return ir.If(cond, then, else_, stmt.span), {**after_else, **after_then}
         if isinstance(stmt, ast.EitherStmt):
             branches = []
             merged: Assigned = {}
             for branch in stmt.branches:
-                body, after = self.block(branch, env, dict(assigned))
+                body, after = self.block(branch + tail, env, dict(assigned), later)
                 branches.append(body)
                 merged = {**after, **merged}
             return ir.Either(tuple(branches), stmt.span), merged
         raise TypeError(f"not an AST statement: {stmt!r}")
 
-    def assign(self: Any, stmt: ast.AssignStmt, env: Env,
-               assigned: Assigned) -> tuple[ir.Stmt, Assigned]:
+    def assign(self: Any, stmt: ast.AssignStmt, env: Env, assigned: Assigned,
+               later: frozenset[str]) -> tuple[ir.Stmt, Assigned]:
         target = stmt.target
         name = target.name
         if name in env.scope:
@@ -100,16 +155,41 @@ class StmtsMixin:
         if kind != "var":
             self.fail("MC3010", f"cannot assign to '{name}': it is {kind_word(kind)}",
                       target.name_span, hint="only state variables (var) can be assigned")
-        if name in assigned:
-            first = assigned[name]
-            self.fail("MC4002", f"'{name}' is assigned twice on one path", target.span,
-                      notes=(f"first assigned at {first}",) if first else (),
+        whole = not target.steps
+        prior = assigned.get(name)
+        if prior is not None:
+            self.twice(name, prior, whole, target.span)
+        vtype = self.var_type(name)
+        base = prior.pending if prior is not None and prior.pending is not None \
+            else ir.Var(name, vtype, False, target.name_span)
+        value = self.lower_target(base, target.steps, stmt.value, env, name)
+        first = prior.first if prior is not None else target.span
+        if whole or name not in later:
+            return ir.Assign(name, value, stmt.span), \
+                {**assigned, name: Written(first, stmt.span, whole, None)}
+        # Another part of the variable is assigned further on this path.
+        local = env.unit.fresh(f"{name}_upd")
+        held = ir.Local(local, value.type, stmt.span)
+        return ir.Let(local, value, stmt.span), \
+            {**assigned, name: Written(first, stmt.span, False, held)}
+
+    def twice(self: Any, name: str, prior: Written, whole: bool, span: Span | None) -> None:
+        """MC4002 unless both assignments are to parts of the variable."""
+        notes = (f"first assigned at {prior.first}",) if prior.first else ()
+        if prior.whole and whole:
+            self.fail("MC4002", f"'{name}' is assigned twice on one path", span, notes=notes,
                       hint="compute the new value in one assignment, or assign it in "
                       "different branches of if/either")
-        assigned = {**assigned, name: target.span}
-        base = ir.Var(name, self.var_type(name), False, target.name_span)
-        value = self.lower_target(base, target.steps, stmt.value, env, name)
-        return ir.Assign(name, value, stmt.span), assigned
+        if prior.whole:
+            self.fail("MC4002", f"a part of '{name}' is assigned after the whole of it on "
+                      "one path", span, notes=notes,
+                      hint=f"fold this part into the value assigned to '{name}', or assign "
+                      "only parts of it")
+        if whole:
+            self.fail("MC4002", f"'{name}' is assigned as a whole after a part of it on "
+                      "one path", span, notes=notes,
+                      hint=f"fold the part into the value assigned to '{name}', or assign "
+                      "only parts of it")
 
     def lower_target(self: Any, base: ir.Expr, steps: tuple[Any, ...], value: Any,
                      env: Env, path: str) -> ir.Expr:

@@ -52,8 +52,9 @@ import pytest
     ("const K: 0..1 = 0\naction A() { K := 1 }", "MC3010", "cannot assign to 'K': it is a const"),
     ("action A(n: Node) { n := node1 }", "MC3010",
      "cannot assign to 'n': it is a local name (a parameter, let or pick)"),
-    ("invariant P: {n for n in Node for k in Node} == s", "MC3011",
-     "a set comprehension takes one 'for' clause"),
+    ("invariant P: {n for i in 0..999 for n in Node} == s", "MC3011",
+     "the outer 'for' clauses of this set comprehension range over 1,000 values, "
+     "more than 256"),
     ("var c: map[Node, bool] = {n: true for n in {node1}}", "MC3011",
      "a map comprehension must range over every key of the map"),
     ("var c: map[Node, bool] = {node1: true for n in Node}", "MC3011",

@@ -2,7 +2,11 @@
 folder and the trace page of each, made on request (so a trace written while
 the server runs shows up on the next reload).  Stdlib ``http.server``, bound
 to 127.0.0.1 only: the pages show spec internals and are for the person at
-the machine.  Only files inside the folder are served."""
+the machine.  Only regular files inside the folder are served and listed,
+never through a symbolic link or a ``..``, and only to requests that name the
+server by its loopback address (a page elsewhere that rebinds its own host
+name to 127.0.0.1 gets 403).  A trace file that cannot be read shows as such
+and never takes the index down."""
 from __future__ import annotations
 
 import html
@@ -32,17 +36,37 @@ a { color: #1d4ed8; text-decoration: none; } a:hover { text-decoration: underlin
 """
 
 
+def _inside(folder: Path, rel: str) -> Path | None:
+    """``folder / rel`` when that is a trace file in ``folder`` reached
+    without symbolic links or ``..``; else None.  ``folder`` is resolved."""
+    if "\x00" in rel or rel.startswith("/") or ".." in rel.split("/"):
+        return None
+    target = folder / rel
+    try:
+        if target.resolve() != target or not target.is_file():
+            return None
+    except (OSError, RuntimeError):       # too long a name, a symlink loop
+        return None
+    return target if target.name.endswith(_SUFFIXES) else None
+
+
 def list_traces(folder: Path) -> list[Path]:
     """The trace files under ``folder``, newest first."""
-    files = [p for p in folder.rglob("*") if p.is_file() and p.name.endswith(_SUFFIXES)]
+    root = folder.resolve()
+    files = [p for p in root.rglob("*") if p.name.endswith(_SUFFIXES)
+             and _inside(root, p.relative_to(root).as_posix()) is not None]
     return sorted(files, key=lambda p: (-p.stat().st_mtime, str(p)))
 
 
 def _summary(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return _read_summary(path)
+    except (OSError, ValueError, RecursionError, MemoryError):
         return {"description": "(not readable as JSON)"}
+
+
+def _read_summary(path: Path) -> dict[str, str]:
+    data = json.loads(path.read_text(encoding="utf-8"))
     meta = data.get("#meta", {}) if isinstance(data, dict) else {}
     meta = meta if isinstance(meta, dict) else {}
     states = data.get("states") if isinstance(data, dict) else None
@@ -55,6 +79,7 @@ def _summary(path: Path) -> dict[str, str]:
 def index_page(folder: Path) -> str:
     """The index: one row per trace, linking to its page."""
     rows = []
+    folder = folder.resolve()
     for path in list_traces(folder):
         rel = path.relative_to(folder).as_posix()
         info = _summary(path)
@@ -90,8 +115,8 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
         from modelcheck.cli.main import render_error
         from modelcheck.cli.trace_cmds import load_trace
         from modelcheck.trace.html import render_html
-        target = (folder / rel).resolve()
-        if folder not in target.parents or not target.is_file() or not target.name.endswith(_SUFFIXES):
+        target = _inside(folder, rel)
+        if target is None:
             raise FileNotFoundError(rel)
         try:
             loaded = load_trace(str(target), spec, defines)
@@ -104,6 +129,10 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
 
         def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
             path = unquote(urlsplit(self.path).path)
+            if self.headers.get("Host", "").lower() not in allowed_hosts():
+                self.send(HTTPStatus.FORBIDDEN, _error_page(
+                    HTTPStatus.FORBIDDEN, "this server answers only to 127.0.0.1 and localhost"))
+                return
             try:
                 if path in ("/", "/index.html"):
                     self.send(HTTPStatus.OK, index_page(folder))
@@ -116,6 +145,11 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
             except ValueError as err:
                 self.send(HTTPStatus.UNPROCESSABLE_ENTITY,
                           _error_page(HTTPStatus.UNPROCESSABLE_ENTITY, str(err)))
+            except Exception as err:  # noqa: BLE001 (one bad file must not stop the server)
+                self.send(HTTPStatus.INTERNAL_SERVER_ERROR, _error_page(
+                    HTTPStatus.INTERNAL_SERVER_ERROR,
+                    f"internal error while making the page for {path}: "
+                    f"{type(err).__name__}: {err}"[:2000]))
 
         def send(self, status: HTTPStatus, body: str) -> None:
             data = body.encode("utf-8")
@@ -123,6 +157,7 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             self.wfile.write(data)
 
@@ -130,4 +165,10 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
             if log is not None:
                 log(format % args)
 
-    return ThreadingHTTPServer((HOST, port), Handler)
+    httpd = ThreadingHTTPServer((HOST, port), Handler)
+
+    def allowed_hosts() -> set[str]:
+        bound = httpd.server_address[1]
+        return {f"{HOST}:{bound}", f"localhost:{bound}"}
+
+    return httpd

@@ -5,15 +5,24 @@ two chunks (every ``checkpoint_every_s`` and on Ctrl-C) and read back by
 Between chunks every row before the frontier position is fully expanded, so
 a checkpoint holds the table, the rest of the current level, the part of the
 next level found so far, the counters and the verdicts settled so far; a
-resumed search ends with exactly the counts of an uninterrupted one.  The file
-is written to a temporary name and renamed, so a crash while writing leaves
-the previous checkpoint intact.
+resumed search ends with exactly the counts of an uninterrupted one.
+
+A checkpoint is two files: the ``.npz`` (named by its content) and a small
+JSON manifest naming it, with the format and its sha256.  Each is written to a
+temporary name, fsynced and renamed, the manifest last, and the old ``.npz``
+is removed only after that, so a process killed while writing leaves the
+previous checkpoint whole; a torn or flipped ``.npz`` fails the
+checksum and is refused instead of resuming a different search.  Temporary
+files a killed process left behind are removed the next time the folder is
+used.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +35,15 @@ from modelcheck.errors import UsageError
 if TYPE_CHECKING:
     from modelcheck.engines.compiled.search import CompiledSearch
 
-__all__ = ["save", "restore", "FILE_NAME", "FORMAT"]
+__all__ = ["save", "restore", "MANIFEST", "DATA_PREFIX", "FORMAT", "clean_stale"]
 
-FILE_NAME = "compiled-checkpoint.npz"
-FORMAT = 2
+MANIFEST = "compiled-checkpoint.json"
+DATA_PREFIX = "compiled-checkpoint-"
+# The single data file of format 2, recognised only to refuse it clearly.
+OLD_FILE_NAME = "compiled-checkpoint.npz"
+FORMAT = 3
+_TMP_PREFIX = ".tmp-"
+_RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 
 
 def _signature(search: "CompiledSearch") -> dict:
@@ -41,8 +55,66 @@ def _signature(search: "CompiledSearch") -> dict:
             "invariants": None if o.invariants is None else sorted(o.invariants)}
 
 
+def clean_stale(folder: str | os.PathLike) -> None:
+    """Remove the temporary files of a write that never finished (a SIGKILL
+    between creating and renaming them)."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if name.startswith(_TMP_PREFIX):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except FileNotFoundError:
+                pass
+
+
+def _fsync_dir(folder: str | os.PathLike) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(folder: str, name: str | None, write) -> Path:
+    """``write(file)`` into a temporary file, fsync it, rename it to ``name``
+    (or, for ``None``, to the data file named by its own sha256)."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=_TMP_PREFIX, suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        target = Path(folder) / (name or _data_name(_sha256(Path(tmp))))
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(folder)
+    return target
+
+
+def _data_name(sha256: str) -> str:
+    # Named by content, so the new data file never replaces the one the
+    # current manifest names: until the manifest is renamed, the old pair
+    # is untouched.
+    return f"{DATA_PREFIX}{sha256[:24]}.npz"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def save(search: "CompiledSearch", folder: str) -> Path:
     os.makedirs(folder, exist_ok=True)
+    clean_stale(folder)
     meta = {"signature": _signature(search), "depth": search.depth,
             "found_level": search.found_level, "elapsed": search.elapsed(),
             "chunk": search.chunk, "distinct": search.distinct}
@@ -52,24 +124,59 @@ def save(search: "CompiledSearch", folder: str) -> Path:
                   act_counts=search.act_counts, want=search.want, want_step=search.want_step,
                   found=search.found, frows=search.frows, frows2=search.frows2, faid=search.faid,
                   meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-    target = Path(folder) / FILE_NAME
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    target = _write_atomic(folder, None, lambda f: np.savez(f, **arrays))
+    manifest = {"format": FORMAT, "file": target.name, "sha256": _sha256(target),
+                "bytes": target.stat().st_size}
+    _write_atomic(folder, MANIFEST, lambda f: f.write(json.dumps(manifest).encode()))
+    for name in os.listdir(folder):
+        if name.startswith(DATA_PREFIX) and name.endswith(".npz") and name != target.name:
+            os.unlink(os.path.join(folder, name))
     return target
 
 
-def restore(search: "CompiledSearch", folder: str) -> None:
-    path = Path(folder) / FILE_NAME
-    if not path.exists():
+def _verified(folder: str) -> Path:
+    """The checkpoint file in ``folder``, once its manifest says it is whole."""
+    manifest_path = Path(folder) / MANIFEST
+    if not manifest_path.exists():
+        if (Path(folder) / OLD_FILE_NAME).exists():
+            raise UsageError(f"the checkpoint in {folder} was written by an older modelcheck "
+                             f"(format 2; this version reads format {FORMAT})",
+                             hint=_RESTART_HINT)
         raise UsageError(f"no checkpoint to resume in {folder}",
-                         hint="checkpoints are written with --checkpoint-dir")
+                         hint="checkpoints are written with --checkpoint DIR")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        fmt, name, digest = manifest["format"], manifest["file"], manifest["sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise UsageError(f"the checkpoint manifest {manifest_path} is damaged ({err!r})",
+                         hint=_RESTART_HINT) from None
+    if fmt != FORMAT:
+        raise UsageError(f"the checkpoint in {folder} has format {fmt!r}; this modelcheck "
+                         f"reads format {FORMAT} only", hint=_RESTART_HINT)
+    if not isinstance(name, str) or name != Path(name).name or not name.startswith(DATA_PREFIX):
+        raise UsageError(f"the checkpoint manifest {manifest_path} is damaged "
+                         f"(bad file name {name!r})", hint=_RESTART_HINT)
+    path = Path(folder) / name
+    if not path.exists():
+        raise UsageError(f"the checkpoint in {folder} is incomplete: {name} is missing",
+                         hint=_RESTART_HINT)
+    if _sha256(path) != digest:
+        raise UsageError(f"the checkpoint {path} is damaged: its sha256 does not match the "
+                         f"manifest (truncated or changed on disk)", hint=_RESTART_HINT)
+    return path
+
+
+def restore(search: "CompiledSearch", folder: str) -> None:
+    clean_stale(folder)
+    path = _verified(folder)
+    try:
+        _load(search, folder, path)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        # The checksum matched, so this is a file another modelcheck wrote.
+        raise UsageError(f"cannot read the checkpoint {path}: {err}", hint=_RESTART_HINT) from None
+
+
+def _load(search: "CompiledSearch", folder: str, path: Path) -> None:
     with np.load(path) as data:
         meta = json.loads(bytes(data["meta"]).decode())
         if meta["signature"] != _signature(search):

@@ -11,7 +11,12 @@ by whoever holds the part (the driver in-process, the executors on Spark), so
 on a cluster the directory must be a path every executor and the driver can
 read and write (a shared file system).  The manifest names the model by a
 digest of its IR and of the options that change the state space, so a
-checkpoint is never resumed against another model.
+checkpoint is never resumed against another model.  The manifest also holds
+the sha256 of every part file, checked on resume, so a torn or changed part
+is refused rather than resumed into another search.  Every file is written to
+a temporary name, fsynced and renamed; temporary files and level folders a
+killed run left behind are removed when the checkpoint is next read or
+written.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +42,9 @@ __all__ = ["FORMAT", "Hit", "LevelLog", "SearchState", "model_digest", "part_pat
            "level_folder", "write_part", "read_part", "write_manifest", "read_manifest",
            "CheckpointManifest"]
 
-FORMAT = "modelcheck-spark-checkpoint/1"
+FORMAT = "modelcheck-spark-checkpoint/2"
+_FORMAT_FAMILY = "modelcheck-spark-checkpoint/"
+_RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 MANIFEST = "manifest.json"
 
 
@@ -141,6 +149,22 @@ def part_path(directory: str, folder: str, index: int) -> str:
     return os.path.join(directory, folder, f"part-{index:05d}.npz")
 
 
+def _fsync_dir(directory: str) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def write_part(path: str, part: Part) -> None:
     """Write one part; a crash leaves a ``.tmp`` file, never a torn part."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -148,32 +172,66 @@ def write_part(path: str, part: Part) -> None:
     with open(tmp, "wb") as f:
         np.savez(f, seen_fp=part.seen_fp, seen_parent=part.seen_parent,
                  frontier_fp=part.frontier_fp, frontier=part.frontier)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(path))
 
 
 def read_part(path: str) -> Part:
-    with np.load(path) as data:
-        return Part(data["seen_fp"], data["seen_parent"], data["frontier_fp"], data["frontier"])
+    try:
+        with np.load(path) as data:
+            return Part(data["seen_fp"], data["seen_parent"], data["frontier_fp"],
+                        data["frontier"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
+        raise UsageError(f"cannot read the checkpoint part {path}: {err}",
+                         hint=_RESTART_HINT) from None
+
+
+def _clean_stale(directory: str, keep: str) -> None:
+    """Drop what a killed run left: temporary files, and level folders other
+    than ``keep`` (the one the manifest names)."""
+    for name in os.listdir(directory):
+        full = os.path.join(directory, name)
+        if name.startswith(".manifest-") and name.endswith(".tmp"):
+            _unlink(full)
+        elif name.startswith("level-") and name != keep:
+            shutil.rmtree(full, ignore_errors=True)
+    kept = os.path.join(directory, keep)
+    if os.path.isdir(kept):
+        for name in os.listdir(kept):
+            if name.endswith(".tmp"):
+                _unlink(os.path.join(kept, name))
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def write_manifest(directory: str, digest: str, folder: str, parts: int, words: int,
                    state: SearchState) -> None:
     """Point the checkpoint at ``folder`` (whose parts are written), then drop
     the folders of older checkpoints."""
+    checksums = {os.path.basename(p): _sha256(p)
+                 for p in (part_path(directory, folder, i) for i in range(parts))}
     body = {"format": FORMAT, "digest": digest, "folder": folder, "parts": parts,
-            "words": words, "state": state.to_json()}
+            "words": words, "sha256": checksums, "state": state.to_json()}
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".manifest-", suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         json.dump(body, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, os.path.join(directory, MANIFEST))
-    for name in os.listdir(directory):
-        if name.startswith("level-") and name != folder:
-            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+    _fsync_dir(directory)
+    _clean_stale(directory, folder)
 
 
 def read_manifest(directory: str, digest: str) -> CheckpointManifest:
-    """The checkpoint in ``directory``; a UsageError if there is none or it is
-    for another model or options."""
+    """The checkpoint in ``directory``; a UsageError if there is none, it is
+    for another model or options, or a part file fails its checksum."""
     path = os.path.join(directory, MANIFEST)
     try:
         with open(path) as f:
@@ -183,13 +241,39 @@ def read_manifest(directory: str, digest: str) -> CheckpointManifest:
                          hint="resume from the directory given as the checkpoint directory "
                               "of the stopped run") from None
     except (OSError, ValueError) as err:
-        raise UsageError(f"cannot read the checkpoint in {directory!r}: {err}") from None
-    if body.get("format") != FORMAT:
+        raise UsageError(f"cannot read the checkpoint in {directory!r}: {err}",
+                         hint=_RESTART_HINT) from None
+    fmt = body.get("format") if isinstance(body, dict) else None
+    if isinstance(fmt, str) and fmt.startswith(_FORMAT_FAMILY) and fmt != FORMAT:
+        raise UsageError(f"the checkpoint in {directory!r} has format {fmt!r}; this modelcheck "
+                         f"reads {FORMAT!r} only", hint=_RESTART_HINT)
+    if fmt != FORMAT:
         raise UsageError(f"{path} is not a Spark engine checkpoint "
-                         f"(format {body.get('format')!r}, expected {FORMAT!r})")
-    if body["digest"] != digest:
+                         f"(format {fmt!r}, expected {FORMAT!r})")
+    try:
+        manifest = CheckpointManifest(body["digest"], body["folder"], body["parts"],
+                                      body["words"], SearchState.from_json(body["state"]))
+        checksums = dict(body["sha256"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise UsageError(f"the checkpoint manifest {path} is damaged ({err!r})",
+                         hint=_RESTART_HINT) from None
+    if manifest.digest != digest:
         raise UsageError(f"the checkpoint in {directory!r} is for another model or other options",
                          hint="resume with the same spec, -D constants, property selection, "
                               "deadlock and symmetry options as the stopped run")
-    return CheckpointManifest(body["digest"], body["folder"], body["parts"], body["words"],
-                              SearchState.from_json(body["state"]))
+    _verify_parts(directory, manifest, checksums)
+    _clean_stale(directory, manifest.folder)
+    return manifest
+
+
+def _verify_parts(directory: str, manifest: CheckpointManifest,
+                  checksums: dict[str, str]) -> None:
+    for i in range(manifest.parts):
+        part = part_path(directory, manifest.folder, i)
+        name = os.path.basename(part)
+        if not os.path.exists(part):
+            raise UsageError(f"the checkpoint in {directory!r} is incomplete: {part} is missing",
+                             hint=_RESTART_HINT)
+        if checksums.get(name) != _sha256(part):
+            raise UsageError(f"the checkpoint part {part} is damaged: its sha256 does not match "
+                             f"the manifest (truncated or changed on disk)", hint=_RESTART_HINT)

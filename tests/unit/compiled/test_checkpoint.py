@@ -65,7 +65,7 @@ def test_periodic_checkpoints_and_a_wrong_resume(load, kernels, tmp_path):
     folder = tmp_path / "ckpt"
     api.check(model, engine="compiled",
               options=CheckOptions(checkpoint_dir=str(folder), checkpoint_every_s=0.0))
-    assert (folder / "compiled-checkpoint.npz").exists()
+    assert (folder / "compiled-checkpoint.json").exists()
     with pytest.raises(UsageError):
         api.check(load("die_hard"), engine="compiled", options=CheckOptions(resume_dir=str(folder)))
     with pytest.raises(UsageError):

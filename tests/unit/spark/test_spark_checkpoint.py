@@ -20,6 +20,11 @@ from spark_specs import load_example, load_spec
 U64 = np.uint64
 
 
+def _empty_part() -> Part:
+    none = np.zeros(0, dtype=U64)
+    return Part(none, none, none, np.zeros((0, 1), dtype=U64))
+
+
 def test_part_round_trip(tmp_path):
     part = Part(np.array([1, 5], dtype=U64), np.array([1, 1], dtype=U64),
                 np.array([5], dtype=U64), np.array([[7, 8]], dtype=U64))
@@ -35,6 +40,8 @@ def test_manifest_round_trip_and_old_levels_dropped(tmp_path):
     state = SearchState(3, 40, 90, [1, 2], {"P": Hit("P", "step", (4, 5), 2, 0)},
                         [LevelLog(1, "in-process", 0, 1, 0.0)], 1.5)
     (tmp_path / "level-000002").mkdir()
+    for i in range(2):
+        write_part(str(tmp_path / "level-000003" / f"part-{i:05d}.npz"), _empty_part())
     write_manifest(str(tmp_path), "abc", "level-000003", 2, 1, state)
     assert not (tmp_path / "level-000002").exists()
     manifest = read_manifest(str(tmp_path), "abc")
@@ -43,6 +50,7 @@ def test_manifest_round_trip_and_old_levels_dropped(tmp_path):
 
 
 def test_manifest_for_another_model_is_refused(tmp_path):
+    write_part(str(tmp_path / "level-000001" / "part-00000.npz"), _empty_part())
     write_manifest(str(tmp_path), "abc", "level-000001", 1, 1, SearchState())
     with pytest.raises(UsageError, match="another model"):
         read_manifest(str(tmp_path), "xyz")

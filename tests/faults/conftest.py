@@ -1,0 +1,57 @@
+"""Fault tests: runs of the real ``modelcheck`` command in subprocesses,
+stopped by signals, sharing caches, reading damaged files.
+
+Every subprocess gets its own kernel cache (``XDG_CACHE_HOME``) under the
+session's temporary folder, so no test reads or writes the user's cache."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+FAULTS = Path(__file__).parent
+GRID = str(FAULTS / "grid.mc")
+
+
+@dataclass(frozen=True)
+class Run:
+    rc: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+def command(*args: str) -> list[str]:
+    """The console script as a user runs it."""
+    return [sys.executable, "-m", "modelcheck.cli.launch", *args]
+
+
+def environment(cache: Path) -> dict[str, str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), COLUMNS="200")
+    env.pop("NUMBA_DISABLE_JIT", None)
+    return env
+
+
+def run(cache: Path, *args: str, timeout: float = 300) -> Run:
+    done = subprocess.run(command(*args), capture_output=True, text=True, timeout=timeout,
+                          env=environment(cache))
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def counts(result: dict) -> tuple:
+    """What a resumed run must reproduce exactly."""
+    return (result["distinct_states"], result["generated_states"], result["depth"],
+            {name: p["status"] for name, p in result["properties"].items()})
+
+
+@pytest.fixture(scope="session")
+def kernel_cache(tmp_path_factory) -> Path:
+    """One kernel cache for the fault tests that do not test the cache."""
+    return tmp_path_factory.mktemp("kernel-cache")

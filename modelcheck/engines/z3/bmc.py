@@ -211,17 +211,25 @@ class _Bmc:
                 errors.append(_Goal(faults, f"step invariant {p.name}",
                                     lambda st, n=p.name: ev.check_property(n, st[-2], st[-1])))
                 violations.append(_Goal(neg(holds), p.name, prop=p))
-        errors.append(_Goal(self.steps[k].faults, "an action",
-                            lambda st: list(ev.successors(st[-1]))))
+        # The reference explorer checks every state of a level before it
+        # expands any: a property false in state k is reported even when an
+        # action taken from state k then fails.
+        expanding = [_Goal(self.steps[k].faults, "an action",
+                           lambda st: list(ev.successors(st[-1])))]
         if self.options.deadlock and DEADLOCK not in self.settled:
             terminal, terminal_faults = enc.terminal(s)
             stuck = neg(enc.enabled(s))
-            errors.append(_Goal(conj([stuck, terminal_faults]), "a terminal declaration",
-                                lambda st: ev.is_terminal(st[-1])))
-            violations.append(_Goal(conj([stuck, neg(terminal)]), DEADLOCK))
+            expanding.append(_Goal(conj([stuck, terminal_faults]), "a terminal declaration",
+                                   lambda st: ev.is_terminal(st[-1])))
+            # A state whose expansion fails is an error, not a deadlock.
+            violations.append(_Goal(conj([stuck, neg(terminal), neg(terminal_faults),
+                                          neg(self.steps[k].faults)]), DEADLOCK))
         self.errors(solver, k, errors)
         self.settle_group(solver, k, violations, Status.VIOLATED, "counterexample")
         self.settle_group(solver, k, witnesses, Status.HOLDS, "witness")
+        if not (self.options.stop_on_first and any(p.status is Status.VIOLATED
+                                                   for p in self.settled.values())):
+            self.errors(solver, k, expanding)
 
     def settle_group(self, solver: z3.Solver, k: int, goals: list["_Goal"], status: Status,
                      kind: str) -> None:

@@ -180,6 +180,9 @@ class Containers:
 
     def range_set(self, lo: SNum, hi: SNum) -> SSet:
         elem = IntType(lo.lo, hi.hi)
+        # Checked before the loop below, which would otherwise run over the
+        # whole span of the bounds' intervals (hours for 0..10^21).
+        self.sy.domain(elem)
         n = self.nums
         bits = [conj([n.cmp("<=", lo, n.const(v)), n.cmp(">=", hi, n.const(v))])
                 for v in range(lo.lo, hi.hi + 1)]

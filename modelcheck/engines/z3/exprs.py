@@ -21,7 +21,7 @@ from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SM
                                             SSeq, SSet, Sym, Syms)
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import BagType, MapType, RecordType, TupleType, Type
+from modelcheck.ir.types import MAX_RANGE_SET, BagType, MapType, RecordType, TupleType, Type
 
 __all__ = ["Exprs", "Scope", "Fault"]
 
@@ -48,6 +48,13 @@ class Scope:
 
 
 _CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
+
+#: Operations on a range ``lo..hi`` answered from its bounds.
+_RANGE_QUESTIONS = frozenset({Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX})
+
+
+def _is_range(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Apply) and e.op is Op.RANGE
 
 
 class Exprs:
@@ -194,8 +201,31 @@ class Exprs:
                       for x in e.args[1:]]
             bounds += [None] * (2 - len(bounds))
             return self.co.slice(s, bounds[0], bounds[1])
+        if op in _RANGE_QUESTIONS and _is_range(e.args[-1]):
+            return self._range_question(e, scope, guard)
         args = [self.tr(a, scope, guard) for a in e.args]
         return self._op(op, args, e, guard)
+
+    def _range_question(self, e: ir.Apply, scope: Scope, guard: z3.BoolRef) -> Sym:
+        """``len``, ``in``, ``min``, ``max`` of ``lo..hi`` from its bounds, as
+        the reference evaluator answers them: the range is never built, so
+        ``len(0..10^21)`` is one subtraction (and no MC5007)."""
+        n = self.nums
+        lo_e, hi_e = e.args[-1].args
+        lo = self.tr(lo_e, scope, guard)
+        if e.op is Op.IN:
+            # Python's chained lo <= x <= hi: hi is evaluated only when lo <= x.
+            x = self.tr(e.args[0], scope, guard)
+            above = n.cmp("<=", lo, x)
+            hi = self.tr(hi_e, scope, conj([guard, above]))
+            return SBool(conj([above, n.cmp("<=", x, hi)]))
+        hi = self.tr(hi_e, scope, guard)
+        if e.op is Op.LEN:
+            return n.max(n.const(0), n.add(n.sub(hi, lo), n.const(1)))
+        smallest = e.op is Op.SET_MIN
+        self.fault(guard, n.cmp(">", lo, hi), "MC5006",
+                   f"{'min' if smallest else 'max'} of an empty set", e.span)
+        return lo if smallest else hi
 
     def _connective(self, op: Op, args: tuple[ir.Expr, ...], scope: Scope,
                     guard: z3.BoolRef) -> Sym:
@@ -251,7 +281,11 @@ class Exprs:
         if op is Op.SUBSET:
             return SBool(co.subset(args[0], args[1]))
         if op is Op.RANGE:
-            return co.range_set(args[0], args[1])
+            lo, hi = args
+            size = n.add(n.sub(hi, lo), n.const(1))
+            self.fault(guard, n.cmp(">", size, n.const(MAX_RANGE_SET)), "MC5007",
+                       "a range of more values than a set may hold when it is built", span)
+            return co.range_set(lo, hi)
         if op in (Op.SET_MIN, Op.SET_MAX):
             value, empty = co.extreme(args[0], op is Op.SET_MAX)
             self.fault(guard, empty, "MC5006", f"{'max' if op is Op.SET_MAX else 'min'} of an empty set",

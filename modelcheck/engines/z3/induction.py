@@ -36,6 +36,7 @@ from typing import Any
 
 import z3
 
+from modelcheck.engines.initial import demote_vacuous_proof
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
@@ -46,7 +47,7 @@ from modelcheck.engines.z3.slicing import freeze
 from modelcheck.engines.z3.traces import EncodingMismatch, decode_trace
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir import nodes as ir
-from modelcheck.trace.replay import check_replays
+from modelcheck.trace.verify import verify_trace
 from modelcheck.trace.trace import Trace
 
 __all__ = ["prove", "select_invariants"]
@@ -130,8 +131,9 @@ def prove(model: ir.Model, invariants: Sequence[str] | None = None, lemmas: Sequ
         proofs.append(proof)
         obligations.extend(run.obligations)
         notes.extend(n for n in run.notes if n not in notes)
-    return ProofResult(model.name, "induction", k, proofs, obligations,
-                       time.monotonic() - start, notes)
+    # With no initial state every invariant is inductive: say so, not PROVED.
+    return demote_vacuous_proof(model, ProofResult(model.name, "induction", k, proofs, obligations,
+                                                   time.monotonic() - start, notes))
 
 
 class _Undecided(Exception):
@@ -190,6 +192,10 @@ class _Induction:
             failed = self.consecution()
         except _Undecided as why:
             return InvariantProof(name, ProofStatus.UNKNOWN, reason=str(why), lemmas=lemmas)
+        except EncodingUnsupported as err:
+            # Properties are translated on first use, after the actions.
+            return InvariantProof(name, ProofStatus.UNKNOWN, lemmas=lemmas,
+                                  reason=f"the Z3 encoding does not support this spec: {err}")
         if failed:
             first = next((o for o in failed if o.conjunct.split("#")[0] == name), failed[0])
             pairs = ", ".join(f"{o.action} breaks {o.conjunct}" for o in failed)
@@ -205,6 +211,10 @@ class _Induction:
         own = [o for o in failed if o.conjunct.split("#")[0] == name]
         if own:
             o = own[0]
+            if o.status is ProofStatus.UNKNOWN:
+                return InvariantProof(name, ProofStatus.UNKNOWN, o.trace,
+                                      f"a run-time error is reachable first: {o.reason}",
+                                      failed, lemmas)
             return InvariantProof(name, ProofStatus.REFUTED, o.trace,
                                   f"violated in {len(o.trace)} steps ({o.conjunct})", failed, lemmas)
         o = failed[0]
@@ -227,10 +237,19 @@ class _Induction:
                        if is_false(m.eval(self.ok(c, states[j]), model_completion=True))]
                 trace = decode_trace(self.enc, m, states[:j + 1], steps[:j], "counterexample",
                                      hit[0].prop, self.ev.model, self.fixed)
-                check_replays(self.ev.model, trace, "the Z3 proof's counterexample")
+                last = self.ev.state_from_dict(trace.steps[-1].state)
+                # A conjunct that raises a run-time error in a reachable state
+                # is not violated there: the reference explorer stops with
+                # the error, so the proof has no answer.
+                errors = {c.name: self._error(c, last) for c in hit}
+                if any(e is None for e in errors.values()):
+                    verify_trace(self.ev.model, trace, "induction")
                 for c in hit:
-                    failed.append(Obligation("initiation", c.name, None, ProofStatus.REFUTED,
-                                             time.monotonic() - t0, trace))
+                    err = errors[c.name]
+                    failed.append(Obligation("initiation", c.name, None,
+                                             ProofStatus.REFUTED if err is None
+                                             else ProofStatus.UNKNOWN,
+                                             time.monotonic() - t0, trace, err))
                 pending = [c for c in pending if c not in hit]
         for c in pending:
             self.obligations.append(Obligation("initiation", c.name, None, ProofStatus.PROVED, 0.0))
@@ -323,6 +342,14 @@ class _Induction:
                                        f"step of the spec")
         if self._holds(failing, states[-1]):
             raise EncodingMismatch(f"internal error: the CTI's last state satisfies {failing.name}")
+
+    def _error(self, c: Conjunct, state: tuple) -> str | None:
+        """The run-time error evaluating ``c`` in ``state`` raises, if any."""
+        try:
+            self.ev.eval(c.expr, state)
+        except EvalError as err:
+            return str(err)
+        return None
 
     def _holds(self, c: Conjunct, state: tuple) -> bool:
         try:

@@ -34,19 +34,20 @@ from collections.abc import Sequence
 
 import z3
 
+from modelcheck.engines.initial import demote_vacuous_proof
 from modelcheck.engines.base import CheckOptions, NullReporter, Status
 from modelcheck.engines.z3.bmc import BmcEngine
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy
 from modelcheck.engines.z3.induction import prove, select_invariants
 from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable, value_conditions
-from modelcheck.engines.z3.logic import boolean, conj, is_true, neg
+from modelcheck.engines.z3.logic import boolean, conj, disj, is_true, neg
 from modelcheck.engines.z3.slicing import freeze, frozen_facts, slice_model
 from modelcheck.engines.z3.proofs import (InvariantProof, Obligation, ProofResult, ProofStatus,
                                           lemma_declarations)
 from modelcheck.errors import CompileError, ModelcheckError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import render_value
-from modelcheck.trace.replay import check_replays
+from modelcheck.trace.verify import verify_trace
 
 __all__ = ["pdr", "PDR_ENCODING"]
 
@@ -71,12 +72,13 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
         reduced, _ = freeze(model)
         sliced = slice_model(reduced, [reduced.get_property(target.name)])
         try:
+            # The property is translated inside run(), after the actions.
             enc = Encoding(sliced, encoding or PDR_ENCODING)
+            proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
         except EncodingUnsupported as err:
             proof = InvariantProof(target.name, ProofStatus.UNKNOWN,
                                    reason=f"the Z3 encoding does not support this spec: {err}")
         else:
-            proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
             if proof.status is ProofStatus.PROVED:
                 # Spacer's invariant speaks of the frozen model: the values
                 # of the frozen variables are part of it on the whole model.
@@ -90,7 +92,9 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
         proofs.append(proof)
         obligations.append(Obligation("pdr", target.name, None, proof.status,
                                       time.monotonic() - t0, proof.trace, proof.reason))
-    return ProofResult(model.name, "pdr", 1, proofs, obligations, time.monotonic() - start, notes)
+    # With no initial state every invariant is inductive: say so, not PROVED.
+    return demote_vacuous_proof(model, ProofResult(model.name, "pdr", 1, proofs, obligations,
+                                                   time.monotonic() - start, notes))
 
 
 class _Spacer:
@@ -114,11 +118,37 @@ class _Spacer:
         enc, name = self.enc, self.target.name
         x, y = enc.state("x:"), enc.state("y:")
         step = enc.step(x, y, 0)
+        ok = self.ok(x)
+        # Built only when needed: Spacer's answer (and how well it prints)
+        # depends on the terms created before it runs.
+        def failing() -> z3.BoolRef:
+            # The initial values, or a step from x, raise a run-time error.
+            return disj([enc.init(x)[1], step.faults])
+
         # The property alone may be inductive: then Spacer is not needed (and
         # its answer would only restate the reachable states).
-        if self.flaw(self.ok(x), x, y, step.formula) is None:
+        if self.flaw(ok, x, y, step.formula, neg(ok)) is None and not self.allows(ok, x, failing()):
             return InvariantProof(name, ProofStatus.PROVED,
                                   reason="inductive by itself: no lemma needed")
+        proof, found = self.spacer(x, y, step.formula, neg(ok), errors=False)
+        if found is not None and self.allows(found, x, failing()):
+            # A step that raises an error is no step of the relation, so the
+            # invariant may hold only because the run stops at an error the
+            # reference explorer would report: ask again, errors being bad too.
+            proof, _ = self.spacer(x, y, step.formula, disj([neg(ok), failing()]), errors=True)
+        return proof
+
+    def allows(self, inv: z3.BoolRef, x: StateCopy, failing: z3.BoolRef) -> bool:
+        """Whether some state of ``inv`` raises a run-time error (undecided counts as yes)."""
+        s = self.solver()
+        s.add(x.wf, inv, failing)
+        return s.check() != z3.unsat
+
+    def spacer(self, x: StateCopy, y: StateCopy, step: z3.BoolRef, bad: z3.BoolRef,
+               errors: bool) -> tuple[InvariantProof, z3.BoolRef | None]:
+        """Spacer's answer with ``bad`` as the states to exclude, and the
+        invariant it found (None unless PROVED)."""
+        enc, name = self.enc, self.target.name
         inv = z3.Function(f"Inv_{name}", *[t.sort() for t in x.terms], z3.BoolSort())
         solver = z3.SolverFor("HORN")
         # Keep Inv a relation over the state: inlining or slicing it away
@@ -129,33 +159,35 @@ class _Spacer:
         if (ms := self.left_ms()) is not None:
             solver.set("timeout", ms)
         solver.add(_clause(conj([x.wf, enc.init(x)[0]]), inv(*x.terms)))
-        solver.add(_clause(conj([inv(*x.terms), x.wf, y.wf, step.formula]), inv(*y.terms)))
-        solver.add(_clause(conj([inv(*x.terms), neg(self.ok(x))]), boolean(False)))
+        solver.add(_clause(conj([inv(*x.terms), x.wf, y.wf, step]), inv(*y.terms)))
+        solver.add(_clause(conj([inv(*x.terms), bad]), boolean(False)))
         answer = solver.check()
         if answer == z3.sat:
             # (Model completion would replace the interpretation by true.)
             found = z3.simplify(_without_quantifiers(solver.model().eval(inv(*x.terms))))
             # Spacer's answer is checked before it is believed: PROVED only
             # when the invariant it gives is inductive and safe here.
-            flaw = self.flaw(found, x, y, step.formula)
+            flaw = self.flaw(found, x, y, step, bad)
             if flaw is not None:
                 return InvariantProof(name, ProofStatus.UNKNOWN,
-                                      reason=f"the invariant Spacer answered with {flaw}")
-            return self.proved(found, x)
+                                      reason=f"the invariant Spacer answered with {flaw}"), None
+            return self.proved(found, x), found
         if answer == z3.unsat:
-            return self.refuted()
+            return self.refuted(errors), None
         why = solver.reason_unknown() or "Spacer could not decide"
         if self.deadline is not None and time.monotonic() >= self.deadline:
             why = "timeout"
-        return InvariantProof(name, ProofStatus.UNKNOWN, reason=why)
+        return InvariantProof(name, ProofStatus.UNKNOWN, reason=why), None
 
-    def flaw(self, inv: z3.BoolRef, x: StateCopy, y: StateCopy, step: z3.BoolRef) -> str | None:
-        """Why ``inv`` is not an inductive invariant that implies the target
+    def flaw(self, inv: z3.BoolRef, x: StateCopy, y: StateCopy, step: z3.BoolRef,
+             bad: z3.BoolRef) -> str | None:
+        """Why ``inv`` is not an inductive invariant that excludes ``bad``
         (in the encoding Spacer was given), or None."""
         inv_y = z3.substitute(inv, *zip(x.terms, y.terms)) if x.terms else inv
         for what, facts in (("misses an initial state", [x.wf, self.enc.init(x)[0], neg(inv)]),
                             ("is not inductive", [x.wf, inv, step, y.wf, neg(inv_y)]),
-                            (f"does not imply {self.target.name}", [x.wf, inv, neg(self.ok(x))])):
+                            (f"does not imply {self.target.name} (or allows a run-time error)",
+                             [x.wf, inv, bad])):
             s = self.solver()
             s.add(*facts)
             answer = s.check()
@@ -241,7 +273,9 @@ class _Spacer:
                 keep = others
         return keep
 
-    def refuted(self) -> InvariantProof:
+    def refuted(self, errors: bool = False) -> InvariantProof:
+        """Spacer found a bad state reachable (with ``errors``: a violation
+        or a run-time error); BMC on the whole model finds which."""
         name = self.target.name
         left = None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
         options = CheckOptions(invariants=(name,), deadlock=False, depth=_BMC_LIMIT,
@@ -252,11 +286,15 @@ class _Spacer:
                                   f"a run-time error is reachable first: {result.error}")
         prop = result.get_property(name)
         if prop.status is Status.VIOLATED:
-            check_replays(self.model, prop.trace, "the PDR counterexample")
+            verify_trace(self.model, prop.trace, "pdr")
             return InvariantProof(name, ProofStatus.REFUTED, prop.trace,
                                   f"violated in {prop.steps} steps")
-        return InvariantProof(name, ProofStatus.REFUTED, None,
-                              f"violated (Spacer); no counterexample found by BMC: {prop.reason}")
+        # A refutation with no counterexample rests on Spacer's word alone (and
+        # Spacer has said so on a spec with no initial state): not an answer.
+        found = "a violation or a run-time error" if errors else "a violation"
+        return InvariantProof(name, ProofStatus.UNKNOWN, None,
+                              f"Spacer found {found} reachable, but BMC found no "
+                              f"counterexample to confirm it: {prop.reason}")
 
 
 def _spelled(spell, part: z3.BoolRef) -> str | None:

@@ -36,10 +36,8 @@ NUM_MODES = ("bv", "int")
 
 def width_for(lo: int, hi: int) -> int:
     """The smallest signed bit-width holding every value of ``lo..hi``."""
-    w = 1
-    while not (-(1 << (w - 1)) <= lo and hi <= (1 << (w - 1)) - 1):
-        w += 1
-    return w
+    # v >= 0 needs its bits plus a sign bit; v < 0 as many as ~v = -v - 1 does.
+    return max(1, *((v if v >= 0 else ~v).bit_length() + 1 for v in (lo, hi)))
 
 
 @dataclass(frozen=True)

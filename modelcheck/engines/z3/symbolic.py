@@ -32,7 +32,8 @@ from modelcheck.engines.z3.symvalues import (MAX_DOMAIN, SET_MODES, EncodingUnsu
                                              SBool, SMap, SOpt, SProd, SSeq, SSet, Sym,
                                              default_value)
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 render_type)
 from modelcheck.ir.values import FrozenDict, domain, domain_size, render_value
 
 __all__ = ["SBool", "SSet", "SMap", "SSeq", "SBag", "SOpt", "SProd", "Sym", "Leaf", "Syms",
@@ -61,8 +62,9 @@ class Syms(Shapes):
         if d is None:
             if domain_size(t) > MAX_DOMAIN:
                 raise EncodingUnsupported(
-                    f"the domain of {t} has {domain_size(t):,} values; the Z3 encoding "
-                    f"enumerates at most {MAX_DOMAIN:,} (sets, bags, map keys, quantifiers)")
+                    f"the domain of {render_type(t)} has {domain_size(t):,} values; "
+                    f"the Z3 encoding enumerates at most {MAX_DOMAIN:,} "
+                    f"(sets, bags, map keys, quantifiers)")
             d = domain(t)
             self._domains[t] = d
         return d

@@ -222,3 +222,33 @@ def test_timeout_leaves_every_property_unknown_with_the_reason():
     assert result.reason.startswith("timeout after")
     assert all(p.status is Status.UNKNOWN for p in result.properties)
     assert result.exit_code == 3
+
+
+def test_a_property_false_in_a_state_is_reported_before_an_error_of_its_next_step():
+    # The reference explorer checks a state before it expands it: both the
+    # violation (0 steps) and the error (taking A from state 0) are reported.
+    model = load_source("""
+module both
+var x: 0..1 = 1
+action A() { x := x + 1 }
+invariant Zero: x == 0
+""", "both.mc")
+    ref = api.check(model, engine="reference", options=CheckOptions(deadlock=False))
+    result = bmc(model, depth=3, deadlock=False)
+    assert ref.get_property("Zero").status is Status.VIOLATED
+    assert result.get_property("Zero").status is Status.VIOLATED
+    assert result.get_property("Zero").steps == ref.get_property("Zero").steps == 0
+    assert result.error.diagnostic.code == ref.error.diagnostic.code == "MC5001"
+
+
+def test_a_state_whose_expansion_fails_is_an_error_not_a_deadlock():
+    model = load_source("""
+module fails
+var x: 0..1 = 0
+action A() { require 1 // x > 0
+  x := 0 }
+""", "fails.mc")
+    ref = api.check(model, engine="reference", options=CheckOptions())
+    result = bmc(model, depth=2)
+    assert ref.error.diagnostic.code == result.error.diagnostic.code == "MC5002"
+    assert result.get_property("deadlock").status is not Status.VIOLATED

@@ -193,3 +193,16 @@ def test_default_targets_are_the_invariants_that_are_not_lemmas():
     model = load_source(NOT_INDUCTIVE, "tiny.mc")
     result = prove(model, None, ["Same"])
     assert [p.name for p in result.invariants] == ["Even"]
+
+
+def test_an_invariant_that_raises_a_run_time_error_in_a_reachable_state_is_unknown():
+    # Not a violation (the reference explorer stops with MC5002) and not a crash.
+    model = load_source("""
+module fails
+var x: 0..1 = 0
+action A() { x := 1 - x }
+invariant Ends: x == 0 or 1 // (x - 1) == 3
+""", "fails.mc")
+    proof = prove(model, k=3).get("Ends")
+    assert proof.status is ProofStatus.UNKNOWN
+    assert "MC5002" in proof.reason and len(proof.trace) == 1

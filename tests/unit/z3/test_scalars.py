@@ -95,3 +95,45 @@ def test_narrow_and_exact_keep_values_in_range(mode):
         s.add(ok, nums.eq_const(x, v))
         assert s.check() == z3.sat
         assert nums.decode(s.model(), narrowed) == v
+
+
+BIG_OPS = {**OPS, "neg": lambda a, b: -a, "cmp": lambda a, b: a < b}
+# Intervals at and beyond the ends of 64-bit arithmetic, with small ones.
+BIG_RANGES = [(-(2 ** 63), 2 ** 63 - 1), (0, 2 ** 64), (-(10 ** 20), 3), (-7, 7), (1, 2 ** 70)]
+
+
+def _corners(lo: int, hi: int) -> list[int]:
+    return sorted({v for v in (lo, lo + 1, -1, 0, 1, 2, hi - 1, hi) if lo <= v <= hi})
+
+
+@pytest.mark.parametrize("mode", NUM_MODES)
+@pytest.mark.parametrize("op", sorted(BIG_OPS))
+def test_operation_at_the_ends_of_big_intervals_matches_python(mode, op):
+    # Products, negation of the minimum, floor division and modulo of
+    # negative values: nothing wraps, whatever the widths of the operands.
+    for (alo, ahi), (blo, bhi) in itertools.product(BIG_RANGES, repeat=2):
+        nums = Nums(mode)
+        a, a_ok = nums.var("a", alo, ahi)
+        b, b_ok = nums.var("b", blo, bhi)
+        if op == "neg":
+            result = nums.neg(a)
+        elif op == "cmp":
+            result = nums.cmp("<", a, b)
+        else:
+            result = getattr(nums, op)(a, b)
+        solver = z3.SolverFor("QF_BV") if mode == "bv" else z3.Solver()
+        solver.add(a_ok, b_ok)
+        for x, y in itertools.product(_corners(alo, ahi), _corners(blo, bhi)):
+            if op in ("floordiv", "mod") and y == 0:
+                continue
+            want = BIG_OPS[op](x, y)
+            solver.push()
+            solver.add(nums.eq_const(a, x), nums.eq_const(b, y))
+            assert solver.check() == z3.sat
+            m = solver.model()
+            if op == "cmp":
+                assert z3.is_true(m.eval(result, model_completion=True)) == want, (x, y)
+            else:
+                assert result.lo <= want <= result.hi, (op, x, y, want)
+                assert nums.decode(m, result) == want, (op, x, y)
+            solver.pop()

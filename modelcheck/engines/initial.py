@@ -54,11 +54,13 @@ def demote_vacuous(model: Model, result: CheckResult) -> CheckResult:
 
 
 def demote_vacuous_proof(model: Model, result: Any) -> Any:
-    """A ``ProofResult`` with every PROVED (and REFUTED) invariant made
-    UNKNOWN when the spec has no initial state: then every invariant is
+    """A ``ProofResult`` with every PROVED, REFUTED or UNKNOWN invariant made
+    UNKNOWN for want of an initial state when the spec has none: then every invariant is
     inductive, and none can be violated."""
     from modelcheck.engines.z3.proofs import ProofStatus
-    settled = (ProofStatus.PROVED, ProofStatus.REFUTED)
+    # UNKNOWN too: whatever a solver made of an empty set of initial states,
+    # the missing initial state is the reason the user needs.
+    settled = (ProofStatus.PROVED, ProofStatus.REFUTED, ProofStatus.UNKNOWN)
     if not any(p.status in settled for p in result.invariants) or has_initial_state(model):
         return result
     for proof in result.invariants:

@@ -5,6 +5,7 @@ in the same folder (so the rename stays on one file system) and is renamed
 over the target."""
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -12,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_writer", "write_atomic", "fsync_directory", "TEMP_SUFFIX"]
+__all__ = ["atomic_writer", "write_atomic", "fsync_directory", "sha256_file", "is_temp_name",
+           "remove_stale_temps", "TEMP_SUFFIX"]
 
 #: Temporary files are named ``.<target name>.<random>.tmp`` in the target's
 #: folder, so that a cleanup after a SIGKILL can find them.
@@ -78,3 +80,33 @@ def fsync_directory(folder: str | Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def sha256_file(path: str | Path) -> str:
+    """The sha256 of a file's bytes, read a block at a time (checkpoints are large)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is the temporary file of an ``atomic_writer``."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def remove_stale_temps(folder: str | Path) -> None:
+    """Remove what writes killed before their rename left in ``folder`` (a
+    SIGKILL runs no cleanup).  Only for folders one writer owns at a time: a
+    concurrent writer's temporary file would go too."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if is_temp_name(name):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except FileNotFoundError:
+                pass

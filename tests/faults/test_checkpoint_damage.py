@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from modelcheck.fsutil import is_temp_name
+
 from .conftest import GRID, counts, environment, run
 
 pytest.importorskip("numba")
@@ -66,11 +68,11 @@ def test_sigkill_while_writing_leaves_the_previous_checkpoint(kernel_cache, tmp_
     left = sorted(os.listdir(folder))
     assert MANIFEST in left
     if nth_fsync == 5:
-        assert any(name.startswith(".tmp-") for name in left), left
+        assert any(is_temp_name(name) for name in left), left
     rest = _resume(kernel_cache, folder, tmp_path / "out")
     assert rest.rc == 0, rest.stderr
     assert counts(rest.json()) == full
-    assert not [name for name in os.listdir(folder) if name.startswith(".tmp-")]
+    assert not [name for name in os.listdir(folder) if is_temp_name(name)]
 
 
 def _written(cache: Path, folder: Path) -> Path:

@@ -67,7 +67,9 @@ def _cold_compile_with_workers(tiny: str, cache: Path) -> subprocess.Popen:
         pytest.skip("compile workers start only on two or more cores")
     proc = subprocess.Popen(command("check", tiny, "--no-deadlock", "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environment(cache))
+                            env=environment(cache),
+                            # as from a terminal, even when the tests run in the background
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     end = time.monotonic() + 60
     while not _processes_naming(cache / "modelcheck"):
         if proc.poll() is not None or time.monotonic() > end:

@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+from modelcheck.fsutil import is_temp_name
+
 from .conftest import command, environment, run
 
 pytest.importorskip("numba")
@@ -38,5 +40,5 @@ def test_two_runs_share_a_cold_cache_and_the_out_folder(repo_root, tmp_path):
         replayed = run(cache, "replay", spec, trace_file)
         assert replayed.rc == 0, replayed.stdout + replayed.stderr
     leftovers = [name for folder in (out, cache) for _, _, names in os.walk(folder)
-                 for name in names if name.endswith(".tmp") or name.startswith(".tmp-")]
+                 for name in names if is_temp_name(name)]
     assert leftovers == []

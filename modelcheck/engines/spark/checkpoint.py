@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +35,7 @@ import numpy as np
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.spark.partition import Part
 from modelcheck.errors import UsageError
+from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
 from modelcheck.ir.nodes import Model
 
 __all__ = ["FORMAT", "Hit", "LevelLog", "SearchState", "model_digest", "part_path",
@@ -149,33 +149,12 @@ def part_path(directory: str, folder: str, index: int) -> str:
     return os.path.join(directory, folder, f"part-{index:05d}.npz")
 
 
-def _fsync_dir(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_part(path: str, part: Part) -> None:
-    """Write one part; a crash leaves a ``.tmp`` file, never a torn part."""
+    """Write one part; a crash leaves a temporary file, never a torn part."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
+    with atomic_writer(path, binary=True, durable=True) as f:
         np.savez(f, seen_fp=part.seen_fp, seen_parent=part.seen_parent,
                  frontier_fp=part.frontier_fp, frontier=part.frontier)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(os.path.dirname(path))
 
 
 def read_part(path: str) -> Part:
@@ -193,39 +172,21 @@ def _clean_stale(directory: str, keep: str) -> None:
     than ``keep`` (the one the manifest names)."""
     for name in os.listdir(directory):
         full = os.path.join(directory, name)
-        if name.startswith(".manifest-") and name.endswith(".tmp"):
-            _unlink(full)
-        elif name.startswith("level-") and name != keep:
+        if name.startswith("level-") and name != keep:
             shutil.rmtree(full, ignore_errors=True)
-    kept = os.path.join(directory, keep)
-    if os.path.isdir(kept):
-        for name in os.listdir(kept):
-            if name.endswith(".tmp"):
-                _unlink(os.path.join(kept, name))
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+    remove_stale_temps(directory)
+    remove_stale_temps(os.path.join(directory, keep))
 
 
 def write_manifest(directory: str, digest: str, folder: str, parts: int, words: int,
                    state: SearchState) -> None:
     """Point the checkpoint at ``folder`` (whose parts are written), then drop
     the folders of older checkpoints."""
-    checksums = {os.path.basename(p): _sha256(p)
+    checksums = {os.path.basename(p): sha256_file(p)
                  for p in (part_path(directory, folder, i) for i in range(parts))}
     body = {"format": FORMAT, "digest": digest, "folder": folder, "parts": parts,
             "words": words, "sha256": checksums, "state": state.to_json()}
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".manifest-", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(body, f, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, os.path.join(directory, MANIFEST))
-    _fsync_dir(directory)
+    write_atomic(os.path.join(directory, MANIFEST), json.dumps(body, indent=1), durable=True)
     _clean_stale(directory, folder)
 
 
@@ -274,6 +235,6 @@ def _verify_parts(directory: str, manifest: CheckpointManifest,
         if not os.path.exists(part):
             raise UsageError(f"the checkpoint in {directory!r} is incomplete: {part} is missing",
                              hint=_RESTART_HINT)
-        if checksums.get(name) != _sha256(part):
+        if checksums.get(name) != sha256_file(part):
             raise UsageError(f"the checkpoint part {part} is damaged: its sha256 does not match "
                              f"the manifest (truncated or changed on disk)", hint=_RESTART_HINT)

@@ -14,6 +14,7 @@ from modelcheck.engines.spark.checkpoint import (Hit, LevelLog, SearchState, mod
                                                  write_part)
 from modelcheck.engines.spark.partition import Part
 from modelcheck.errors import UsageError
+from modelcheck.fsutil import is_temp_name
 from spark_helpers import spark_engine, summary
 from spark_specs import load_example, load_spec
 
@@ -33,7 +34,7 @@ def test_part_round_trip(tmp_path):
     back = read_part(path)
     for name in ("seen_fp", "seen_parent", "frontier_fp", "frontier"):
         assert getattr(back, name).tolist() == getattr(part, name).tolist()
-    assert not [n for n in os.listdir(tmp_path / "level-000001") if n.endswith(".tmp")]
+    assert not [n for n in os.listdir(tmp_path / "level-000001") if is_temp_name(n)]
 
 
 def test_manifest_round_trip_and_old_levels_dropped(tmp_path):

@@ -105,8 +105,8 @@ def show_proof(out: Console, spec: str, model: Model, result: ProofResult) -> No
 def _obligation_counts(result: ProofResult) -> str:
     total = len(result.obligations)
     failed = sum(1 for o in result.obligations if o.status is not ProofStatus.PROVED)
-    what = "query" if result.engine == "pdr" else "obligation"
-    return f"{total} {what}{'s' if total != 1 else ''}, {failed} not proved"
+    one, many = ("query", "queries") if result.engine == "pdr" else ("obligation", "obligations")
+    return f"{total} {one if total == 1 else many}, {failed} not proved"
 
 
 def _show_details(out: Console, model: Model, p: InvariantProof) -> None:

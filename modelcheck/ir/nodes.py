@@ -294,6 +294,7 @@ class PropertyKind(enum.Enum):
     STEP = "step invariant"      # holds on every step (reads x and x')
     SOMETIMES = "sometimes"      # reachable: the answer is a witness trace
     TERMINAL = "terminal"        # states where no enabled action is not a deadlock
+    CONSTRAINT = "constraint"    # states the search does not store (TLC's CONSTRAINT)
 
 
 @dataclass(frozen=True)
@@ -313,6 +314,10 @@ class Model:
     actions: tuple[Action, ...]
     properties: tuple[Property, ...]            # invariants, step invariants, sometimes
     terminals: tuple[Property, ...]             # TERMINAL declarations
+    # CONSTRAINT declarations: a state failing one is checked, not stored
+    # (docs/design.md, "State constraints"); engines that cannot follow that
+    # rule must decline a model where this is not empty.
+    constraints: tuple[Property, ...] = ()
     path: str = field(default="", compare=False)
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 

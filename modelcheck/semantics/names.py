@@ -222,8 +222,15 @@ class _NameChecker:
         self.symbols = symbols
         self.count_types = count_types
         self.diagnostics = diagnostics
+        # parameter name -> the first action declaring it: a property or a
+        # constraint naming one gets a hint instead of a bare "unknown name".
+        self.action_params: dict[str, str] = {}
 
     def check_items(self, items: list[Any]) -> None:
+        for item in items:
+            if isinstance(item, ast.ActionDecl):
+                for p in item.params:
+                    self.action_params.setdefault(p.name, item.name)
         for item in items:
             if isinstance(item, ast.ConstDecl):
                 self.type_expr(item.type)
@@ -274,6 +281,13 @@ class _NameChecker:
         if name in BUILTINS:
             self.diagnostics.append(Diagnostic(
                 "MC3009", f"'{name}' is a built-in function: call it with arguments", span))
+            return
+        action = self.action_params.get(name)
+        if action is not None:
+            self.diagnostics.append(Diagnostic(
+                "MC2001", f"unknown name '{name}': it is a parameter of action '{action}'", span,
+                hint=f"a parameter exists only inside its action; elsewhere quantify over "
+                     f"its type, e.g. all(... for {name} in T)"))
             return
         candidates = sorted(scope) + [n for n, s in self.symbols.items()
                                       if s.kind not in ("action", "property")]

@@ -34,7 +34,8 @@ MAX_INSTANCES = 2 ** 20
 _PROPERTY_KINDS = {"invariant": ir.PropertyKind.INVARIANT,
                    "step invariant": ir.PropertyKind.STEP,
                    "sometimes": ir.PropertyKind.SOMETIMES,
-                   "terminal": ir.PropertyKind.TERMINAL}
+                   "terminal": ir.PropertyKind.TERMINAL,
+                   "constraint": ir.PropertyKind.CONSTRAINT}
 
 
 def typecheck(resolved: Resolved, consts: Mapping[str, Any] | None = None) -> ir.Model:
@@ -164,7 +165,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
     # ------------------------------------------------------------ declarations
 
     def run(self) -> ir.Model:
-        consts, types, vars_, actions, props, terminals = [], [], [], [], [], []
+        consts, types, vars_, actions, props, terminals, constraints = [], [], [], [], [], [], []
+        lists = {"terminal": terminals, "constraint": constraints}
         for item in self.resolved.items:
             try:
                 if isinstance(item, ast.ConstDecl):
@@ -180,7 +182,7 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
                     actions.append(self.action(item))
                 elif isinstance(item, ast.PropertyDecl):
                     prop = self.property(item)
-                    (terminals if item.kind == "terminal" else props).append(prop)
+                    lists.get(item.kind, props).append(prop)
             except Abort:
                 continue
             except RecursionError:
@@ -193,7 +195,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
         return ir.Model(
             name=self.resolved.module.name, consts=tuple(consts), types=tuple(types),
             vars=tuple(vars_), actions=tuple(actions), properties=tuple(props),
-            terminals=tuple(terminals), path=self.resolved.path, sources=self.resolved.sources)
+            terminals=tuple(terminals), constraints=tuple(constraints),
+            path=self.resolved.path, sources=self.resolved.sources)
 
     def sorted_diagnostics(self) -> list[Diagnostic]:
         order = {path: i for i, (path, _) in enumerate(self.resolved.sources)}

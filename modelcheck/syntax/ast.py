@@ -462,8 +462,9 @@ class ActionDecl:
     name_span: Span | None = _span()
 
 
-#: The property keywords, as written.
-PROPERTY_KINDS = ("invariant", "step invariant", "sometimes", "terminal")
+#: The property keywords, as written.  A ``constraint`` is not checked but
+#: bounds the search (TLC's CONSTRAINT); it shares the declaration's shape.
+PROPERTY_KINDS = ("invariant", "step invariant", "sometimes", "terminal", "constraint")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ _TYPE_START = frozenset({"bool", "int", "set", "map", "seq", "bag", "option", "t
                          "record", "enum", "model"})
 _STMT_START = frozenset({"require", "let", "pick", "if", "either", "NAME"})
 _ITEM_START = frozenset({"const", "type", "symmetric", "var", "def", "action", "invariant",
-                         "step", "sometimes", "terminal", "import"})
+                         "constraint", "step", "sometimes", "terminal", "import"})
 _OPERATORS = frozenset({"and", "or", "COMP_OP", "in", "not", "|", "&", "+", "-", "*", "//",
                         "%", "..", "=>", "with", ".", "[", "'"})
 

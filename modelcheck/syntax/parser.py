@@ -42,7 +42,7 @@ MAX_NESTING = 120
 # A top-level declaration starts a line with one of these keywords: where the
 # parser resumes after a syntax error.
 _ITEM_START = re.compile(
-    r"^(const|type|symmetric|var|def|action|invariant|step|sometimes|terminal|import)\b",
+    r"^(const|type|symmetric|var|def|action|invariant|constraint|step|sometimes|terminal|import)\b",
     re.MULTILINE)
 
 
@@ -253,6 +253,9 @@ class _ToAst(Transformer):
 
     def invariant_decl(self, meta, ch):
         return self._prop("invariant", meta, ch)
+
+    def constraint_decl(self, meta, ch):
+        return self._prop("constraint", meta, ch)
 
     def step_invariant_decl(self, meta, ch):
         return self._prop("step invariant", meta, ch)

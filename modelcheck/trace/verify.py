@@ -13,7 +13,9 @@ back is also checked, under the reference semantics, to show what it claims:
 * a trace to a run-time error: evaluating its last state (its successors, the
   properties there, the last step's step invariants) raises that error's code.
 
-Only the last state is checked: a shortest counterexample is the engine's
+Every state but the last must satisfy the spec's state constraints (no
+engine expands a state outside them).  Only the last state is checked for the
+property: a shortest counterexample is the engine's
 promise, not something a single trace can prove wrong.  ``verify_trace`` is the
 one place this happens; ``modelcheck.api.check`` calls it on every trace of
 every engine, and ``store.write_trace`` before anything is written.
@@ -137,6 +139,10 @@ def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None) 
     result = replay(model, trace, ev)
     if not result.ok:
         return f"does not replay under the reference semantics: {result.reason}"
+    outside = _first_outside_constraints(model, ev, trace)
+    if outside is not None:
+        return (f"goes on from state {outside}, which fails a state constraint: no engine "
+                f"explores a state outside the constraints")
     kind = violation_kind(model, trace)
     if kind is None:
         return None
@@ -151,6 +157,17 @@ def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None) 
     if problem is None:
         return None
     return f"does not show {_claim(kind, trace.property_name, code)}: {problem}"
+
+
+def _first_outside_constraints(model: ir.Model, ev: Evaluator, trace: Trace) -> int | None:
+    """The first state before the last that fails a ``constraint`` (TLC's
+    CONSTRAINT: such a state is checked, never expanded), or None."""
+    if not model.constraints:
+        return None
+    for i, step in enumerate(trace.steps[:-1]):
+        if not ev.in_model(ev.state_from_dict(step.state)):
+            return i
+    return None
 
 
 def _claim(kind: str, name: str | None, code: str | None) -> str:

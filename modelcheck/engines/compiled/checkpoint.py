@@ -7,7 +7,7 @@ a checkpoint holds the table, the rest of the current level, the part of the
 next level found so far, the counters and the verdicts settled so far; a
 resumed search ends with exactly the counts of an uninterrupted one.
 
-A checkpoint is two files: the ``.npz`` (named by its content) and a small
+A checkpoint is two files: the ``.npz`` (under a name of its own) and a small
 JSON manifest naming it, with the format and its sha256.  Each is written to a
 temporary name, fsynced and renamed, the manifest last, and the old ``.npz``
 is removed only after that, so a process killed while writing leaves the
@@ -18,10 +18,9 @@ used.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
+import uuid
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +30,7 @@ import numpy as np
 from modelcheck.engines.compiled.driver import C_NEXT
 from modelcheck.engines.compiled.table import FingerprintTable
 from modelcheck.errors import UsageError
+from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
 
 if TYPE_CHECKING:
     from modelcheck.engines.compiled.search import CompiledSearch
@@ -42,7 +42,6 @@ DATA_PREFIX = "compiled-checkpoint-"
 # The single data file of format 2, recognised only to refuse it clearly.
 OLD_FILE_NAME = "compiled-checkpoint.npz"
 FORMAT = 3
-_TMP_PREFIX = ".tmp-"
 _RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 
 
@@ -58,58 +57,13 @@ def _signature(search: "CompiledSearch") -> dict:
 def clean_stale(folder: str | os.PathLike) -> None:
     """Remove the temporary files of a write that never finished (a SIGKILL
     between creating and renaming them)."""
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return
-    for name in names:
-        if name.startswith(_TMP_PREFIX):
-            try:
-                os.unlink(os.path.join(folder, name))
-            except FileNotFoundError:
-                pass
+    remove_stale_temps(folder)
 
 
-def _fsync_dir(folder: str | os.PathLike) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_atomic(folder: str, name: str | None, write) -> Path:
-    """``write(file)`` into a temporary file, fsync it, rename it to ``name``
-    (or, for ``None``, to the data file named by its own sha256)."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=_TMP_PREFIX, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        target = Path(folder) / (name or _data_name(_sha256(Path(tmp))))
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
-    return target
-
-
-def _data_name(sha256: str) -> str:
-    # Named by content, so the new data file never replaces the one the
-    # current manifest names: until the manifest is renamed, the old pair
-    # is untouched.
-    return f"{DATA_PREFIX}{sha256[:24]}.npz"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def _data_name() -> str:
+    # A fresh name, so the new data file never replaces the one the current
+    # manifest names: until the manifest is renamed, the old pair is untouched.
+    return f"{DATA_PREFIX}{uuid.uuid4().hex[:24]}.npz"
 
 
 def save(search: "CompiledSearch", folder: str) -> Path:
@@ -124,10 +78,12 @@ def save(search: "CompiledSearch", folder: str) -> Path:
                   act_counts=search.act_counts, want=search.want, want_step=search.want_step,
                   found=search.found, frows=search.frows, frows2=search.frows2, faid=search.faid,
                   meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-    target = _write_atomic(folder, None, lambda f: np.savez(f, **arrays))
-    manifest = {"format": FORMAT, "file": target.name, "sha256": _sha256(target),
+    target = Path(folder) / _data_name()
+    with atomic_writer(target, binary=True, durable=True) as f:
+        np.savez(f, **arrays)
+    manifest = {"format": FORMAT, "file": target.name, "sha256": sha256_file(target),
                 "bytes": target.stat().st_size}
-    _write_atomic(folder, MANIFEST, lambda f: f.write(json.dumps(manifest).encode()))
+    write_atomic(Path(folder) / MANIFEST, json.dumps(manifest), durable=True)
     for name in os.listdir(folder):
         if name.startswith(DATA_PREFIX) and name.endswith(".npz") and name != target.name:
             os.unlink(os.path.join(folder, name))
@@ -160,7 +116,7 @@ def _verified(folder: str) -> Path:
     if not path.exists():
         raise UsageError(f"the checkpoint in {folder} is incomplete: {name} is missing",
                          hint=_RESTART_HINT)
-    if _sha256(path) != digest:
+    if sha256_file(path) != digest:
         raise UsageError(f"the checkpoint {path} is damaged: its sha256 does not match the "
                          f"manifest (truncated or changed on disk)", hint=_RESTART_HINT)
     return path

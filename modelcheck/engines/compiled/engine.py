@@ -5,7 +5,10 @@ missing or the spec has a type the compiled layout cannot hold.
 """
 from __future__ import annotations
 
-from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
+from dataclasses import replace
+
+from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter, Stats
+from modelcheck.engines.compiled.kcache import CompileTimeout
 from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.ir.nodes import Model
 
@@ -30,6 +33,16 @@ def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str)
     return result
 
 
+def _compile_timed_out(model: Model, options: CheckOptions, timeout: CompileTimeout) -> CheckResult:
+    """Every verdict UNKNOWN: no state was explored."""
+    from modelcheck.engines.reference.explorer import Verdicts, select_properties
+    reason = str(timeout)
+    verdicts = Verdicts(select_properties(model, options), options.deadlock)
+    return CheckResult(model.name, "compiled", verdicts.results(False, reason),
+                       Stats(extras={"compile_s": round(timeout.elapsed_s, 3)}),
+                       reason=reason)
+
+
 class CompiledEngine:
     """Breadth-first search over packed states with numba-compiled actions."""
 
@@ -45,12 +58,18 @@ class CompiledEngine:
         missing = _numba_missing()
         if missing is not None:
             return _fallback(model, options, reporter, missing)
-        from modelcheck.engines.compiled.kernels import compile_model
+        from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
         from modelcheck.engines.compiled.search import CompiledSearch
+        # The compile counts against --timeout here only: the Spark engine
+        # builds the same kernels under its own limits.
+        kernel_options = replace(KernelOptions.from_check_options(options),
+                                 timeout_s=options.timeout_s)
         try:
-            kernels = compile_model(model, options)
+            kernels = compile_model(model, kernel_options)
         except Unsupported as err:
             return _fallback(model, options, reporter, str(err))
+        except CompileTimeout as timeout:
+            return _compile_timed_out(model, options, timeout)
         for note in kernels.notes:
             reporter.note(note)
         return CompiledSearch(kernels, options, reporter).run()

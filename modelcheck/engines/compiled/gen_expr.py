@@ -444,6 +444,14 @@ class _Loop:
             return
         if not isinstance(t, (SetType, BagType)):
             raise Unsupported(f"iteration over a {type(t).__name__}")
+        if _big_range(gen, domain):
+            # Too many values for a bitset: count through them instead,
+            # in ascending (canonical) order, without building the set.
+            lo, hi = gen.scalar(domain.args[0]), gen.scalar(domain.args[1])
+            v = gen.src.fresh("v")
+            self._cm = _NamedBlock(gen.src, f"for {v} in range({lo}, {hi} + 1):", v)
+            gen.env[self.var] = Scalar(self._cm.__enter__())
+            return
         if isinstance(domain, ir.Const) and isinstance(t, SetType):
             self._cm = self._const_loop(domain)
         else:
@@ -479,6 +487,13 @@ class _NamedBlock:
 
     def __exit__(self, *exc: Any) -> None:
         self._cm.__exit__(*exc)
+
+
+def _big_range(gen: ExprGen, e: ir.Expr) -> bool:
+    """Whether ``e`` is a range ``lo..hi`` over more values than a bitset holds
+    (the constant folder leaves those alone)."""
+    return (isinstance(e, ir.Apply) and e.op is Op.RANGE and gen.folder is not None
+            and gen.folder.large(e))
 
 
 def join_type(a: Type, b: Type) -> Type:

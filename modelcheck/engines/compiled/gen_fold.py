@@ -14,10 +14,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from modelcheck.engines.compiled.reps import MAX_BITSET_RANKS
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
+from modelcheck.ir.types import BagType, MapType, SetType
 from modelcheck.ir.visit import children
+from modelcheck.semantics.types import bounded_size
 
 __all__ = ["Folder"]
 
@@ -28,6 +31,7 @@ class Folder:
         # the node is kept so that its id is not reused while the memo lives.
         self._free: dict[int, tuple[Any, frozenset[str] | None]] = {}
         self._values: dict[int, tuple[Any, bool, Any]] = {}
+        self._large: dict[int, tuple[Any, bool]] = {}
 
     def free(self, e: ir.Expr) -> frozenset[str] | None:
         """The bound names ``e`` reads, or None if it reads a state variable."""
@@ -56,6 +60,18 @@ class Folder:
         self._free[id(e)] = (e, result)
         return result
 
+    def large(self, e: ir.Expr) -> bool:
+        """Whether ``e`` builds a collection too large for a bitset (such as
+        ``0..1000000000``): the evaluator would enumerate it, in time and memory
+        that grow with its size, so the generated code computes it instead
+        (a loop, a length by arithmetic) or the engine declines."""
+        hit = self._large.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        result = _too_many_elements(e.type) or any(self.large(c) for c in children(e))
+        self._large[id(e)] = (e, result)
+        return result
+
     def shape(self, e: ir.Expr) -> tuple[tuple, frozenset[str]]:
         """``e`` up to the names of its own binders (two inlined calls of one
         def bind their parameters under different names), and the bound names
@@ -71,7 +87,7 @@ class Folder:
         if hit is not None and hit[0] is e:
             return hit[1], hit[2]
         ok, value = False, None
-        if self.free(e) == frozenset():
+        if self.free(e) == frozenset() and not self.large(e):
             try:
                 value = self.ev.eval(e, ())
                 ok = True
@@ -79,6 +95,14 @@ class Folder:
                 ok = False
         self._values[id(e)] = (e, ok, value)
         return ok, value
+
+
+def _too_many_elements(t: Any) -> bool:
+    if isinstance(t, (SetType, BagType)):
+        return bounded_size(t.elem, MAX_BITSET_RANKS) > MAX_BITSET_RANKS
+    if isinstance(t, MapType):
+        return bounded_size(t.key, MAX_BITSET_RANKS) > MAX_BITSET_RANKS
+    return False
 
 
 def _shape(e: Any, bound: tuple[str, ...], free: set[str]) -> Any:

@@ -91,12 +91,14 @@ def state_columns(model: ir.Model) -> list[ir.Property]:
     return invariants + sometimes + list(model.terminals)
 
 
-def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType]) -> GeneratedModule:
-    """The kernel module for ``model``; ``symmetric``: the types to reduce by."""
+def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
+             folder: Folder | None = None) -> GeneratedModule:
+    """The kernel module for ``model``; ``symmetric``: the types to reduce by;
+    ``folder``: the constant folder (one is made if none is given)."""
     src, consts, nodes = Source(), Consts(), NodeTable()
     body = Source()
     body._names = 0
-    gen = ExprGen(body, consts, layout, nodes, folder=Folder(model))
+    gen = ExprGen(body, consts, layout, nodes, folder=folder if folder is not None else Folder(model))
 
     _unpack(body, layout)
     for w in range(layout.words):

@@ -4,26 +4,59 @@ A kernel module is keyed by a hash of its generated source (which is a pure
 function of the IR, the options that shape it and ``CODEGEN_VERSION``), the
 source of the runtime modules it imports, and the numba and Python versions.
 It is written once to ``<cache>/kernels/mc_<key>.py`` (atomically, so
-concurrent processes agree) and never rewritten, so numba's own cache
+concurrent processes agree) and not rewritten unless damaged, so numba's own cache
 (``cache=True``, in ``__pycache__`` beside it, keyed by the file's timestamp)
 stays valid: a second run of the same spec loads machine code instead of
 compiling it.
+
+A kernel file is executed only when its bytes hash to the sha256 of the
+source this process generated (recorded, with the generator version, in
+``mc_<key>.sha256``), so nothing written there by anyone else runs.  numba's
+index and data files are loaded only when they match the manifest the run
+that compiled them wrote (``mc_<key>.warm``): numba unpickles its index, so a
+damaged one would crash the run.  (The manifest lives in the same folder: it
+catches damage and edits, not someone who rewrites the manifest as well.)
+Anything else is thrown away and compiled again, with a one-line note.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import importlib.util
+import json
 import os
+import signal
 import subprocess
 import sys
-import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 
-__all__ = ["default_cache_dir", "kernel_key", "load_kernel_module", "kernel_path", "is_warm",
-           "mark_warm", "precompile", "import_kernel_file", "module_name"]
+from modelcheck.fsutil import write_atomic
+
+__all__ = ["CompileTimeout", "KernelCacheError", "compile_deadline", "default_cache_dir",
+           "import_kernel_file", "in_native_callback", "is_warm", "kernel_key", "kernel_path",
+           "load_kernel_module", "mark_warm", "module_name", "precompile", "source_digest"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
+#: Entries written before kernels had hash files and manifests get other keys,
+#: so they are left alone rather than reported as damaged.
+_CACHE_FORMAT = 2
+#: How soon a signal handler that found numba inside LLVM tries again.
+_RETRY_S = 0.05
+
+
+class KernelCacheError(Exception):
+    """A kernel file is not the one this process generated."""
+
+
+class CompileTimeout(Exception):
+    """The time left (``--timeout``) ran out while the kernel was compiling."""
+
+    def __init__(self, elapsed_s: float):
+        super().__init__(f"timed out while compiling the kernel (after {elapsed_s:.1f} s)")
+        self.elapsed_s = elapsed_s
 
 
 def default_cache_dir() -> Path:
@@ -40,7 +73,12 @@ def kernel_key(source: str) -> str:
     for name in _RUNTIME_FILES:
         h.update((here / name).read_bytes())
     h.update(f"numba {numba.__version__} python {sys.version_info[:3]}".encode())
+    h.update(f"cache format {_CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
+
+
+def source_digest(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
 
 
 def kernel_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
@@ -52,74 +90,207 @@ def module_name(path: Path) -> str:
     return f"modelcheck_kernels_{path.stem[len('mc_'):]}"
 
 
-def import_kernel_file(path: Path) -> ModuleType:
-    """Import the kernel module file at ``path`` (once per process)."""
+def import_kernel_file(path: Path, digest: str) -> ModuleType:
+    """Import the kernel module file at ``path`` (once per process), provided
+    its bytes hash to ``digest``; raises KernelCacheError otherwise.  The
+    bytes that were checked are the bytes executed."""
     name = module_name(path)
     module = sys.modules.get(name)
     if module is not None:
         return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise KernelCacheError(f"{path} does not hash to {digest}")
+    module = ModuleType(name)
+    module.__file__ = str(path)
     # Registered before running so numba can find the module of its functions.
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(compile(data, str(path), "exec"), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
     return module
 
 
-def load_kernel_module(source: str, cache_dir: str | os.PathLike | None) -> tuple[ModuleType, Path]:
-    """Write (if new) and import the kernel module for ``source``."""
+def _hash_file(path: Path) -> Path:
+    return path.with_suffix(".sha256")
+
+
+def _hash_record(digest: str) -> str:
+    from modelcheck.engines.compiled.gen_module import CODEGEN_VERSION
+    return f"sha256 {digest}\ngenerator {CODEGEN_VERSION}\n"
+
+
+def _damage(path: Path, digest: str) -> str | None:
+    """Why the cached kernel at ``path`` cannot be used, or None."""
+    try:
+        record = _hash_file(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return "its hash file is missing or unreadable"
+    if record != _hash_record(digest):
+        return "its hash file does not match"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return "it cannot be read"
+    if hashlib.sha256(data).hexdigest() != digest:
+        return "it was changed after it was written"
+    return None
+
+
+def load_kernel_module(source: str, cache_dir: str | os.PathLike | None,
+                       notes: list[str] | None = None) -> tuple[ModuleType, Path]:
+    """Write (if new, or damaged) and import the kernel module for ``source``.
+    A damaged cache entry is replaced, with a note appended to ``notes``."""
     key = kernel_key(source)
     path = kernel_path(cache_dir, key)
     name = module_name(path)
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded, path
-    if not path.exists():
+    digest = source_digest(source)
+    why = _damage(path, digest) if path.exists() else "new"
+    if why is not None:
+        if why != "new" and notes is not None:
+            notes.append(f"kernel cache: {path.name} was not used ({why}); recompiling")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".py")
-        with os.fdopen(fd, "w") as f:
-            f.write(source)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    return import_kernel_file(path), path
+        _forget_compiled(path)
+        # The record first: a concurrent run that sees the kernel sees it too.
+        write_atomic(_hash_file(path), _hash_record(digest).encode())
+        write_atomic(path, source.encode())
+    return import_kernel_file(path, digest), path
 
+
+# ---------------------------------------------------------------- numba's cache
 
 def _warm_marker(path: Path) -> Path:
     return path.with_suffix(".warm")
 
 
-def is_warm(path: Path) -> bool:
+def _numba_files(path: Path) -> list[Path]:
+    """numba's index and data files for the kernel at ``path`` (its in-tree
+    ``__pycache__``, or ``NUMBA_CACHE_DIR``'s mirror of the folder)."""
+    from numba.core import config
+    from numba.core.caching import _CacheLocator
+    folders = [path.parent / "__pycache__"]
+    if config.CACHE_DIR:
+        folders.append(Path(config.CACHE_DIR) / _CacheLocator.get_suitable_cache_subpath(str(path)))
+    return sorted(f for folder in folders if folder.is_dir()
+                  for f in folder.glob(f"{path.stem}.*") if f.suffix in (".nbi", ".nbc"))
+
+
+def _manifest(path: Path) -> dict[str, str]:
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in _numba_files(path)}
+
+
+def _forget_compiled(path: Path) -> None:
+    """Remove the warm marker and numba's files for the kernel at ``path``."""
+    for f in [_warm_marker(path), *_numba_files(path)]:
+        with contextlib.suppress(FileNotFoundError):
+            f.unlink()
+
+
+def is_warm(path: Path, notes: list[str] | None = None) -> bool:
     """Whether every entry point of the module at ``path`` was compiled (and
-    so is in numba's cache) by an earlier run."""
-    return _warm_marker(path).exists()
+    so is in numba's cache) by an earlier run, and numba's files are still the
+    ones that run wrote.  When they are not, they are removed (so nothing of
+    them is loaded), with a note appended to ``notes``."""
+    try:
+        recorded = json.loads(_warm_marker(path).read_text())
+    except FileNotFoundError:
+        # A cold compile: files of an earlier, unfinished one are not trusted.
+        _forget_compiled(path)
+        return False
+    except (OSError, ValueError):
+        recorded = None
+    if isinstance(recorded, dict) and recorded == _manifest(path):
+        return True
+    if notes is not None:
+        notes.append(f"kernel cache: numba's compiled code for {path.name} was changed or "
+                     f"damaged; recompiling")
+    _forget_compiled(path)
+    return False
 
 
 def mark_warm(path: Path) -> None:
-    _warm_marker(path).touch()
+    write_atomic(_warm_marker(path), json.dumps(_manifest(path), sort_keys=True).encode())
 
 
-def precompile(path: Path, jobs: list[tuple[str, str]], workers: int) -> None:
+# ---------------------------------------------------------------- compiling
+
+def in_native_callback(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs in llvmlite's code, which includes the callbacks
+    LLVM makes into Python while numba compiles or loads a kernel (its object
+    cache): an exception raised there is swallowed by ctypes and leaves numba
+    half-way ("no compiled object yet"), so a signal handler should not raise
+    one there but try again a moment later."""
+    llvmlite = sys.modules.get("llvmlite")
+    if llvmlite is None or llvmlite.__file__ is None:
+        return False
+    root = os.path.join(os.path.dirname(llvmlite.__file__), "binding")
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(root):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@contextlib.contextmanager
+def compile_deadline(deadline: float | None) -> Iterator[None]:
+    """Raise CompileTimeout in this block once ``time.monotonic()`` passes
+    ``deadline``.  numba compiles in this thread and cannot be asked to stop,
+    so a timer signal interrupts it (and ``precompile``'s wait for its
+    workers, which then stops them).  Only the main thread receives signals:
+    elsewhere the block is checked only when it ends."""
+    if deadline is None:
+        yield
+        return
+    start = time.monotonic()
+    if start >= deadline:
+        raise CompileTimeout(0.0)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        if time.monotonic() >= deadline:
+            raise CompileTimeout(time.monotonic() - start)
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        if in_native_callback(frame):
+            signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
+            return
+        raise CompileTimeout(time.monotonic() - start)
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, deadline - start)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def precompile(path: Path, digest: str, jobs: list[tuple[str, str]], workers: int) -> None:
     """Compile the functions ``jobs`` ((name, numba signature), largest first)
-    of the kernel module at ``path`` in ``workers`` processes; each fills
-    numba's disk cache, from which this process then loads them.  numba
-    compiles one function on one core, so a kernel with many actions compiles
-    several times faster this way.  The workers are plain ``python -m``
-    processes (not multiprocessing), so a caller's own script is never
-    re-imported.  A worker that fails only costs time: whatever it did not
-    compile is compiled here afterwards."""
+    of the kernel module at ``path`` (whose sha256 is ``digest``) in
+    ``workers`` processes; each fills numba's disk cache, from which this
+    process then loads them.  numba compiles one function on one core, so a
+    kernel with many actions compiles several times faster this way.  The
+    workers are plain ``python -m`` processes (not multiprocessing), so a
+    caller's own script is never re-imported.  A worker that fails only costs
+    time: whatever it did not compile is compiled here afterwards.  Whatever
+    ends the wait (an interrupt, a timeout) ends the workers too; should this
+    process be killed outright, they end themselves (see ``precompile.main``)."""
     shares: list[list[str]] = [[] for _ in range(workers)]
     for i, (func, signature) in enumerate(jobs):
         shares[i % workers].append(f"{func}={signature}")
-    procs = [subprocess.Popen([sys.executable, "-m", "modelcheck.engines.compiled.precompile",
-                               str(path), *share],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for share in shares if share]
+    procs: list[subprocess.Popen] = []
     try:
+        for share in shares:
+            if share:
+                procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "modelcheck.engines.compiled.precompile",
+                     str(path), digest, str(os.getpid()), *share],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for proc in procs:
             proc.wait()
     finally:

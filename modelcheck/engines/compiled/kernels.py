@@ -21,20 +21,30 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.gen_module import ActionInfo, generate
-from modelcheck.engines.compiled.kcache import load_kernel_module
+from modelcheck.engines.compiled.kcache import compile_deadline, load_kernel_module, source_digest
+from modelcheck.engines.compiled.gen_fold import Folder
 from modelcheck.engines.compiled.layout import Layout
+from modelcheck.engines.compiled.ranges import check_int64
+from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.engines.compiled.symmetry import usable_symmetric_types
+from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import domain
 
-__all__ = ["CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError", "compile_model"]
+__all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError", "compile_model"]
+
+#: The most packed words per state the kernels are generated for.  The code
+#: is unrolled per word: a set over 65,536 values (1,025 words) took 4 minutes
+#: to compile, while the reference explorer answers such specs in a second.
+MAX_KERNEL_WORDS = 64
 
 _ERR_CODE_NAMES = {5001 + i: f"MC{5001 + i}" for i in range(6)}
 
@@ -47,6 +57,7 @@ class KernelOptions:
     cache_dir: str | None = None
     dump_kernel: str | None = None
     jobs: int | None = None        # processes compiling a new kernel (None: one per core)
+    timeout_s: float | None = None  # bounds a cold compile (the compiled engine passes --timeout)
 
     @classmethod
     def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
@@ -91,20 +102,30 @@ class CompiledModel:
 
     def __init__(self, model: ir.Model, options: KernelOptions):
         start = time.perf_counter()
+        self.deadline = None if options.timeout_s is None else time.monotonic() + options.timeout_s
         self.model = model
         self.options = options
+        if model.constraints:
+            # Ignoring them would explore and count states TLC's CONSTRAINT
+            # excludes: decline, and the reference explorer answers.
+            raise Unsupported("state constraints are not compiled yet")
+        folder = Folder(model)
+        check_int64(model, folder)
         self.layout = Layout.from_model(model)
+        if self.layout.words > MAX_KERNEL_WORDS:
+            raise Unsupported(f"states of {self.layout.words:,} words (at most "
+                              f"{MAX_KERNEL_WORDS}): the kernel would take minutes to compile")
         # The symmetry code is generated whenever the spec allows it and
         # switched off at run time, so both settings share one cached module.
         symmetric, notes = usable_symmetric_types(model)
-        self.generated = generate(model, self.layout, symmetric)
+        self.generated = generate(model, self.layout, symmetric, folder)
         self.perm_types = list(self.generated.symmetric)
         self.symmetric = self.perm_types if options.symmetry else []
         self.notes: list[str] = notes if options.symmetry else []
         if options.dump_kernel:
-            with open(options.dump_kernel, "w") as f:
-                f.write(self.generated.source)
-        self.module, self.path = load_kernel_module(self.generated.source, options.cache_dir)
+            write_atomic(options.dump_kernel, self.generated.source)
+        self.module, self.path = load_kernel_module(self.generated.source, options.cache_dir,
+                                                    self.notes)
         self.codegen_s = time.perf_counter() - start
         self.actions: list[ActionInfo] = self.generated.actions
         self.state_columns: list[ir.Property] = self.generated.state_cols
@@ -130,7 +151,8 @@ class CompiledModel:
         self.warm_up()
 
     def __reduce__(self) -> Any:
-        return (compile_model, (self.model, self.options))
+        # An executor's rebuild is not bounded by the driver's --timeout.
+        return (compile_model, (self.model, replace(self.options, timeout_s=None)))
 
     # ------------------------------------------------------------ compilation
 
@@ -148,14 +170,21 @@ class CompiledModel:
         jobs.append(("state_props", f"({a1}, {a1}, {a1}, {a1}, {a1})"))
         jobs.append(("step_props", f"({a1}, {a1}, {a1}, {a1}, {a1}, {a1})"))
         jobs.sort(key=lambda job: -lines.get(job[0], 0))
-        precompile(self.path, jobs, workers)
+        precompile(self.path, source_digest(self.generated.source), jobs, workers)
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) every entry point now, so that
-        compile time is measured apart from search time."""
-        from modelcheck.engines.compiled.kcache import is_warm, mark_warm
+        compile time is measured apart from search time.  Raises
+        kcache.CompileTimeout when the time left runs out during a cold
+        compile (a load from numba's cache takes moments; the search counts it)."""
+        from modelcheck.engines.compiled.kcache import is_warm
+        cold = not is_warm(self.path, self.notes)
+        with compile_deadline(self.deadline if cold else None):
+            self._warm_up(cold)
+
+    def _warm_up(self, cold: bool) -> None:
+        from modelcheck.engines.compiled.kcache import mark_warm
         start = time.perf_counter()
-        cold = not is_warm(self.path)
         if cold:
             self._precompile()
         w = self.layout.words

@@ -1,12 +1,14 @@
 """Worker for ``kcache.precompile``: compile some functions of a kernel
 module into numba's disk cache.
 
-    python -m modelcheck.engines.compiled.precompile KERNEL.py NAME=SIGNATURE...
+    python -m modelcheck.engines.compiled.precompile KERNEL.py SHA256 PARENT_PID NAME=SIGNATURE...
 
 It prints nothing; its exit status is 0 when every function compiled.
 """
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -14,11 +16,30 @@ from modelcheck.engines.compiled.kcache import import_kernel_file
 
 __all__ = ["main"]
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent(parent: int) -> None:
+    """Have Linux kill this worker when the checker that started it dies, even
+    by SIGKILL, where its own clean-up never runs (elsewhere: no-op)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    # The parent may have died before the request was made.
+    if os.getppid() != parent:
+        os._exit(1)
+
 
 def main(argv: list[str]) -> int:
+    path, digest, parent = Path(argv[0]), argv[1], int(argv[2])
+    _end_with_parent(parent)
     from numba.core.sigutils import normalize_signature
-    module = import_kernel_file(Path(argv[0]))
-    for job in argv[1:]:
+    module = import_kernel_file(path, digest)
+    for job in argv[3:]:
         func, signature = job.split("=", 1)
         # A tuple of argument types, as a jitted caller asks for it: numba's
         # cache keys a string signature differently.

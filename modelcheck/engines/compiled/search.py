@@ -293,7 +293,8 @@ class CompiledSearch:
         if self.interrupt[0]:
             raise KeyboardInterrupt
         timeout = self.options.timeout_s
-        if timeout is not None and self.elapsed() >= timeout:
+        # The kernel's compile counted against the same --timeout.
+        if timeout is not None and self.elapsed() + self.k.codegen_s + self.k.compile_s >= timeout:
             raise _Bound(f"timeout after {timeout:g} s: {self.distinct:,} distinct states, "
                          f"depth {self.depth}")
         self._report()

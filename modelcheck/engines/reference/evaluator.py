@@ -112,6 +112,7 @@ class Evaluator:
         self._action_by_name = {c.action.name: c for c in self._actions}
         self._props = {p.name: self._expr(p.expr) for p in model.properties}
         self._terminals = tuple(self._expr(p.expr) for p in model.terminals)
+        self._constraints = tuple(self._expr(p.expr) for p in model.constraints)
 
     # ------------------------------------------------------------ public API
 
@@ -184,6 +185,11 @@ class Evaluator:
     def is_terminal(self, state: State) -> bool:
         """Whether the state satisfies some ``terminal`` declaration."""
         return any(t(state, {}) for t in self._terminals)
+
+    def in_model(self, state: State) -> bool:
+        """Whether the state satisfies every ``constraint`` (TLC's isInModel):
+        one that does not is checked but neither stored nor explored."""
+        return all(c(state, {}) for c in self._constraints)
 
     def state_dict(self, state: State) -> dict[str, Any]:
         return dict(zip(self.var_names, state))

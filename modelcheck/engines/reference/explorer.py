@@ -153,8 +153,29 @@ class _Search:
                 self.found(name, PropertyKind.SOMETIMES, Status.HOLDS,
                            self.trace_to(i, "witness", name))
 
+    def check_outside(self, state: State, parent: int, action: str | None, params: tuple) -> None:
+        """Check a state that fails a constraint: TLC still checks its
+        invariants (and it may witness a ``sometimes``), with the trace
+        through its parent; it is never stored (docs/design.md)."""
+        last = (action, params, state)
+        check = self.ev.check_property
+        for name in self.invariants:
+            if self.verdicts.open(name) and not self.guarded(parent, last, check, name, state):
+                self.found(name, PropertyKind.INVARIANT, Status.VIOLATED,
+                           self.trace_to(parent, "counterexample", name, last))
+        for name in self.sometimes:
+            if self.verdicts.open(name) and self.guarded(parent, last, check, name, state):
+                self.found(name, PropertyKind.SOMETIMES, Status.HOLDS,
+                           self.trace_to(parent, "witness", name, last))
+
+    def in_model(self, state: State, parent: int, action: str | None, params: tuple) -> bool:
+        return self.guarded(parent, (action, params, state), self.ev.in_model, state)
+
     def add(self, state: State, parent: int, action: str | None, params: tuple) -> None:
         if state in self.index:
+            return
+        if not self.in_model(state, parent, action, params):
+            self.check_outside(state, parent, action, params)
             return
         limit = self.options.max_states
         if limit is not None and len(self.states) >= limit:
@@ -192,6 +213,7 @@ class _Search:
     def run(self) -> None:
         self.ev = Evaluator(self.model, heartbeat=self.heartbeat)
         initial = self.ev.initial_states()
+        # TLC reports depth 1 even when every initial state fails a constraint.
         self.depth = 1 if initial else 0
         for state in initial:
             self.generated += 1
@@ -235,7 +257,7 @@ class _Search:
             if at_depth_bound:
                 # States past the bound are not stored, but the rest of this
                 # level is still expanded so its deadlocks and steps are checked.
-                if new not in self.index:
+                if new not in self.index and self.in_model(new, i, action, params):
                     self.cut_at_depth = True
                 continue
             self.add(new, i, action, params)

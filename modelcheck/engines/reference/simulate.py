@@ -108,8 +108,10 @@ class _Simulation:
     def one_run(self, initial: list[State]) -> None:
         state = self.rng.choice(initial)
         path: Path = [(None, (), state)]
-        self.seen.add(state)
         self.check_state(path)
+        if not self.guarded(path, self.ev.in_model, state):
+            return
+        self.seen.add(state)
         for _ in range(self.options.sim_depth):
             self.depth = max(self.depth, len(path))
             if self.stopped_on_first:
@@ -134,8 +136,12 @@ class _Simulation:
                                   "counterexample")
             action, params, state = self.rng.choice(transitions)
             path.append((action, params, state))
-            self.seen.add(state)
             self.check_state(path)
+            # A state failing a constraint is checked but not explored (as in
+            # the explorer and TLC's simulation): the run ends there.
+            if not self.guarded(path, self.ev.in_model, state):
+                break
+            self.seen.add(state)
         self.depth = max(self.depth, len(path))
 
     def stats(self) -> Stats:

@@ -101,6 +101,10 @@ class Encoding:
     """One model translated to Z3 under one set of encoding choices."""
 
     def __init__(self, model: ir.Model, options: EncodingOptions | None = None):
+        if model.constraints:
+            # A bounded run or an inductive argument over states the
+            # constraint excludes would answer another question.
+            raise EncodingUnsupported("state constraints are not supported by the Z3 engines yet")
         self.model = model
         self.options = options or EncodingOptions()
         self.sy = Syms(self.options.ints, self.options.sets)

@@ -139,6 +139,7 @@ invariant I: true
 step invariant S: v' == v
 sometimes W: true
 terminal T: true
+constraint C: true
 """, "t.mc")
     items = module.items
     assert items[0] == ast.ImportDecl("common")

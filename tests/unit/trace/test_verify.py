@@ -148,3 +148,24 @@ def test_every_counterexample_of_the_example_specs_proves_itself(path):
     result = api.check(model, engine="reference")      # api.check verifies every trace
     for trace in [p.trace for p in result.properties if p.trace is not None]:
         assert trace_problem(model, trace) is None
+
+
+def test_a_trace_that_goes_on_from_a_state_outside_the_constraints_is_refused():
+    # NotSeven is false at x = 7, but the trace reaches it through x = 6, which
+    # fails the constraint: no engine would have expanded that state.
+    model = api.load_source("""module c
+var x: 0..10 = 0
+action Step() { either { x := x + 1 } or { x := x + 2 } }
+constraint Bound: x <= 5
+invariant NotSeven: x != 7
+""", "c.mc")
+    xs = [0, 2, 4, 6, 7]
+    trace = _counter_trace(model, xs)
+    with pytest.raises(TraceReplayError, match="state 3, which fails a state constraint"):
+        verify_trace(model, trace, "compiled")
+    verify_trace(model, _counter_trace(model, [0, 1, 3, 5, 7]), "compiled")
+
+
+def _counter_trace(model, xs):
+    steps = [Step(None if i == 0 else "Step", (), {"x": x}) for i, x in enumerate(xs)]
+    return Trace(model.name, steps, kind="counterexample", property_name="NotSeven")

@@ -1,0 +1,179 @@
+"""The kernel cache executes only what this process generated: a kernel file
+changed after it was written, a missing or garbled hash file, or numba files
+that differ from the ones the compiling run recorded are replaced (with a
+note), never imported.  These tests use stand-in kernel sources, so no numba
+compile runs."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+from modelcheck.engines.compiled import kcache  # noqa: E402
+from modelcheck.engines.compiled.gen_module import CODEGEN_VERSION  # noqa: E402
+
+
+@pytest.fixture
+def source(tmp_path, request):
+    """A stand-in kernel source unique to the test (so its module name is)."""
+    text = f"# {tmp_path} {request.node.name}\nVALUE = 41 + 1\n"
+    yield text
+    path = kcache.kernel_path(tmp_path, kcache.kernel_key(text))
+    sys.modules.pop(kcache.module_name(path), None)
+
+
+def _load_fresh(source: str, cache: Path) -> tuple[object, Path, list[str]]:
+    """Load as a new process would (the module is not imported yet)."""
+    path = kcache.kernel_path(cache, kcache.kernel_key(source))
+    sys.modules.pop(kcache.module_name(path), None)
+    notes: list[str] = []
+    module, path = kcache.load_kernel_module(source, cache, notes)
+    return module, path, notes
+
+
+def test_a_new_kernel_is_written_with_its_hash_and_generator_version(source, tmp_path):
+    module, path, notes = _load_fresh(source, tmp_path)
+    assert module.VALUE == 42 and notes == []
+    assert path.read_text() == source
+    record = path.with_suffix(".sha256").read_text().split("\n")
+    assert record[0] == f"sha256 {kcache.source_digest(source)}"
+    assert record[1] == f"generator {CODEGEN_VERSION}"
+    _, _, again = _load_fresh(source, tmp_path)
+    assert again == []                               # an intact entry is used quietly
+
+
+def test_a_line_appended_to_a_cached_kernel_never_runs(source, tmp_path):
+    _, path, _ = _load_fresh(source, tmp_path)
+    sentinel = tmp_path / "ran"
+    with open(path, "a") as f:
+        f.write(f"open({str(sentinel)!r}, 'w').close()\n")
+    module, path, notes = _load_fresh(source, tmp_path)
+    assert not sentinel.exists()
+    assert module.VALUE == 42 and path.read_text() == source
+    assert len(notes) == 1 and "changed after it was written" in notes[0]
+    assert "recompiling" in notes[0]
+
+
+def test_a_truncated_kernel_is_rewritten(source, tmp_path):
+    _, path, _ = _load_fresh(source, tmp_path)
+    path.write_text(source[:10])
+    module, _, notes = _load_fresh(source, tmp_path)
+    assert module.VALUE == 42 and path.read_text() == source and len(notes) == 1
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbled", "other generator"])
+def test_a_missing_or_garbled_hash_file_means_a_rewrite(source, tmp_path, damage):
+    _, path, _ = _load_fresh(source, tmp_path)
+    record = path.with_suffix(".sha256")
+    if damage == "missing":
+        record.unlink()
+    elif damage == "garbled":
+        record.write_bytes(b"\xff\xfe not a record")
+    else:
+        record.write_text(record.read_text().replace(f"generator {CODEGEN_VERSION}",
+                                                     "generator 0"))
+    module, _, notes = _load_fresh(source, tmp_path)
+    assert module.VALUE == 42 and len(notes) == 1 and "hash file" in notes[0]
+    assert record.read_text() == (f"sha256 {kcache.source_digest(source)}\n"
+                                  f"generator {CODEGEN_VERSION}\n")
+
+
+def test_a_worker_refuses_a_file_that_does_not_match_its_digest(source, tmp_path):
+    """What a compile worker imports is checked against the digest its parent
+    computed from the source it generated, not against the cache folder."""
+    _, path, _ = _load_fresh(source, tmp_path)
+    sys.modules.pop(kcache.module_name(path), None)
+    sentinel = tmp_path / "ran"
+    path.write_text(f"open({str(sentinel)!r}, 'w').close()\n")
+    with pytest.raises(kcache.KernelCacheError):
+        kcache.import_kernel_file(path, kcache.source_digest(source))
+    assert not sentinel.exists()
+    assert kcache.module_name(path) not in sys.modules
+
+
+def _fake_numba_files(path: Path) -> list[Path]:
+    folder = path.parent / "__pycache__"
+    folder.mkdir(exist_ok=True)
+    files = [folder / f"{path.stem}.expand_batch-12.py311.nbi",
+             folder / f"{path.stem}.expand_batch-12.py311.1.nbc"]
+    for f in files:
+        f.write_bytes(b"compiled code " * 50)
+    return files
+
+
+def test_numba_files_are_used_only_as_the_compiling_run_left_them(source, tmp_path):
+    _, path, _ = _load_fresh(source, tmp_path)
+    index, data = _fake_numba_files(path)
+    kcache.mark_warm(path)
+    notes: list[str] = []
+    assert kcache.is_warm(path, notes) and notes == []
+    index.write_bytes(index.read_bytes()[:7])          # truncated, as by a full disk
+    assert not kcache.is_warm(path, notes)
+    assert len(notes) == 1 and "damaged" in notes[0]
+    # Nothing of them is left for numba to load; the next compile starts over.
+    assert not index.exists() and not data.exists()
+    assert not path.with_suffix(".warm").exists()
+
+
+def test_an_extra_numba_file_is_not_trusted(source, tmp_path):
+    _, path, _ = _load_fresh(source, tmp_path)
+    _fake_numba_files(path)
+    kcache.mark_warm(path)
+    planted = path.parent / "__pycache__" / f"{path.stem}.admit-3.py311.nbi"
+    planted.write_bytes(b"planted")
+    assert not kcache.is_warm(path, [])
+    assert not planted.exists()
+
+
+def test_a_cold_compile_discards_numba_files_of_an_unfinished_one(source, tmp_path):
+    _, path, _ = _load_fresh(source, tmp_path)
+    files = _fake_numba_files(path)                   # no warm marker: never finished
+    assert not kcache.is_warm(path, [])
+    assert not any(f.exists() for f in files)
+
+
+def test_the_compile_deadline_interrupts_a_long_block():
+    with pytest.raises(kcache.CompileTimeout, match=r"timed out while compiling the kernel"):
+        with kcache.compile_deadline(time.monotonic() + 0.05):
+            time.sleep(30)
+
+
+def test_a_deadline_already_past_stops_before_compiling():
+    ran = []
+    with pytest.raises(kcache.CompileTimeout):
+        with kcache.compile_deadline(time.monotonic() - 1):
+            ran.append(True)
+    assert ran == []
+
+
+def _llvmlite_callback():
+    """A function that runs as if it were one of llvmlite's callbacks from LLVM
+    (its code file is in llvmlite.binding): ``callback(f)`` returns ``f()``."""
+    import llvmlite
+    where = os.path.join(os.path.dirname(llvmlite.__file__), "binding", "executionengine.py")
+    namespace: dict = {}
+    exec(compile("def callback(f):\n    return f()\n", where, "exec"), namespace)
+    return namespace["callback"]
+
+
+def test_frames_inside_llvm_callbacks_are_recognised():
+    callback = _llvmlite_callback()
+    assert callback(lambda: kcache.in_native_callback(sys._getframe()))
+    assert not kcache.in_native_callback(sys._getframe())
+
+
+def test_the_compile_deadline_waits_until_llvm_has_returned():
+    """Raised inside a callback, the timeout would be swallowed by ctypes: it
+    comes once the callback has returned."""
+    callback = _llvmlite_callback()
+    finished = []
+    with pytest.raises(kcache.CompileTimeout):
+        with kcache.compile_deadline(time.monotonic() + 0.05):
+            finished.append(callback(lambda: time.sleep(0.5) or "done"))
+            time.sleep(30)
+    assert finished == ["done"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,12 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, 
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  render_type)
 from modelcheck.ir.values import FrozenDict, domain, sort_values
-from modelcheck.trace.itf_json import MAX_INT_DIGITS, bad_trace, loads_itf
+from modelcheck.trace.itf_json import (MAX_INT_DIGITS, States, TraceFileError, bad_trace, loads_itf,
+                                       stream_itf)
 from modelcheck.trace.trace import Step, Trace
 
-__all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "dumps_itf",
+__all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "open_itf", "itf_header",
+           "itf_steps", "dumps_itf",
            "encode_value", "decode_value", "decode_generic"]
 
 ITF_FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -287,22 +290,48 @@ def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = 
     """A Trace from ITF JSON (see the module doc).  ``source`` names the input
     in error messages; ``text``, the JSON text ``data`` was read from, lets
     them give a line and column.  Raises TraceFileError."""
-    read = _Reader(model, source, text)
     if not isinstance(data, dict) or not isinstance(data.get("states"), list):
-        raise read.bad("MC1201", "not an ITF trace (no \"states\" list)", ())
-    meta = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
-    var_names = read.var_names(data)
-    steps = []
-    for i, raw in enumerate(data["states"]):
-        if not isinstance(raw, dict):
-            raise read.bad("MC1201", "a state is a JSON object", ("states", i))
-        steps.append(read.step(raw, i, var_names))
+        raise _Reader(model, source, text).bad("MC1201", "not an ITF trace (no \"states\" list)", ())
+    states = data["states"]
+    head = {k: v for k, v in data.items() if k != "states"}
+    trace = itf_header(head, model)
+    trace.steps = list(itf_steps(head, lambda: iter(states), model, source, text))
+    return trace
+
+
+def itf_header(head: Any, model: ir.Model | None = None) -> Trace:
+    """The Trace a file's top-level members (all but ``states``) describe,
+    without its steps."""
+    meta = head.get("#meta") if isinstance(head, dict) and isinstance(head.get("#meta"), dict) else {}
     name = model.name if model is not None else _text(meta.get("spec") or meta.get("source") or "")
     extra = {k: v for k, v in meta.items()
              if k not in ("spec", "property", "kind", "consts", "var-types", "const-types")}
     prop = meta.get("property")
-    return Trace(name, steps, kind=_text(meta.get("kind") or "counterexample"),
+    return Trace(name, [], kind=_text(meta.get("kind") or "counterexample"),
                  property_name=prop if isinstance(prop, str) else None, meta=extra)
+
+
+def itf_steps(head: Any, states: States | None, model: ir.Model | None = None,
+              source: str = "<itf>", text: str | None = None) -> Iterator[Step]:
+    """The steps of a trace file, converted one state at a time as they are
+    read (``stream_itf`` gives ``head`` and ``states``).  A bad value is
+    reported only once the file is known to be JSON, as ``loads_itf`` would
+    report it first.  Raises TraceFileError."""
+    read = _Reader(model, source, text)
+    if states is None or not isinstance(head, dict):
+        raise read.bad("MC1201", "not an ITF trace (no \"states\" list)", ())
+    var_names: list[str] | None = None
+    try:
+        for i, raw in enumerate(states()):
+            if var_names is None:
+                var_names = read.var_names(head, raw)
+            if not isinstance(raw, dict):
+                raise read.bad("MC1201", "a state is a JSON object", ("states", i))
+            yield read.step(raw, i, var_names)
+    except TraceFileError as err:
+        if text is not None and err.diagnostic.code != "MC1201":
+            loads_itf(text, source)     # a JSON error later in the file comes first
+        raise
 
 
 def _text(value: Any) -> str:
@@ -322,13 +351,13 @@ class _Reader:
             hint: str | None = None) -> Exception:
         return bad_trace(code, message, self.source, self.text, where, hint)
 
-    def var_names(self, data: dict[str, Any]) -> list[str]:
+    def var_names(self, head: dict[str, Any], first: Any) -> list[str]:
         if self.model is not None:
             return [d.name for d in self.model.vars]
-        names = data.get("vars")
+        names = head.get("vars")
         if isinstance(names, list) and all(isinstance(n, str) for n in names):
             return [n for n in names if n not in (_QUINT_ACTION, _QUINT_PICKS)]
-        first = data["states"][0] if data["states"] and isinstance(data["states"][0], dict) else {}
+        first = first if isinstance(first, dict) else {}
         return [k for k in first if not k.startswith("#") and k not in (_QUINT_ACTION, _QUINT_PICKS)]
 
     def step(self, raw: dict[str, Any], i: int, var_names: list[str]) -> Step:
@@ -398,8 +427,9 @@ def _value_code(message: str) -> str:
     return "MC3202" if "digits: ITF integers" in message or "no floats" in message else "MC3201"
 
 
-def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
-    """Read an ITF JSON file (see ``from_itf``)."""
+def open_itf(path: str | Path) -> tuple[Any, States | None, str]:
+    """A trace file's top-level members, its states one at a time, and its
+    text (``itf_json.stream_itf``).  Raises UsageError/TraceFileError."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -408,4 +438,13 @@ def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
     except UnicodeDecodeError as err:
         raise bad_trace("MC1201", f"not UTF-8 text: {err.reason} at byte {err.start}",
                         str(p), None) from None
-    return from_itf(loads_itf(text, str(p)), model, source=str(p), text=text)
+    head, states = stream_itf(text, str(p))
+    return head, states, text
+
+
+def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
+    """Read an ITF JSON file (see ``from_itf``), one state at a time."""
+    head, states, text = open_itf(path)
+    trace = itf_header(head, model)
+    trace.steps = list(itf_steps(head, states, model, str(path), text))
+    return trace

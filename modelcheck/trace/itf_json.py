@@ -11,6 +11,12 @@ before any recursive code sees it:
 * an integer of more than MAX_INT_DIGITS digits is refused (the limit of
   Python's int/str conversion, and of a literal in a spec: no type holds one).
 
+A long trace is read one state at a time (``stream_itf``): the file's small
+members are decoded whole, the ``states`` array element by element, so that
+no JSON tree of the whole file is built.  Whenever that scan meets anything
+it does not expect, the whole-text reader (``loads_itf``) decides, so a bad
+file gets the same diagnostic either way.
+
 Codes (docs/itf.md): MC1201 not JSON or not an ITF trace, MC1202 nested too
 deeply, MC2201 an unknown action, MC3201 a value that does not fit its type
 (or is missing), MC3202 a number ITF cannot hold.
@@ -20,14 +26,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError, UsageError
 
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "TRACE_FILE_CODES", "TraceFileError", "bad_trace",
-           "json_path", "loads_itf", "locate"]
+           "json_path", "loads_itf", "locate", "States", "stream_itf"]
 
 #: The deepest JSON nesting a trace file may have, counting the file's own
 #: object (1), ``states`` (2) and a state (3).  The values of real specs nest
@@ -242,14 +248,18 @@ def _constant(token: str) -> Any:
     raise _Refused(token)
 
 
-def loads_itf(text: str, source: str) -> Any:
-    """The JSON value of a trace file's ``text`` (see the module doc).
-    Raises TraceFileError."""
+def _refuse_deep(text: str, source: str) -> None:
     deep = _too_deep(text)
     if deep is not None:
         raise bad_trace("MC1202", f"the JSON is nested more than {MAX_DEPTH} levels deep",
                         source, text, offset=deep,
                         hint="no ITF value nests that deep; the file is damaged or not a trace")
+
+
+def loads_itf(text: str, source: str) -> Any:
+    """The JSON value of a trace file's ``text`` (see the module doc).
+    Raises TraceFileError."""
+    _refuse_deep(text, source)
     try:
         data = json.loads(text, parse_float=_float, parse_constant=_constant)
         if _SURROGATE.search(text):
@@ -268,3 +278,115 @@ def loads_itf(text: str, source: str) -> Any:
                 if "float" in why else "no type of a spec holds an integer that large"
             raise bad_trace("MC3202", why, source, text, path, offset=offset, hint=hint)
     raise bad_trace("MC1201", "not valid JSON", source, text, hint=_HINT_ITF)
+
+
+# ------------------------------------------------------------------ streaming
+
+#: The states of a trace file, read afresh on each call, one at a time.
+States = Callable[[], Iterator[Any]]
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+class _Unexpected(Exception):
+    """The streaming scan met something it does not handle itself."""
+
+
+def stream_itf(text: str, source: str) -> tuple[Any, States | None]:
+    """A trace file's top-level value without its ``states``, and the states
+    one at a time (None when the value has no ``states`` array): the same
+    values, and the same diagnostics, as ``loads_itf`` (see the module doc).
+    Raises TraceFileError, from the call or from the states' iterator."""
+    _refuse_deep(text, source)
+    if _SURROGATE.search(text):
+        # Rare, and checked over the whole text: the whole-text reader.
+        return _split(loads_itf(text, source))
+    decoder = json.JSONDecoder(parse_float=_float, parse_constant=_constant)
+    try:
+        head, at = _head(decoder, text)
+    except (_Unexpected, _Refused, ValueError, IndexError):
+        return _split(loads_itf(text, source))
+    if at is None:
+        return head, None
+
+    def states() -> Iterator[Any]:
+        try:
+            yield from _elements(decoder, text, at)
+        except (_Unexpected, _Refused, ValueError, IndexError):
+            loads_itf(text, source)     # raises the diagnostic for the file
+            raise bad_trace("MC1201", "not valid JSON", source, text, hint=_HINT_ITF) from None
+    return head, states
+
+
+def _split(data: Any) -> tuple[Any, States | None]:
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        return data, None
+    states = data.pop("states")
+    return data, lambda: iter(states)
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    m = _WS.match(text, pos)
+    return m.end() if m is not None else pos
+
+
+def _head(decoder: json.JSONDecoder, text: str) -> tuple[dict[str, Any], int | None]:
+    """The top-level object's members but ``states``, and the offset of the
+    ``states`` array (skipped, decoded one element at a time)."""
+    pos = _skip_ws(text, 0)
+    if text[pos:pos + 1] != "{":
+        raise _Unexpected
+    head: dict[str, Any] = {}
+    at = None
+    pos = _skip_ws(text, pos + 1)
+    if text[pos:pos + 1] == "}":
+        pos += 1
+    else:
+        while True:
+            if text[pos:pos + 1] != '"':
+                raise _Unexpected
+            key, pos = decoder.raw_decode(text, pos)
+            pos = _skip_ws(text, pos)
+            if text[pos:pos + 1] != ":" or key in head or (key == "states" and at is not None):
+                raise _Unexpected       # a duplicate key: json.loads keeps the last
+            pos = _skip_ws(text, pos + 1)
+            if key == "states" and text[pos:pos + 1] == "[":
+                at = pos
+                skip = _elements(decoder, text, pos)
+                while True:
+                    try:
+                        next(skip)
+                    except StopIteration as end:
+                        pos = end.value
+                        break
+            else:
+                head[key], pos = decoder.raw_decode(text, pos)
+            pos = _skip_ws(text, pos)
+            if text[pos:pos + 1] == ",":
+                pos = _skip_ws(text, pos + 1)
+                continue
+            if text[pos:pos + 1] != "}":
+                raise _Unexpected
+            pos += 1
+            break
+    if _skip_ws(text, pos) != len(text):
+        raise _Unexpected
+    return head, at
+
+
+def _elements(decoder: json.JSONDecoder, text: str, pos: int) -> Iterator[Any]:
+    """The elements of the array at ``pos``, one at a time; returns the
+    offset after it."""
+    pos = _skip_ws(text, pos + 1)
+    if text[pos:pos + 1] == "]":
+        return pos + 1
+    while True:
+        value, pos = decoder.raw_decode(text, pos)
+        yield value
+        pos = _skip_ws(text, pos)
+        if text[pos:pos + 1] == ",":
+            pos = _skip_ws(text, pos + 1)
+        elif text[pos:pos + 1] == "]":
+            return pos + 1
+        else:
+            raise _Unexpected

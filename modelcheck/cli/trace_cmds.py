@@ -12,10 +12,10 @@ by their shape.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 from rich.console import Group, RenderableType
@@ -30,11 +30,10 @@ from modelcheck.fsutil import write_atomic
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
-from modelcheck.trace.itf import from_itf
-from modelcheck.trace.itf_json import bad_trace, loads_itf
-from modelcheck.trace.replay import replay
-from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import EDGE_STEPS, step_window, var_names
+from modelcheck.trace.itf import itf_header, itf_steps, open_itf
+from modelcheck.trace.replay import ReplayStream
+from modelcheck.trace.trace import Step, Trace
+from modelcheck.trace.view import EDGE_STEPS, KeptSteps, step_window, var_names
 
 __all__ = ["trace", "LoadedTrace", "load_trace", "render_diff", "render_explanation"]
 
@@ -47,19 +46,6 @@ class LoadedTrace:
     trace: Trace
     model: Model | None
     notes: list[str] = field(default_factory=list)
-
-
-def _read_json(path: str) -> tuple[Any, str]:
-    """The JSON value of a trace file and its text (for placing errors)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise bad_trace("MC1201", f"not UTF-8 text: {err.reason} at byte {err.start}",
-                        path, None) from None
-    return loads_itf(text, path), text
 
 
 def _const_text(value: Any) -> str | None:
@@ -97,15 +83,18 @@ def _load_model(spec: str, recorded: Mapping[str, str], defines: Mapping[str, st
 
 
 def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | None = None,
-               *, need_model: bool = False) -> LoadedTrace:
+               *, need_model: bool = False,
+               keep: Callable[[], KeptSteps] | None = None) -> LoadedTrace:
     """Read a trace file, with its spec's types when the spec is known (see
     the module doc).  Raises ``UsageError``/``CompileError`` for bad input,
     and ``UsageError`` when ``need_model`` and no spec is known or the trace
     does not fit it.  A bad trace file is a ``TraceFileError`` (a coded
-    diagnostic at its place in the file, exit 2)."""
+    diagnostic at its place in the file, exit 2).  ``keep`` makes what
+    holds the steps as they are read (default: a list of every step), so that
+    a view of a long trace holds only what it shows."""
     defines = dict(defines or {})
-    data, text = _read_json(path)
-    meta = data.get("#meta") if isinstance(data, dict) and isinstance(data.get("#meta"), dict) else {}
+    head, states, text = open_itf(path)
+    meta = head.get("#meta") if isinstance(head, dict) and isinstance(head.get("#meta"), dict) else {}
     recorded = _recorded_consts(meta)
     notes: list[str] = []
     spec_path = spec
@@ -128,23 +117,31 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
     if model is None and need_model:
         raise UsageError(f"{path}: this needs the spec the trace is from",
                          hint="give it with --spec SPEC (and -D for its consts)")
+    keeper: Callable[[], MutableSequence[Step] | KeptSteps] = keep if keep is not None else list
     if model is not None:
         try:
-            trace = from_itf(data, model, source=path, text=text)
+            # Read, converted and replayed one state at a time: only the
+            # steps ``keep`` keeps are held.
+            trace = itf_header(head, model)
+            replaying = ReplayStream(model, trace=trace)
+            kept = keeper()
+            for step in itf_steps(head, states, model, path, text):
+                kept.append(replaying.feed(step))
+            trace.steps = cast(list[Step], kept)
         except UsageError as err:
             if spec is not None or need_model:
                 raise
             notes.append(f"read without types: {err}")
             model = None
     if model is None:
-        return LoadedTrace(path, from_itf(data, None, source=path, text=text), None, notes)
-    # The JSON tree and its text are as big as the trace again: a long
-    # trace is replayed without them.
-    data = text = None
-    result = replay(model, trace)
-    if result.ok and result.trace is not None:
-        trace = result.trace
-    elif not result.ok:
+        trace = itf_header(head, None)
+        kept = keeper()
+        for step in itf_steps(head, states, None, path, text):
+            kept.append(step)
+        trace.steps = cast(list[Step], kept)
+        return LoadedTrace(path, trace, None, notes)
+    result = replaying.result()
+    if not result.ok:
         notes.append(f"this trace is not a behaviour of {model.name}: {result.reason}")
     return LoadedTrace(path, trace, model, notes)
 
@@ -186,7 +183,9 @@ def show_cmd(file: str, spec: str | None, defines: Sequence[str], vars_: str | N
              hide: str | None, full: bool, by: str | None, show_all: bool, steps: str | None) -> None:
     """Show a trace step by step: each action and what it changed.  A long
     trace shows its first and last steps (--all: every step)."""
-    loaded = load_trace(file, spec, parse_defines(defines))
+    # --by lays out lanes from every step, so it keeps them all.
+    keep = None if by is not None else (lambda: KeptSteps(steps, show_all))
+    loaded = load_trace(file, spec, parse_defines(defines), keep=keep)
     window = step_window(len(loaded.trace.steps), steps, show_all)
     console = out_console()
     _notes(console, loaded)

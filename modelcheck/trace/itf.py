@@ -329,7 +329,7 @@ def itf_steps(head: Any, states: States | None, model: ir.Model | None = None,
                 raise read.bad("MC1201", "a state is a JSON object", ("states", i))
             yield read.step(raw, i, var_names)
     except TraceFileError as err:
-        if text is not None and err.diagnostic.code != "MC1201":
+        if text is not None:
             loads_itf(text, source)     # a JSON error later in the file comes first
         raise
 

@@ -116,19 +116,21 @@ def bad_trace(code: str, message: str, source: str, text: str | None,
 _SCAN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|[\[\]{}]|[^"\[\]{}]++', re.S)
 
 
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
-_RUN = re.compile(r"[\[{]++|[\]}]++")
+# One bracket run at a time, with the strings and other text before it (or
+# the rest of the text, at its end): every match succeeds where it starts
+# and the next starts where it ended, so the scan is linear, and it holds no
+# copy of the text.
+_BRACKET_RUN = re.compile(r'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"?)*+'
+                          r'(?:([\[{]++)|([\]}]++)|\Z)', re.S)
 
 
 def _too_deep(text: str) -> int | None:
     """The offset of the first bracket nested past MAX_DEPTH, if any."""
-    # First the cheap question, in C: the brackets outside strings, by runs.
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    # First the cheap question: the depth after each run of brackets.
     depth = 0
-    for m in _RUN.finditer(brackets):
-        run = m.end() - m.start()
-        depth += run if brackets[m.start()] in "[{" else -run
+    for m in _BRACKET_RUN.finditer(text):
+        opening, closing = m.group(1), m.group(2)
+        depth += len(opening) if opening is not None else -len(closing or "")
         if depth > MAX_DEPTH:
             break
     else:

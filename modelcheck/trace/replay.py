@@ -20,7 +20,7 @@ from modelcheck.ir.types import render_type
 from modelcheck.ir.values import in_type, render_value
 from modelcheck.trace.trace import Step, Trace
 
-__all__ = ["ReplayResult", "TraceReplayError", "replay", "check_replays"]
+__all__ = ["ReplayResult", "ReplayStream", "TraceReplayError", "replay", "check_replays"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,49 @@ def check_replays(model: ir.Model, trace: Trace, what: str) -> None:
                                f"semantics: {result.reason}")
 
 
+class ReplayStream:
+    """``replay`` one step at a time, keeping only the state before: ``feed``
+    each step in order (it returns the step with its action filled in), then
+    ``result``.  The result is the one ``replay`` gives for the same steps:
+    a value outside its type anywhere is reported before any step that does
+    not replay.  ``trace`` is the trace the result names."""
+
+    def __init__(self, model: ir.Model, evaluator: Evaluator | None = None,
+                 trace: Trace | None = None):
+        ev = evaluator if evaluator is not None else Evaluator(model)
+        self._replay = _Replay(model, ev, trace if trace is not None else Trace(model.name, []))
+        self._before: State | None = None
+        self._count = 0
+        self._failure: ReplayResult | None = None
+        self.bad_value = False
+
+    def feed(self, step: Step) -> Step:
+        i, self._count = self._count, self._count + 1
+        if self.bad_value:
+            return step
+        state = self._replay.state_of(i, step)
+        if isinstance(state, ReplayResult):
+            self._failure, self.bad_value = state, True
+            return step
+        if self._failure is None:
+            before = self._before
+            outcome = self._replay.first_state(state) if before is None else \
+                self._replay.replay_step(i, step, before, state)
+            if isinstance(outcome, ReplayResult):
+                self._failure = outcome
+            elif outcome is not None:
+                step = outcome
+        self._before = state
+        return step
+
+    def result(self) -> ReplayResult:
+        if self._count == 0:
+            return self._replay.fail(0, "the trace has no states")
+        if self._failure is not None:
+            return self._failure
+        return ReplayResult(True, None, None, self._replay.trace)
+
+
 def replay(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> ReplayResult:
     """Check that ``trace`` is a behaviour of ``model`` (see the module doc)."""
     ev = evaluator if evaluator is not None else Evaluator(model)
@@ -64,26 +107,24 @@ class _Replay:
         return ReplayResult(False, step, reason, self.trace)
 
     def run(self) -> ReplayResult:
-        if not self.trace.steps:
-            return self.fail(0, "the trace has no states")
-        states: list[State] = []
-        for i, step in enumerate(self.trace.steps):
-            state = self.state_of(i, step)
-            if isinstance(state, ReplayResult):
-                return state
-            states.append(state)
+        stream = ReplayStream(self.model, self.ev, self.trace)
+        filled = [stream.feed(step) for step in self.trace.steps]
+        result = stream.result()
+        if result.ok or not stream.bad_value:
+            # Actions are filled in as far as the trace replays; a value
+            # outside its type stops the replay before any step is taken.
+            self.trace.steps[:] = filled
+        return result
+
+    def first_state(self, state: State) -> ReplayResult | None:
         try:
             initial = self.ev.initial_states()
         except EvalError as err:
             return self.fail(0, f"the initial states cannot be computed: {err.diagnostic.message}")
-        if states[0] not in set(initial):
+        if state not in set(initial):
             return self.fail(0, "the first state is not an initial state: "
-                             + self.closest_difference(states[0], initial))
-        for i in range(1, len(states)):
-            failure = self.replay_step(i, states[i - 1], states[i])
-            if failure is not None:
-                return failure
-        return ReplayResult(True, None, None, self.trace)
+                             + self.closest_difference(state, initial))
+        return None
 
     def state_of(self, i: int, step: Step) -> State | ReplayResult:
         names = set(self.ev.var_names)
@@ -101,10 +142,10 @@ class _Replay:
                                  f"value of its type {render_type(decl.type)}")
         return self.ev.state_from_dict(step.state)
 
-    def replay_step(self, i: int, before: State, after: State) -> ReplayResult | None:
-        step = self.trace.steps[i]
+    def replay_step(self, i: int, step: Step, before: State, after: State) -> ReplayResult | Step:
+        """The step, its action filled in, or why it does not replay."""
         if step.action is None:
-            return self.fill_in_action(i, before, after)
+            return self.fill_in_action(i, step, before, after)
         try:
             action = self.model.action(step.action)
         except KeyError:
@@ -118,19 +159,18 @@ class _Replay:
             return self.fail(i, f"step {i} ({step.label()}) fails: [{err.diagnostic.code}] "
                              f"{err.diagnostic.message}")
         if after in outcomes:
-            return None
+            return step
         if not outcomes:
             return self.fail(i, f"step {i} ({step.label()}) is not enabled in the state before "
                              f"it: {self.blocked_reason(action, step.params, before)}")
         return self.fail(i, f"step {i} ({step.label()}) does not lead to the recorded state: "
                          + self.closest_difference(after, outcomes, "the action gives"))
 
-    def fill_in_action(self, i: int, before: State, after: State) -> ReplayResult | None:
+    def fill_in_action(self, i: int, step: Step, before: State, after: State) -> ReplayResult | Step:
         try:
             for action, params, new in self.ev.successors(before):
                 if new == after:
-                    self.trace.steps[i] = Step(action, params, self.trace.steps[i].state)
-                    return None
+                    return Step(action, params, step.state)
         except EvalError as err:
             return self.fail(i, f"step {i}: computing the possible steps fails: "
                              f"[{err.diagnostic.code}] {err.diagnostic.message}")

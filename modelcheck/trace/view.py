@@ -10,7 +10,7 @@ file written by modelcheck records them); traces written by other tools
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
            "changed_vars", "var_names", "var_types", "param_types", "step_label",
-           "param_texts", "DEFAULT_WIDTH", "StepWindow", "step_window", "EDGE_STEPS"]
+           "param_texts", "DEFAULT_WIDTH", "StepWindow", "step_window", "EDGE_STEPS", "KeptSteps"]
 
 #: Width under which a value is kept on one line.
 DEFAULT_WIDTH = 72
@@ -395,3 +395,65 @@ def _parse_steps(text: str, total: int) -> tuple[int, int]:
     if not sep or first < 0 or last < first or first >= total:
         raise UsageError(f"--steps {text!r} selects no step of this trace", hint=hint)
     return first, min(last, total - 1)
+
+
+class KeptSteps(Sequence[Step]):
+    """The steps of a trace that a view (``step_window`` with the same
+    arguments) needs, kept as they are read one at a time, so that what a long
+    trace holds in memory does not grow with its length: the initial state,
+    the steps shown and the step before each (a step is shown against it).
+    Reads as the trace's list of steps: its length counts every step
+    ``append``-ed; a step not kept raises IndexError."""
+
+    def __init__(self, steps: str | None = None, show_all: bool = False,
+                 edge: int = EDGE_STEPS):
+        self._kept: dict[int, Step] = {}
+        self._count = 0
+        # Default: the first 2*edge+1 (all a short trace shows) and a
+        # sliding window of the last edge+1.
+        self._head: int | None = 2 * edge + 1
+        self._tail = edge + 1
+        self._stretch = _lenient_steps(steps) if steps is not None else None
+        if show_all or self._stretch is not None:
+            self._head = None
+
+    def append(self, step: Step) -> None:
+        i, self._count = self._count, self._count + 1
+        if self._stretch is not None:
+            first, last = self._stretch
+            if i == 0 or first - 1 <= i and (last is None or i <= last):
+                self._kept[i] = step
+            return
+        self._kept[i] = step
+        if self._head is not None and i - self._tail >= self._head:
+            del self._kept[i - self._tail]
+
+    @property
+    def kept(self) -> int:
+        """How many steps are held."""
+        return len(self._kept)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            raise TypeError("the kept steps of a trace are not sliced")
+        i = index + self._count if index < 0 else index
+        try:
+            return self._kept[i]
+        except KeyError:
+            raise IndexError(f"step {index} of the trace was not kept") from None
+
+    def __iter__(self) -> Iterator[Step]:
+        return iter(self._kept.values())
+
+
+def _lenient_steps(text: str) -> tuple[int, int | None] | None:
+    """The stretch ``A:B`` names, before the trace's length is known (None:
+    badly formed, which ``step_window`` reports once it is)."""
+    start, _, end = text.partition(":")
+    try:
+        return (int(start) if start.strip() else 0), (int(end) if end.strip() else None)
+    except ValueError:
+        return None

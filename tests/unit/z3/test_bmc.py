@@ -195,6 +195,13 @@ def test_language_examples_agree_with_reference(source):
         model = load_source(source, "example.mc")
     except CompileError:
         pytest.skip("the example uses an import (not loadable from a string)")
+    if model.constraints:
+        # Declared: the Z3 engines do not check state constraints yet, and
+        # say so rather than answer for states the constraint excludes.
+        got = bmc(model, depth=3)
+        assert all(p.status is Status.UNKNOWN and "state constraints" in p.reason
+                   for p in got.properties)
+        return
     ref = api.check(model, engine="reference")
     if ref.error is not None:
         got = bmc(model, depth=len(ref.error.trace) + 1 if ref.error.trace else 1)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from modelcheck.diagnostics import Span
-from modelcheck.ir.ops import Op
+from modelcheck.ir.ops import RANGE_QUESTIONS, Op
 from modelcheck.ir.types import BOOL, Type
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "RecordLit", "FieldGet", "FieldSet", "Expr",
     "Require", "Let", "Pick", "Assign", "If", "Either", "Stmt",
     "Param", "Action", "VarDecl", "InitKind", "Property", "PropertyKind", "Model",
+    "is_range", "asks_a_range",
 ]
 
 
@@ -76,6 +77,17 @@ class Apply:
     args: tuple["Expr", ...]
     type: Type
     span: Span | None = _span()
+
+
+def is_range(e: "Expr") -> bool:
+    """Whether ``e`` is a range ``lo..hi``."""
+    return isinstance(e, Apply) and e.op is Op.RANGE
+
+
+def asks_a_range(e: "Expr") -> bool:
+    """Whether ``e`` is ``len``, ``in``, ``min`` or ``max`` of a range written
+    as ``lo..hi``: answered from the bounds, the range never built."""
+    return isinstance(e, Apply) and e.op in RANGE_QUESTIONS and is_range(e.args[-1])
 
 
 @dataclass(frozen=True)

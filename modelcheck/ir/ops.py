@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Op"]
+__all__ = ["Op", "RANGE_QUESTIONS"]
 
 
 class Op(enum.Enum):
@@ -62,3 +62,9 @@ class Op(enum.Enum):
     BAG_REMOVE = "take"    # take(b, x): one fewer x; MC5005 if x not in b
     BAG_COUNT = "count"    # count(b, x)
     BAG_DISTINCT = "distinct"  # the set of elements with count > 0
+
+
+#: What a range ``lo..hi`` answers from its bounds, never being built: the
+#: constant folder and every engine answer these by arithmetic, so
+#: ``len(0..10**21)`` is one subtraction (see ``nodes.asks_a_range``).
+RANGE_QUESTIONS = frozenset({Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX})

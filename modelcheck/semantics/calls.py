@@ -45,7 +45,7 @@ def _count_bound(s: ir.Expr) -> int:
     its bound is exact however large; any other set is bounded by what an
     engine could ever hold."""
     elem = s.type.elem
-    if isinstance(s, ir.Apply) and s.op is Op.RANGE and isinstance(elem, T.IntType):
+    if ir.is_range(s) and isinstance(elem, T.IntType):
         return max(0, elem.hi - elem.lo + 1)
     return bounded_size(elem, COUNT_LIMIT)
 

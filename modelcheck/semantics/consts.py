@@ -124,8 +124,7 @@ def _fold_on_range(expr: ir.Apply, env: Mapping[str, Any]) -> tuple[bool, Any]:
     never built.  (False, None) otherwise."""
     op, args = expr.op, expr.args
     ranged = args[-1]
-    if not (isinstance(ranged, ir.Apply) and ranged.op is Op.RANGE
-            and op in (Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX)):
+    if not ir.asks_a_range(expr):
         return False, None
     lo, hi = (fold(a, env) for a in ranged.args)
     if op is Op.LEN:

@@ -492,7 +492,7 @@ class _NamedBlock:
 def _big_range(gen: ExprGen, e: ir.Expr) -> bool:
     """Whether ``e`` is a range ``lo..hi`` over more values than a bitset holds
     (the constant folder leaves those alone)."""
-    return (isinstance(e, ir.Apply) and e.op is Op.RANGE and gen.folder is not None
+    return (ir.is_range(e) and gen.folder is not None
             and gen.folder.large(e))
 
 

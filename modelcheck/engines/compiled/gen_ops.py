@@ -191,8 +191,7 @@ def _set_extreme(lowest: bool) -> Callable:
 
 def _len(g, e: ir.Apply) -> Val:
     c = e.args[0]
-    if isinstance(c, ir.Apply) and c.op is Op.RANGE and g.folder is not None \
-            and g.folder.large(c):
+    if ir.is_range(c) and g.folder is not None and g.folder.large(c):
         # A range's length is arithmetic (the 64-bit audit bounds hi - lo + 1).
         lo, hi = g.scalar(c.args[0]), g.scalar(c.args[1])
         return Scalar(g.src.let(f"max(0, {hi} - {lo} + 1)", "n"))

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, ModuleType
 
-from modelcheck.fsutil import write_atomic
+from modelcheck.fsutil import sha256_file, write_atomic
 
 __all__ = ["CompileTimeout", "KernelCacheError", "compile_deadline", "default_cache_dir",
            "import_kernel_file", "in_native_callback", "is_warm", "kernel_key", "kernel_path",
@@ -122,20 +122,15 @@ def _hash_record(digest: str) -> str:
     return f"sha256 {digest}\ngenerator {CODEGEN_VERSION}\n"
 
 
-def _damage(path: Path, digest: str) -> str | None:
-    """Why the cached kernel at ``path`` cannot be used, or None."""
+def _record_damage(path: Path, digest: str) -> str | None:
+    """Why the hash record of the cached kernel at ``path`` rules it out, or
+    None.  The kernel's own bytes are checked where they are imported, once."""
     try:
         record = _hash_file(path).read_text()
     except (OSError, UnicodeDecodeError):
         return "its hash file is missing or unreadable"
     if record != _hash_record(digest):
         return "its hash file does not match"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return "it cannot be read"
-    if hashlib.sha256(data).hexdigest() != digest:
-        return "it was changed after it was written"
     return None
 
 
@@ -150,15 +145,21 @@ def load_kernel_module(source: str, cache_dir: str | os.PathLike | None,
     if loaded is not None:
         return loaded, path
     digest = source_digest(source)
-    why = _damage(path, digest) if path.exists() else "new"
-    if why is not None:
-        if why != "new" and notes is not None:
-            notes.append(f"kernel cache: {path.name} was not used ({why}); recompiling")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _forget_compiled(path)
-        # The record first: a concurrent run that sees the kernel sees it too.
-        write_atomic(_hash_file(path), _hash_record(digest).encode())
-        write_atomic(path, source.encode())
+    why = _record_damage(path, digest) if path.exists() else "new"
+    if why is None:
+        try:
+            return import_kernel_file(path, digest), path
+        except KernelCacheError:
+            why = "it was changed after it was written"
+        except OSError:
+            why = "it cannot be read"
+    if why != "new" and notes is not None:
+        notes.append(f"kernel cache: {path.name} was not used ({why}); recompiling")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _forget_compiled(path)
+    # The record first: a concurrent run that sees the kernel sees it too.
+    write_atomic(_hash_file(path), _hash_record(digest).encode())
+    write_atomic(path, source.encode())
     return import_kernel_file(path, digest), path
 
 
@@ -181,7 +182,7 @@ def _numba_files(path: Path) -> list[Path]:
 
 
 def _manifest(path: Path) -> dict[str, str]:
-    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in _numba_files(path)}
+    return {f.name: sha256_file(f) for f in _numba_files(path)}
 
 
 def _forget_compiled(path: Path) -> None:

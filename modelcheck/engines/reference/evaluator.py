@@ -30,8 +30,7 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, ModelType
                                  SetType, Type, render_type)
 from modelcheck.ir.values import FrozenDict, domain, in_type, order_key, render_value
 from modelcheck.engines.reference.ops import SHORT_CIRCUIT, Fault, can_fault, handler_for
-from modelcheck.engines.reference.ranges import (RANGE_QUESTIONS, is_range, range_answer,
-                                                 range_elements)
+from modelcheck.engines.reference.ranges import range_answer, range_elements
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Evaluator", "Transition", "State"]
@@ -373,7 +372,7 @@ class Evaluator:
         t = expr.type
         if isinstance(t, SeqType):
             return self._expr(expr)
-        if is_range(expr):
+        if ir.is_range(expr):
             lo, hi = (self._expr(a) for a in expr.args)
             return range_elements(lo, hi, self._heartbeat)
         if not isinstance(t, (SetType, BagType)):
@@ -444,7 +443,7 @@ class Evaluator:
 
     def _apply(self, e: ir.Apply) -> ExprFn:
         op = e.op
-        if op in RANGE_QUESTIONS and is_range(e.args[-1]):
+        if ir.asks_a_range(e):
             lo, hi = (self._expr(a) for a in e.args[-1].args)
             x = self._expr(e.args[0]) if op is Op.IN else None
             return range_answer(op, lo, hi, x, e.span)

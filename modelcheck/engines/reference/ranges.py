@@ -14,22 +14,14 @@ from typing import Any
 
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import EvalError
-from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 
-__all__ = ["RANGE_QUESTIONS", "BEAT_EVERY", "is_range", "range_elements", "range_answer"]
-
-#: Operations on a set that a range answers by arithmetic on its bounds.
-RANGE_QUESTIONS = frozenset({Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX})
+__all__ = ["BEAT_EVERY", "range_elements", "range_answer"]
 
 #: Elements of a range between two heartbeats.
 BEAT_EVERY = 1 << 16
 
 Fn = Callable[[tuple, dict], Any]
-
-
-def is_range(expr: ir.Expr) -> bool:
-    return isinstance(expr, ir.Apply) and expr.op is Op.RANGE
 
 
 def range_elements(lo: Fn, hi: Fn, beat: Callable[[], None] | None) -> Fn:

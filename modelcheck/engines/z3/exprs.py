@@ -49,13 +49,6 @@ class Scope:
 
 _CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
 
-#: Operations on a range ``lo..hi`` answered from its bounds.
-_RANGE_QUESTIONS = frozenset({Op.LEN, Op.IN, Op.SET_MIN, Op.SET_MAX})
-
-
-def _is_range(e: ir.Expr) -> bool:
-    return isinstance(e, ir.Apply) and e.op is Op.RANGE
-
 
 class Exprs:
     """Translates expressions; faults found are appended to ``faults``."""
@@ -201,7 +194,7 @@ class Exprs:
                       for x in e.args[1:]]
             bounds += [None] * (2 - len(bounds))
             return self.co.slice(s, bounds[0], bounds[1])
-        if op in _RANGE_QUESTIONS and _is_range(e.args[-1]):
+        if ir.asks_a_range(e):
             return self._range_question(e, scope, guard)
         args = [self.tr(a, scope, guard) for a in e.args]
         return self._op(op, args, e, guard)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from modelcheck.engines.base import DEADLOCK
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
@@ -38,10 +39,6 @@ __all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_proble
 #: counterexample) is not here yet: Trace has no loop index to check.
 VIOLATION_KINDS = ("invariant", "step invariant", "deadlock", "sometimes", "error")
 
-#: The name under which deadlock appears among property results
-#: (``modelcheck.engines.base.DEADLOCK``; not imported, base imports traces).
-_DEADLOCK = "deadlock"
-
 
 def violation_kind(model: ir.Model, trace: Trace) -> str | None:
     """What ``trace`` claims, as one of VIOLATION_KINDS; None for a trace that
@@ -50,7 +47,7 @@ def violation_kind(model: ir.Model, trace: Trace) -> str | None:
         return "error"
     if trace.kind not in ("counterexample", "witness") or trace.property_name is None:
         return None
-    if trace.property_name == _DEADLOCK and trace.kind == "counterexample":
+    if trace.property_name == DEADLOCK and trace.kind == "counterexample":
         return "deadlock"
     try:
         return model.get_property(trace.property_name).kind.value

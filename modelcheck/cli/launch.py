@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-__all__ = ["main"]
+__all__ = ["main", "console"]
 
 EXIT_UNKNOWN = 3  # modelcheck.cli.main.EXIT_UNKNOWN, not imported: that is the slow part
 
@@ -55,5 +55,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(EXIT_UNKNOWN) from None
 
 
+def console() -> None:
+    """The console script: ``main``, then a quiet exit.  Once the answer is
+    out and the exit code chosen, a Ctrl-C or SIGTERM must not replace it:
+    Python puts its handlers back to the default while the interpreter shuts
+    down, so a signal in that moment would end a finished run as killed
+    (-SIGINT).  An ignored signal stays ignored through the shutdown.  (Not
+    in ``main``: tests call that in their own process.)"""
+    try:
+        main()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 if __name__ == "__main__":
-    main()
+    console()

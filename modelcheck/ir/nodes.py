@@ -33,7 +33,7 @@ from modelcheck.ir.types import BOOL, Type
 __all__ = [
     "Const", "Var", "Local", "Apply", "IfExpr", "LetExpr", "Quant", "QuantKind",
     "SetComp", "SumComp", "MapComp", "SetLit", "SeqLit", "BagLit", "TupleLit",
-    "RecordLit", "FieldGet", "FieldSet", "Expr",
+    "RecordLit", "FieldGet", "FieldSet", "VariantLit", "CaseTest", "CasePayload", "Expr",
     "Require", "Let", "Pick", "Assign", "If", "Either", "Stmt",
     "Param", "Action", "VarDecl", "InitKind", "Property", "PropertyKind", "Model",
     "is_range", "asks_a_range",
@@ -212,8 +212,42 @@ class FieldSet:
     span: Span | None = _span()
 
 
+@dataclass(frozen=True)
+class VariantLit:
+    """``Case(f=e, ...)``: the value of ``type`` (a ``VariantType``) in case
+    ``case``; ``payload`` is a ``RecordLit`` of the case's record type (with
+    no fields for a case without any)."""
+    case: str
+    payload: "Expr"
+    type: Type
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class CaseTest:
+    """Whether the variant ``subject`` is in case ``case``."""
+    subject: "Expr"
+    case: str
+    type: Type = BOOL
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class CasePayload:
+    """The fields of the variant ``subject`` as a record of case ``case``'s
+    type.  The front end reads it only where ``CaseTest(subject, case)``
+    holds (``match`` lowers to ``if`` on the tag, then ``let`` of the
+    payload), so an engine that evaluates it elsewhere, as an eager symbolic
+    encoding does, may give any value of the type there."""
+    subject: "Expr"
+    case: str
+    type: Type
+    span: Span | None = _span()
+
+
 Expr = Union[Const, Var, Local, Apply, IfExpr, LetExpr, Quant, SetComp, SumComp,
-             MapComp, SetLit, SeqLit, BagLit, TupleLit, RecordLit, FieldGet, FieldSet]
+             MapComp, SetLit, SeqLit, BagLit, TupleLit, RecordLit, FieldGet, FieldSet,
+             VariantLit, CaseTest, CasePayload]
 
 
 # ------------------------------------------------------------------ statements

@@ -16,7 +16,7 @@ from typing import Union
 
 __all__ = [
     "BoolType", "IntType", "EnumType", "ModelType", "SetType", "MapType",
-    "SeqType", "BagType", "RecordType", "TupleType", "OptionType", "Type",
+    "SeqType", "BagType", "RecordType", "TupleType", "OptionType", "VariantType", "Type",
     "BOOL", "MAX_ENUMERABLE", "MAX_RANGE_SET", "compatible", "join", "render_type", "render_int",
 ]
 
@@ -59,7 +59,11 @@ class ModelType:
 
 @dataclass(frozen=True)
 class SetType:
+    """Sets of ``elem``; ``capacity``, where given (``set[T, cap]``), bounds
+    the number of elements: a larger value written to a variable of this
+    type is the run-time error MC5001.  Engines size sparse encodings by it."""
     elem: "Type"
+    capacity: int | None = None
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,30 @@ class OptionType:
     elem: "Type"
 
 
+@dataclass(frozen=True)
+class VariantType:
+    """A sum type: a value is one of the ``cases``, each with its own fields.
+    A case's fields are a ``RecordType`` named after the case; a case without
+    fields has a record with no fields.  Case order is declaration order
+    (the canonical order of values: by case, then by fields)."""
+    name: str
+    cases: tuple[tuple[str, RecordType], ...]
+
+    def case_type(self, case: str) -> RecordType:
+        for name, payload in self.cases:
+            if name == case:
+                return payload
+        raise KeyError(case)
+
+    def case_index(self, case: str) -> int:
+        for i, (name, _) in enumerate(self.cases):
+            if name == case:
+                return i
+        raise KeyError(case)
+
+
 Type = Union[BoolType, IntType, EnumType, ModelType, SetType, MapType, SeqType,
-             BagType, RecordType, TupleType, OptionType]
+             BagType, RecordType, TupleType, OptionType, VariantType]
 
 BOOL = BoolType()
 
@@ -126,11 +152,15 @@ def join(a: Type, b: Type) -> Type | None:
         return IntType(min(a.lo, b.lo), max(a.hi, b.hi))
     if type(a) is not type(b):
         return None
-    if isinstance(a, (BoolType, EnumType, ModelType)):
+    if isinstance(a, (BoolType, EnumType, ModelType, VariantType)):
+        # Variants join by name: a case's int fields are its declared types.
         return a if a == b else None
     if isinstance(a, SetType):
         e = join(a.elem, b.elem)
-        return None if e is None else SetType(e)
+        if e is None:
+            return None
+        cap = None if a.capacity is None or b.capacity is None else max(a.capacity, b.capacity)
+        return SetType(e, cap)
     if isinstance(a, OptionType):
         e = join(a.elem, b.elem)
         return None if e is None else OptionType(e)
@@ -179,9 +209,11 @@ def render_type(t: Type) -> str:
         return "bool"
     if isinstance(t, IntType):
         return f"{render_int(t.lo)}..{render_int(t.hi)}"
-    if isinstance(t, (EnumType, ModelType)):
+    if isinstance(t, (EnumType, ModelType, VariantType)):
         return t.name
     if isinstance(t, SetType):
+        if t.capacity is not None:
+            return f"set[{render_type(t.elem)}, {t.capacity}]"
         return f"set[{render_type(t.elem)}]"
     if isinstance(t, MapType):
         return f"map[{render_type(t.key)}, {render_type(t.value)}]"

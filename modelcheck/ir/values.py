@@ -14,6 +14,8 @@ map       ``FrozenDict`` with every key of the key type
 record    ``FrozenDict`` field name -> value, every field present
 option    ``None`` for none, the value itself for some(v) (options do not nest)
 bag       ``FrozenDict`` element -> count, counts > 0 only
+variant   ``Variant(tag, value)``: the case name and its fields as a record
+          (``FrozenDict``, empty for a case without fields)
 ========  ===============================================================
 
 Values are plain, hashable and compare by content; what they mean comes from
@@ -25,13 +27,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
-                                 render_int)
+                                 VariantType, render_int)
 
-__all__ = ["FrozenDict", "domain", "domain_size", "order_key", "sort_values",
+__all__ = ["FrozenDict", "Variant", "domain", "domain_size", "order_key", "sort_values",
            "in_type", "render_value", "index_of"]
 
 
@@ -71,6 +75,16 @@ class FrozenDict(Mapping):
         return FrozenDict(d)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """A value of a ``VariantType``: the case ``tag`` with its fields."""
+    tag: str
+    value: FrozenDict
+
+    def __repr__(self) -> str:
+        return f"Variant({self.tag!r}, {dict(self.value)!r})"
+
+
 def domain_size(t: Type) -> int:
     """Number of values of ``t``, computed without enumerating them."""
     if isinstance(t, BoolType):
@@ -80,9 +94,14 @@ def domain_size(t: Type) -> int:
     if isinstance(t, (EnumType, ModelType)):
         return len(t.members)
     if isinstance(t, SetType):
-        return 2 ** domain_size(t.elem)
+        n = domain_size(t.elem)
+        if t.capacity is None or t.capacity >= n:
+            return 2 ** n
+        return sum(comb(n, k) for k in range(t.capacity + 1))
     if isinstance(t, MapType):
         return domain_size(t.value) ** domain_size(t.key)
+    if isinstance(t, VariantType):
+        return sum(domain_size(payload) for _, payload in t.cases)
     if isinstance(t, OptionType):
         return domain_size(t.elem) + 1
     if isinstance(t, SeqType):
@@ -90,7 +109,6 @@ def domain_size(t: Type) -> int:
         return sum(n ** k for k in range(t.capacity + 1))
     if isinstance(t, BagType):
         # multisets of size <= capacity over n elements: C(n + cap, cap)
-        from math import comb
         return comb(domain_size(t.elem) + t.capacity, t.capacity)
     if isinstance(t, TupleType):
         r = 1
@@ -124,8 +142,11 @@ def domain(t: Type) -> tuple[Any, ...]:
                      for vals in itertools.product(*(domain(f) for _, f in t.fields)))
     if isinstance(t, SetType):
         elems = domain(t.elem)
-        return tuple(frozenset(c) for k in range(len(elems) + 1)
+        most = len(elems) if t.capacity is None else min(t.capacity, len(elems))
+        return tuple(frozenset(c) for k in range(most + 1)
                      for c in itertools.combinations(elems, k))
+    if isinstance(t, VariantType):
+        return tuple(Variant(case, payload) for case, ptype in t.cases for payload in domain(ptype))
     if isinstance(t, MapType):
         keys = domain(t.key)
         return tuple(FrozenDict(zip(keys, vals))
@@ -181,6 +202,8 @@ def order_key(t: Type, v: Any) -> Any:
         return tuple(order_key(t.value, v[k]) for k in domain(t.key))
     if isinstance(t, BagType):
         return (sum(v.values()), sorted((order_key(t.elem, e), c) for e, c in v.items()))
+    if isinstance(t, VariantType):
+        return (t.case_index(v.tag), order_key(t.case_type(v.tag), v.value))
     raise TypeError(t)
 
 
@@ -200,7 +223,11 @@ def in_type(t: Type, v: Any) -> bool:
     if isinstance(t, OptionType):
         return v is None or in_type(t.elem, v)
     if isinstance(t, SetType):
-        return isinstance(v, frozenset) and all(in_type(t.elem, e) for e in v)
+        return (isinstance(v, frozenset) and (t.capacity is None or len(v) <= t.capacity)
+                and all(in_type(t.elem, e) for e in v))
+    if isinstance(t, VariantType):
+        return (isinstance(v, Variant) and any(v.tag == case for case, _ in t.cases)
+                and in_type(t.case_type(v.tag), v.value))
     if isinstance(t, SeqType):
         return isinstance(v, tuple) and len(v) <= t.capacity and all(in_type(t.elem, e) for e in v)
     if isinstance(t, TupleType):
@@ -247,4 +274,9 @@ def render_value(t: Type, v: Any) -> str:
         for e in sort_values(t.elem, v.keys()):
             items.extend([render_value(t.elem, e)] * v[e])
         return "bag{" + ", ".join(items) + "}"
+    if isinstance(t, VariantType):
+        ptype = t.case_type(v.tag)
+        if not ptype.fields:
+            return v.tag
+        return render_value(ptype, v.value)
     raise TypeError(t)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
-from modelcheck.ir.nodes import (Action, Apply, Assign, BagLit, Const, Either, Expr, FieldGet,
-                                 FieldSet, If, IfExpr, Let, LetExpr, Local, MapComp, Pick, Quant,
-                                 RecordLit, Require, SeqLit, SetComp, SetLit, Stmt, SumComp,
-                                 TupleLit, Var)
+from modelcheck.ir.nodes import (Action, Apply, Assign, BagLit, CasePayload, CaseTest, Const,
+                                 Either, Expr, FieldGet, FieldSet, If, IfExpr, Let, LetExpr, Local,
+                                 MapComp, Pick, Quant, RecordLit, Require, SeqLit, SetComp, SetLit,
+                                 Stmt, SumComp, TupleLit, Var, VariantLit)
 
 __all__ = ["children", "walk", "map_expr", "stmt_exprs", "walk_stmts", "map_stmts",
            "free_vars", "state_vars_read", "stmts_assigned_vars", "binders", "body_exprs"]
@@ -34,6 +34,9 @@ _EXPR_FIELDS: dict[type, tuple[str, ...]] = {
     RecordLit: (),
     FieldGet: ("record",),
     FieldSet: ("record", "value"),
+    VariantLit: ("payload",),
+    CaseTest: ("subject",),
+    CasePayload: ("subject",),
 }
 _TUPLE_FIELDS = {Apply: "args", SetLit: "elems", SeqLit: "elems", BagLit: "elems",
                  TupleLit: "elems"}

@@ -13,7 +13,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import BOOL, Type, join
-from modelcheck.ir.values import domain, domain_size
+from modelcheck.ir.values import domain
 from modelcheck.semantics import intervals as I
 from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Env, found_words, show
@@ -47,6 +47,10 @@ def _count_bound(s: ir.Expr) -> int:
     elem = s.type.elem
     if ir.is_range(s) and isinstance(elem, T.IntType):
         return max(0, elem.hi - elem.lo + 1)
+    if s.type.capacity is not None:
+        # The front end keeps a set expression's capacity a true bound
+        # (a union of capped sets adds theirs: exprs._op_capacity).
+        return min(s.type.capacity, bounded_size(elem, COUNT_LIMIT))
     return bounded_size(elem, COUNT_LIMIT)
 
 
@@ -65,6 +69,8 @@ class CallsMixin:
             return self.builtin(e, env, expected)
         if sym is not None and sym.kind == "def":
             return self.inline(e, sym.decl, env, expected)
+        if sym is not None and sym.kind == "variant_case":
+            return self.case_call(e, env)
         if sym is not None and sym.kind == "type":
             t = self.named_type(e.func, e.func_span)
             if isinstance(t, T.RecordType):
@@ -359,7 +365,8 @@ class CallsMixin:
         clauses, inner = self.fors(e.fors, env)
         outer = 1
         for name, dom, _ in clauses[:-1]:
-            outer *= domain_size(dom.type.elem)
+            # bounded: a clause over sets of a large type has 2**|T| values
+            outer = min(outer * bounded_size(dom.type.elem, COUNT_LIMIT), COUNT_LIMIT + 1)
         if outer > MAX_UNROLLED:
             self.fail("MC3011", f"the outer 'for' clauses of this set comprehension range "
                       f"over {outer:,} values, more than {MAX_UNROLLED}", e.fors[0].span,

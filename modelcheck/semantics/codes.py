@@ -40,6 +40,9 @@ CODES = MappingProxyType({
     "MC3010": "assignment to something that is not a state variable",
     "MC3011": "badly formed comprehension",
     "MC3012": "options do not nest",
+    "MC3013": "match does not cover every case",
+    "MC3014": "field of a variant read outside its case",
+    "MC3015": "match arm never taken",
     # model well-formedness
     "MC4001": "unbounded int in a declaration",
     "MC4002": "variable assigned twice on one path",

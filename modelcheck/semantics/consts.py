@@ -16,6 +16,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (MAX_RANGE_SET, BoolType, EnumType, IntType, ModelType,
                                  OptionType, Type, render_int, render_type)
+from modelcheck.ir.values import FrozenDict, Variant
 
 __all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant",
            "TooLarge"]
@@ -154,6 +155,16 @@ def fold(expr: ir.Expr, env: Mapping[str, Any] | None = None) -> Any:
         return frozenset(fold(e, env) for e in expr.elems)
     if isinstance(expr, ir.Apply):
         return _fold_apply(expr, env)
+    if isinstance(expr, ir.RecordLit):
+        return FrozenDict((n, fold(e, env)) for n, e in expr.fields)
+    if isinstance(expr, ir.FieldGet):
+        return fold(expr.record, env)[expr.field]
+    if isinstance(expr, ir.VariantLit):
+        return Variant(expr.case, fold(expr.payload, env))
+    if isinstance(expr, ir.CaseTest):
+        return fold(expr.subject, env).tag == expr.case
+    if isinstance(expr, ir.CasePayload):
+        return fold(expr.subject, env).value
     raise NotConstant("this is not a constant expression", expr.span)
 
 

@@ -115,7 +115,7 @@ _CATEGORY = {T.BoolType: "a bool", T.IntType: "an int", T.SetType: "a set", T.Ma
 def expected_words(expected: Type, found: Type | None = None) -> str:
     """``expected`` in a message: the category ("a set") when the found value
     is of another kind altogether, else the exact type."""
-    if isinstance(expected, (T.EnumType, T.ModelType, T.BoolType)):
+    if isinstance(expected, (T.EnumType, T.ModelType, T.BoolType, T.VariantType)):
         return show(expected)
     if isinstance(expected, T.RecordType) and expected.name:
         return show(expected)

@@ -42,6 +42,15 @@ _ARITH = {"+": (Op.ADD, I.add), "-": (Op.SUB, I.sub), "*": (Op.MUL, I.mul),
           "//": (Op.DIV, I.floordiv), "%": (Op.MOD, I.mod)}
 
 
+def _op_capacity(op: str, a: int | None, b: int | None) -> int | None:
+    """A bound on the size of ``a | b`` or ``a & b`` from the operands'
+    capacities (None: no bound).  A type's capacity is a promise about the
+    values of that type, so a union of two capped sets may hold both."""
+    if op == "|":
+        return None if a is None or b is None else a + b
+    return b if a is None else a if b is None else min(a, b)
+
+
 class ExprMixin:
     """Expression checking; one method per AST node type."""
 
@@ -101,6 +110,8 @@ class ExprMixin:
             t = self.named_type(e.name, e.span)
             self.check_enumerable(t, "type", e.span)
             return ir.Const(frozenset(domain(t)), T.SetType(t), e.span)
+        if sym.kind == "variant_case":
+            return self.case_value(e)
         if sym.kind in ("enum_member", "model_value"):
             return ir.Const(e.name, self.named_type(sym.decl.name, e.span), e.span)
         if sym.kind == "var" and e.name in self.resolved.shared:
@@ -268,6 +279,7 @@ class ExprMixin:
             if t is None:
                 self.fail("MC3002", f"the {word} of {show(lhs.type)} and {show(rhs.type)}: "
                           f"the elements have different types", e.span)
+            t = T.SetType(t.elem, _op_capacity(e.op, lhs.type.capacity, rhs.type.capacity))
             return ir.Apply(Op.UNION if e.op == "|" else Op.INTER, (lhs, rhs), t, e.span)
         hint = "the boolean operators are 'and' and 'or'" if BOOL in (lhs.type, rhs.type) \
             else None
@@ -370,7 +382,8 @@ class ExprMixin:
         names = [n for n, _ in t.fields]
         if name not in names:
             self.fail("MC3004", f"{show(t)} has no field '{name}'", span,
-                      hint=did_you_mean(name, names, "its fields are", len(names)))
+                      hint=self.payload_hint(t, name)
+                      or did_you_mean(name, names, "its fields are", len(names)))
         return t.field_type(name)
 
     def _e_Index(self: Any, e: ast.Index, env: Env, expected: Type | None) -> ir.Expr:
@@ -417,6 +430,9 @@ class ExprMixin:
             if e.field != "value":
                 self.fail("MC3004", f"an option has only '.value', not '.{e.field}'", e.span)
             return ir.Apply(Op.OPT_GET, (target,), target.type.elem, e.span)
+        if isinstance(target.type, T.VariantType):
+            subject = e.target.name if isinstance(e.target, ast.NameRef) else "..."
+            return self.variant_field(target, e.field, e.span, env, subject)
         return ir.FieldGet(target, e.field, self.record_field(target, e.field, e.span), e.span)
 
     # ------------------------------------------------------------ literals

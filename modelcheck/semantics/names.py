@@ -164,6 +164,9 @@ def _declared_names(item: Any) -> list[tuple[str, str, Span | None]]:
             out.extend((m.name, "enum_member", m.span) for m in definition.members)
         elif isinstance(definition, ast.ModelDef):
             out.extend((m.name, "model_value", m.span) for m in definition.members)
+        elif isinstance(definition, ast.VariantDef):
+            # Case names are global constructors, like enum members.
+            out.extend((c.name, "variant_case", c.span) for c in definition.cases)
         return out
     if isinstance(item, ast.VarDecl):
         return [(item.name, "var", item.name_span)]
@@ -178,7 +181,8 @@ def _declared_names(item: Any) -> list[tuple[str, str, Span | None]]:
 
 _KIND_WORDS = {"const": "a const", "type": "a type", "enum_member": "an enum member",
                "model_value": "a model value", "var": "a state variable", "def": "a def",
-               "action": "an action", "property": "a property"}
+               "action": "an action", "property": "a property",
+               "variant_case": "a variant case"}
 
 
 def kind_word(kind: str) -> str:
@@ -214,6 +218,10 @@ def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic],
     return symbols
 
 
+def _arm_scope(pattern: ast.Pattern, scope: frozenset[str]) -> frozenset[str]:
+    return scope if pattern.binder is None else scope | {pattern.binder.name}
+
+
 class _NameChecker:
     """Walks every expression and type with the local scopes of the language."""
 
@@ -239,6 +247,9 @@ class _NameChecker:
                 d = item.definition
                 if isinstance(d, ast.ModelCountDef):
                     self.expr(d.count, frozenset())
+                elif isinstance(d, ast.VariantDef):
+                    for case in d.cases:
+                        self.type_expr(ast.RecordTypeExpr(case.fields, case.span))
                 elif not isinstance(d, (ast.EnumDef, ast.ModelDef)):
                     self.type_expr(d)
             elif isinstance(item, ast.VarDecl):
@@ -306,7 +317,11 @@ class _NameChecker:
         elif isinstance(t, ast.RangeTypeExpr):
             self.expr(t.lo, frozenset())
             self.expr(t.hi, frozenset())
-        elif isinstance(t, (ast.SetTypeExpr, ast.OptionTypeExpr)):
+        elif isinstance(t, ast.SetTypeExpr):
+            self.type_expr(t.elem)
+            if t.capacity is not None:
+                self.expr(t.capacity, frozenset())
+        elif isinstance(t, ast.OptionTypeExpr):
             self.type_expr(t.elem)
         elif isinstance(t, ast.MapTypeExpr):
             self.type_expr(t.key)
@@ -351,6 +366,10 @@ class _NameChecker:
             elif isinstance(stmt, ast.EitherStmt):
                 for branch in stmt.branches:
                     self.block(branch, scope)
+            elif isinstance(stmt, ast.MatchStmt):
+                self.expr(stmt.subject, scope)
+                for arm in stmt.arms:
+                    self.block(arm.body, _arm_scope(arm.pattern, scope))
 
     # ------------------------------------------------------------ expressions
 
@@ -415,6 +434,14 @@ class _NameChecker:
             if e.func not in GEN_BUILTINS:
                 self.call_target(e.func, e.func_span, scope)
             self.expr(e.elem, self.fors(e.fors, scope))
+        elif isinstance(e, ast.MatchExpr):
+            # Pattern case names are checked by the type checker, against the
+            # cases of the subject's type (so did-you-mean offers only those).
+            self.expr(e.subject, scope)
+            for arm in e.arms:
+                self.expr(arm.body, _arm_scope(arm.pattern, scope))
+        elif isinstance(e, ast.IsTest):
+            self.expr(e.subject, scope)
         else:
             raise TypeError(f"not an AST expression: {e!r}")
 
@@ -422,5 +449,5 @@ class _NameChecker:
         if func in BUILTINS or func in self.symbols or func in scope:
             return
         candidates = sorted(BUILTINS) + [n for n, s in self.symbols.items()
-                                         if s.kind in ("def", "type")]
+                                         if s.kind in ("def", "type", "variant_case")]
         self._unknown("MC2001", "function", func, span, candidates)

@@ -49,6 +49,9 @@ def assigned_names(stmts: tuple[Any, ...]) -> frozenset[str]:
         elif isinstance(stmt, ast.EitherStmt):
             for branch in stmt.branches:
                 names |= assigned_names(branch)
+        elif isinstance(stmt, ast.MatchStmt):
+            for arm in stmt.arms:
+                names |= assigned_names(arm.body)
     return frozenset(names)
 
 
@@ -73,19 +76,19 @@ class StmtsMixin:
                     domain = self.pick_domain(stmt, env)
                     env, name = env.bind(stmt.name, domain.type.elem)
                     out.append(ir.Pick(name, domain, stmt.span))
-                elif (isinstance(stmt, (ast.IfStmt, ast.EitherStmt))
+                elif (isinstance(stmt, (ast.IfStmt, ast.EitherStmt, ast.MatchStmt))
                       and assigned_names((stmt,)) & assigned_names(rest)):
                     # A variable assigned both in a branch and after the join
                     # has a value so far that depends on the branch: the rest
                     # of the block moves into every branch, which keeps the
                     # same paths in the same order.
-                    node, assigned = self.stmt(stmt, env, assigned, later, rest)
-                    out.append(node)
+                    nodes, assigned = self.stmt(stmt, env, assigned, later, rest)
+                    out.extend(nodes)
                     return tuple(out), assigned
                 else:
-                    node, assigned = self.stmt(stmt, env, assigned,
-                                               later | assigned_names(rest))
-                    out.append(node)
+                    nodes, assigned = self.stmt(stmt, env, assigned,
+                                                later | assigned_names(rest))
+                    out.extend(nodes)
             except Abort:
                 if isinstance(stmt, (ast.LetStmt, ast.PickStmt)):
                     # Later statements may use the name; they are skipped quietly.
@@ -119,9 +122,17 @@ class StmtsMixin:
         return node
 
     def stmt(self: Any, stmt: Any, env: Env, assigned: Assigned, later: frozenset[str],
-             tail: tuple[Any, ...] = ()) -> tuple[ir.Stmt, Assigned]:
-        """The IR of one statement and the assignments after it.  ``tail``:
+             tail: tuple[Any, ...] = ()) -> tuple[tuple[ir.Stmt, ...], Assigned]:
+        """The IR of one statement (a match may need two: the binding of its
+        subject, then its if chain) and the assignments after it.  ``tail``:
         statements that follow the join, moved into every branch."""
+        if isinstance(stmt, ast.MatchStmt):
+            return self.match_stmt(stmt, env, assigned, later, tail)
+        node, assigned = self.one_stmt(stmt, env, assigned, later, tail)
+        return (node,), assigned
+
+    def one_stmt(self: Any, stmt: Any, env: Env, assigned: Assigned, later: frozenset[str],
+                 tail: tuple[Any, ...]) -> tuple[ir.Stmt, Assigned]:
         if isinstance(stmt, ast.RequireStmt):
             cond = self.bool_expr(stmt.cond, env, "after 'require'")
             return ir.Require(cond, stmt.span), assigned

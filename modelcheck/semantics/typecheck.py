@@ -24,6 +24,7 @@ from modelcheck.semantics.exprs import ExprMixin
 from modelcheck.semantics.names import Resolved
 from modelcheck.semantics.stmts import StmtsMixin
 from modelcheck.semantics.types import MAX_ENUMERABLE, TypesMixin, bounded_size
+from modelcheck.semantics.variants import VariantsMixin
 from modelcheck.syntax import ast
 
 __all__ = ["typecheck", "Checker"]
@@ -44,7 +45,7 @@ def typecheck(resolved: Resolved, consts: Mapping[str, Any] | None = None) -> ir
     return Checker(resolved, consts).run()
 
 
-class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
+class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, CheckerBase):
     """One type-checking run over one resolved spec."""
 
     def __init__(self, resolved: Resolved, consts: Mapping[str, Any] | None) -> None:
@@ -125,6 +126,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
             members = tuple(f"{decl.name.lower()}{i}" for i in range(1, count + 1))
             self._check_generated(decl, members)
             t = T.ModelType(decl.name, members, decl.symmetric)
+        elif isinstance(d, ast.VariantDef):
+            t = self.variant_type(decl.name, d)
         else:
             t = self.convert_type(d)
             if isinstance(t, T.RecordType) and t.name is None:
@@ -253,7 +256,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, CheckerBase):
             if bounded_size(t) > MAX_ENUMERABLE:
                 self.fail("MC4007", f"parameter '{p.name}' has type {show(t)}, with more than "
                           f"{MAX_ENUMERABLE} values: too many instances of '{decl.name}'",
-                          p.span, hint="use a smaller type, or pick the value inside")
+                          p.span, hint="use a smaller type, or pick the value inside from "
+                          "a state variable (pick m in network)")
             params.append(ir.Param(p.name, t, p.span))
             scope[p.name] = ir.Local(p.name, t)
         self._check_instances(decl, params)

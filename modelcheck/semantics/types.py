@@ -1,7 +1,14 @@
 """Type expressions -> IR types, and the checks that keep every type finite
-and enumerable: MC4001 plain ``int``, MC4007 a set/bag element type or map
-key type with more than ``MAX_ENUMERABLE`` values (or a capacity above it),
-MC4009 an empty range, MC3012 an option of an option.
+and enumerable: MC4001 plain ``int``, MC4007 a map key type with more than
+``MAX_ENUMERABLE`` values (or a capacity above it), MC4009 an empty range,
+MC3012 an option of an option.
+
+Sets, bags and sequences take element types of any finite size (records and
+variants of millions of values): a state holds only the elements present,
+and engines lay out a large element type sparsely, sized by the capacity.
+What must be listed value by value (a map's keys, a type used as a value)
+is still bounded.  Nothing here computes ``2**|T|``: ``bounded_size`` stops
+at a limit.
 """
 from __future__ import annotations
 
@@ -31,7 +38,22 @@ def bounded_size(t: Type, limit: int = MAX_ENUMERABLE) -> int:
         return min(bounded_size(t.elem, limit) + 1, cap)
     if isinstance(t, T.SetType):
         n = bounded_size(t.elem, limit)
-        return cap if n >= cap.bit_length() else min(2 ** n, cap)
+        if t.capacity is None or (t.capacity >= n and n < cap.bit_length()):
+            return cap if n >= cap.bit_length() else min(2 ** n, cap)
+        # subsets of at most capacity elements: sum of C(n, k), k <= capacity
+        total = 0
+        for k in range(min(t.capacity, n) + 1):
+            total += comb(n, k)
+            if total >= cap:
+                return cap
+        return total
+    if isinstance(t, T.VariantType):
+        total = 0
+        for _, payload in t.cases:
+            total += bounded_size(payload, limit)
+            if total >= cap:
+                return cap
+        return total
     if isinstance(t, T.MapType):
         return _power(bounded_size(t.value, limit), bounded_size(t.key, limit), cap)
     if isinstance(t, T.SeqType):
@@ -93,26 +115,18 @@ class TypesMixin:
             return self.named_type(texpr.name, texpr.span)
         if isinstance(texpr, ast.SetTypeExpr):
             elem = self.convert_type(texpr.elem)
-            self.check_enumerable(elem, "set element type", texpr.elem.span)
-            return T.SetType(elem)
+            if texpr.capacity is None:
+                return T.SetType(elem)
+            return T.SetType(elem, self.capacity(texpr.capacity, "set"))
         if isinstance(texpr, ast.MapTypeExpr):
             key = self.convert_type(texpr.key)
             self.check_enumerable(key, "map key type", texpr.key.span)
             return T.MapType(key, self.convert_type(texpr.value))
         if isinstance(texpr, (ast.SeqTypeExpr, ast.BagTypeExpr)):
             elem = self.convert_type(texpr.elem)
-            cap = self.const_int(texpr.capacity, "a capacity")
-            if cap < 0:
-                self.fail("MC4009", f"a capacity cannot be negative (found {cap})",
-                          texpr.capacity.span)
-            if cap > MAX_ENUMERABLE:
-                # Engines give each place of a sequence or bag its own slot.
-                self.fail("MC4007", f"a capacity of {render_int(cap)} is more than the "
-                          f"{MAX_ENUMERABLE} places an engine can lay out",
-                          texpr.capacity.span, hint="use a capacity of a few elements: "
-                          "the longest sequence the scenario needs")
+            cap = self.capacity(texpr.capacity,
+                                "bag" if isinstance(texpr, ast.BagTypeExpr) else "sequence")
             if isinstance(texpr, ast.BagTypeExpr):
-                self.check_enumerable(elem, "bag element type", texpr.elem.span)
                 return T.BagType(elem, cap)
             return T.SeqType(elem, cap)
         if isinstance(texpr, ast.OptionTypeExpr):
@@ -128,6 +142,20 @@ class TypesMixin:
                                             for f in texpr.fields))
         raise TypeError(f"not an AST type: {texpr!r}")
 
+    def capacity(self: Any, expr: Any, kind: str) -> int:
+        """The capacity of a set, bag or sequence type (MC4009, MC4007)."""
+        cap = self.const_int(expr, "a capacity")
+        if cap < 0:
+            self.fail("MC4009", f"a capacity cannot be negative (found {cap})", expr.span)
+        if cap > MAX_ENUMERABLE:
+            # Engines give each place of a collection its own slot.
+            self.fail("MC4007", f"a capacity of {render_int(cap)} is more than the "
+                      f"{MAX_ENUMERABLE} places an engine can lay out", expr.span,
+                      hint="use a capacity of a few elements: the "
+                      f"{'longest' if kind == 'sequence' else 'largest'} {kind} the scenario "
+                      "needs")
+        return cap
+
     def check_enumerable(self: Any, t: Type, what: str, span: Any) -> None:
         size = bounded_size(t)
         if size > MAX_ENUMERABLE:
@@ -137,6 +165,12 @@ class TypesMixin:
                         "len, in, min, max and 'for' over a range do not list its values")
             elif isinstance(t, T.IntType):
                 hint = "use a smaller range"
+            elif what == "map key type":
+                hint = ("a map is total over its keys: use a set of pairs "
+                        f"(set[tuple[{show(t)}, V], cap]) or a smaller key type")
+            elif what == "type":
+                hint = ("a type used as a value lists every value of it: range over a "
+                        "state variable instead (for m in network, pick m in network)")
             else:
                 hint = "use smaller types inside it"
             self.fail("MC4007", f"the {what} {show(t)} has more than {MAX_ENUMERABLE} values, "

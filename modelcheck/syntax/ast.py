@@ -17,14 +17,15 @@ __all__ = [
     "BoolTypeExpr", "IntTypeExpr", "RangeTypeExpr", "NamedTypeExpr", "SetTypeExpr",
     "MapTypeExpr", "SeqTypeExpr", "BagTypeExpr", "OptionTypeExpr", "TupleTypeExpr",
     "RecordTypeExpr", "FieldDecl", "TypeExpr", "EnumDef", "ModelDef", "ModelCountDef",
-    "TypeDef", "Ident",
+    "TypeDef", "Ident", "VariantCase", "VariantDef",
     # expressions
     "IntLit", "BoolLit", "NoneLit", "NameRef", "PrimedRef", "BinOp", "UnaryOp", "IfExpr",
     "LetExpr", "WithIndex", "WithField", "Index", "Slice", "FieldAccess", "TupleLit",
-    "SeqLit", "SetLit", "SetComp", "MapComp", "CompFor", "Arg", "Call", "GenCall", "Expr",
+    "SeqLit", "SetLit", "SetComp", "MapComp", "CompFor", "Arg", "Call", "GenCall", "Pattern", "MatchArm",
+    "MatchExpr", "IsTest", "Expr",
     # statements
     "LvIndex", "LvField", "LValue", "RequireStmt", "LetStmt", "PickStmt", "AssignStmt",
-    "IfStmt", "EitherStmt", "Stmt",
+    "IfStmt", "EitherStmt", "MatchStmtArm", "MatchStmt", "Stmt",
     # declarations
     "Param", "ImportDecl", "ConstDecl", "TypeDecl", "VarDecl", "DefDecl", "ActionDecl",
     "PropertyDecl", "Item", "Module", "PROPERTY_KINDS",
@@ -71,7 +72,9 @@ class NamedTypeExpr:
 
 @dataclass(frozen=True)
 class SetTypeExpr:
+    """``set[T]`` or ``set[T, cap]`` (``capacity`` None when not given)."""
     elem: "TypeExpr"
+    capacity: "Expr | None" = None
     span: Span | None = _span()
 
 
@@ -146,7 +149,22 @@ class ModelCountDef:
     span: Span | None = _span()
 
 
-TypeDef = Union[TypeExpr, EnumDef, ModelDef, ModelCountDef]
+@dataclass(frozen=True)
+class VariantCase:
+    """One case of a variant: its name and its fields (none for ``Timeout``)."""
+    name: str
+    fields: tuple[FieldDecl, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class VariantDef:
+    """``variant { Case(f: T, ...), Other, ... }``."""
+    cases: tuple[VariantCase, ...]
+    span: Span | None = _span()
+
+
+TypeDef = Union[TypeExpr, EnumDef, ModelDef, ModelCountDef, VariantDef]
 
 
 # ------------------------------------------------------------------ expressions
@@ -325,9 +343,46 @@ class GenCall:
     func_span: Span | None = _span()
 
 
+@dataclass(frozen=True)
+class Pattern:
+    """A match arm's pattern: the cases it names (empty for ``_``) and, for
+    ``Case as name``, the name its fields are bound to."""
+    cases: tuple[Ident, ...]
+    binder: Ident | None = None
+    span: Span | None = _span()
+
+    @property
+    def wildcard(self) -> bool:
+        return not self.cases
+
+
+@dataclass(frozen=True)
+class MatchArm:
+    pattern: Pattern
+    body: "Expr"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class MatchExpr:
+    """``match subject { pattern => expr, ... }``."""
+    subject: "Expr"
+    arms: tuple[MatchArm, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class IsTest:
+    """``subject is Case``."""
+    subject: "Expr"
+    case: str
+    span: Span | None = _span()
+    case_span: Span | None = _span()
+
+
 Expr = Union[IntLit, BoolLit, NoneLit, NameRef, PrimedRef, BinOp, UnaryOp, IfExpr, LetExpr,
              WithIndex, WithField, Index, Slice, FieldAccess, TupleLit, SeqLit, SetLit,
-             SetComp, MapComp, Call, GenCall]
+             SetComp, MapComp, Call, GenCall, MatchExpr, IsTest]
 
 
 # ------------------------------------------------------------------ statements
@@ -396,7 +451,22 @@ class EitherStmt:
     span: Span | None = _span()
 
 
-Stmt = Union[RequireStmt, LetStmt, PickStmt, AssignStmt, IfStmt, EitherStmt]
+@dataclass(frozen=True)
+class MatchStmtArm:
+    pattern: Pattern
+    body: tuple["Stmt", ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class MatchStmt:
+    """``match subject { pattern { stmts } ... }``."""
+    subject: "Expr"
+    arms: tuple[MatchStmtArm, ...]
+    span: Span | None = _span()
+
+
+Stmt = Union[RequireStmt, LetStmt, PickStmt, AssignStmt, IfStmt, EitherStmt, MatchStmt]
 
 
 # ------------------------------------------------------------------ declarations

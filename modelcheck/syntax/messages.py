@@ -18,13 +18,13 @@ __all__ = ["describe_syntax_error", "describe_expected"]
 # named, tokens the category stands for).  Tokens are literal strings, or the
 # names NAME, INT, COMP_OP of the regular-expression terminals.
 _EXPR_START = frozenset({"INT", "NAME", "(", "[", "{", "-", "not", "true", "false", "none",
-                         "let", "if"})
+                         "let", "if", "match"})
 _TYPE_START = frozenset({"bool", "int", "set", "map", "seq", "bag", "option", "tuple",
-                         "record", "enum", "model"})
-_STMT_START = frozenset({"require", "let", "pick", "if", "either", "NAME"})
+                         "record", "enum", "model", "variant"})
+_STMT_START = frozenset({"require", "let", "pick", "if", "either", "match", "NAME"})
 _ITEM_START = frozenset({"const", "type", "symmetric", "var", "def", "action", "invariant",
                          "constraint", "step", "sometimes", "terminal", "import"})
-_OPERATORS = frozenset({"and", "or", "COMP_OP", "in", "not", "|", "&", "+", "-", "*", "//",
+_OPERATORS = frozenset({"and", "or", "COMP_OP", "in", "is", "not", "|", "&", "+", "-", "*", "//",
                         "%", "..", "=>", "with", ".", "[", "'"})
 
 _CATEGORIES: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = (

@@ -224,6 +224,20 @@ class _ToAst(Transformer):
     def model_count_def(self, meta, ch):
         return ast.ModelCountDef(ch[0], self._sp(meta))
 
+    def variant_def(self, meta, ch):
+        return ast.VariantDef(ch[0], self._sp(meta))
+
+    def variant_cases(self, meta, ch):
+        return tuple(ch)
+
+    def variant_case(self, meta, ch):
+        name, fields = ch
+        if str(name) == "_":
+            self.errors.append(Diagnostic(
+                "MC1001", "'_' cannot name a case: in a match it stands for every other case",
+                self._tsp(name), hint="choose a name, e.g. Other"))
+        return ast.VariantCase(self._n(name), fields or (), self._sp(meta))
+
     def var_init_eq(self, meta, ch):
         name, typ, init = ch
         return ast.VarDecl(self._n(name), typ, "=", init, self._sp(meta), self._tsp(name))
@@ -281,7 +295,7 @@ class _ToAst(Transformer):
         return ast.NamedTypeExpr(self._n(ch[0]), self._sp(meta))
 
     def set_type(self, meta, ch):
-        return ast.SetTypeExpr(ch[0], self._sp(meta))
+        return ast.SetTypeExpr(ch[0], ch[1], self._sp(meta))
 
     def map_type(self, meta, ch):
         return ast.MapTypeExpr(ch[0], ch[1], self._sp(meta))
@@ -335,6 +349,32 @@ class _ToAst(Transformer):
     def either_stmt(self, meta, ch):
         return ast.EitherStmt(tuple(ch), self._sp(meta))
 
+    def match_stmt(self, meta, ch):
+        return ast.MatchStmt(ch[0], tuple(ch[1:]), self._sp(meta))
+
+    def match_stmt_arm(self, meta, ch):
+        return ast.MatchStmtArm(ch[0], ch[1], self._sp(meta))
+
+    def case_pattern(self, meta, ch):
+        case, binder = ch
+        if str(case) == "_":
+            if binder is not None:
+                self.errors.append(Diagnostic(
+                    "MC1001", "'_ as ...' binds nothing: '_' stands for several cases",
+                    self._tsp(binder), hint="name one case to bind its fields: Case as x"))
+            return ast.Pattern((), None, self._sp(meta))
+        bound = None if binder is None else ast.Ident(self._n(binder), self._tsp(binder))
+        return ast.Pattern((ast.Ident(self._n(case), self._tsp(case)),), bound, self._sp(meta))
+
+    def cases_pattern(self, meta, ch):
+        for tok in ch:
+            if str(tok) == "_":
+                self.errors.append(Diagnostic(
+                    "MC1001", "'_' stands alone in a match arm, not beside other cases",
+                    self._tsp(tok), hint="write '_' as an arm of its own, last"))
+        return ast.Pattern(tuple(ast.Ident(self._n(t), self._tsp(t)) for t in ch), None,
+                           self._sp(meta))
+
     def lvalue(self, meta, ch):
         name = ch[0]
         return ast.LValue(self._n(name), tuple(ch[1:]), self._sp(meta), self._tsp(name))
@@ -383,6 +423,9 @@ class _ToAst(Transformer):
 
     def not_in_op(self, meta, ch):
         return self._bin("not in", meta, ch)
+
+    def is_op(self, meta, ch):
+        return ast.IsTest(ch[0], self._n(ch[1]), self._sp(meta), self._tsp(ch[1]))
 
     def range_op(self, meta, ch):
         return self._bin("..", meta, ch)
@@ -472,6 +515,15 @@ class _ToAst(Transformer):
     def map_comp(self, meta, ch):
         key, value, *fors = ch
         return ast.MapComp(key, value, tuple(fors), self._sp(meta))
+
+    def match_expr(self, meta, ch):
+        return ast.MatchExpr(ch[0], ch[1] or (), self._sp(meta))
+
+    def match_arms(self, meta, ch):
+        return tuple(ch)
+
+    def match_arm(self, meta, ch):
+        return ast.MatchArm(ch[0], ch[1], self._sp(meta))
 
     def comp_for(self, meta, ch):
         var, domain, cond = ch

@@ -28,7 +28,8 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TOKENS = sorted({t for text in EXAMPLES for t in TOKEN.findall(text)} |
                 {"{", "}", "(", ")", "[", "]", "'", "none", "some", "pick", "either", "or",
                  "with", "if", "then", "else", "let", ";", "-", "int", "0", "99999", "seq",
-                 "bag", "step", "sometimes", "import", "symmetric", "model"})
+                 "bag", "step", "sometimes", "import", "symmetric", "model", "variant",
+                 "match", "is", "as", "_", "|", "=>"})
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 

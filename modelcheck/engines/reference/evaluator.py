@@ -28,7 +28,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, ModelType, SeqType,
                                  SetType, Type, render_type)
-from modelcheck.ir.values import FrozenDict, domain, in_type, order_key, render_value
+from modelcheck.ir.values import FrozenDict, Variant, domain, in_type, order_key, render_value
 from modelcheck.engines.reference.ops import SHORT_CIRCUIT, Fault, can_fault, handler_for
 from modelcheck.engines.reference.ranges import range_answer, range_elements
 from modelcheck.trace.trace import Step, Trace
@@ -428,6 +428,16 @@ class Evaluator:
         if isinstance(e, ir.FieldSet):
             rec, name, value = self._expr(e.record), e.field, self._expr(e.value)
             return lambda s, env: rec(s, env).set(name, value(s, env))
+        if isinstance(e, ir.VariantLit):
+            case, payload = e.case, self._expr(e.payload)
+            return lambda s, env: Variant(case, payload(s, env))
+        if isinstance(e, ir.CaseTest):
+            subject, case = self._expr(e.subject), e.case
+            return lambda s, env: subject(s, env).tag == case
+        if isinstance(e, ir.CasePayload):
+            # Read only where the case test holds (match lowers to if on it).
+            subject = self._expr(e.subject)
+            return lambda s, env: subject(s, env).value
         raise TypeError(f"unknown expression {type(e).__name__}")
 
     def _bag_lit(self, elems_ir: tuple[ir.Expr, ...]) -> ExprFn:

@@ -122,25 +122,3 @@ def test_simulation_finds_a_violation_outside_the_constraint():
     result = run(twin("CounterConstraint"), simulate=50, sim_depth=50, seed=1)
     prop = result.get_property("NotSeven")
     assert prop.status is Status.VIOLATED and prop.trace.states[-1] == {"x": 7}
-
-
-@pytest.mark.parametrize("engine", ["compiled", "spark"])
-def test_the_kernel_engines_decline_constraints_and_the_reference_answers(engine):
-    # Until constraints are compiled, ignoring them would count states TLC
-    # excludes: the engine says so and the reference explorer's counts stand.
-    from modelcheck import api
-    result = api.check(twin("CounterConstraint"), engine)
-    assert any("state constraints are not compiled yet" in n for n in result.notes)
-    assert counts(result) == TLC["CounterConstraint"][0]
-
-
-def test_the_z3_engines_answer_unknown_over_constraints():
-    from modelcheck import api
-    from modelcheck.engines.z3 import prove
-    model = twin("CounterConstraint")
-    result = api.check(model, "bmc", CheckOptions(depth=5))
-    assert {p.status for p in result.properties} == {Status.UNKNOWN}
-    assert all("state constraints" in p.reason for p in result.properties)
-    proof = prove(model)
-    assert all(p.status.name == "UNKNOWN" and "state constraints" in p.reason
-               for p in proof.invariants)

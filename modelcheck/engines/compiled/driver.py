@@ -14,12 +14,15 @@ from __future__ import annotations
 
 __all__ = ["DRIVER_SOURCE", "DONE", "GROW_TABLE", "GROW_NEXT", "GROW_SUCC", "FAULT", "STOPPED",
            "AT_BOUND", "PHASE_SUCCESSORS", "PHASE_TERMINAL", "PHASE_STEP", "PHASE_STATE",
+           "PHASE_CONSTRAINT", "FOUND_STORED", "FOUND_OUTSIDE", "FOUND_OUTSIDE_INITIAL",
            "C_GENERATED", "C_NEXT", "C_CUT", "O_DEADLOCK", "O_STORE", "O_SYMMETRY", "O_STOP_FIRST",
            "O_MAX_STATES", "O_GROW_AT"]
 
 DONE, GROW_TABLE, GROW_NEXT, GROW_SUCC, FAULT, STOPPED, AT_BOUND = 0, 1, 2, 3, 4, 5, 6
 # err[3]: where a run-time error happened
-PHASE_SUCCESSORS, PHASE_TERMINAL, PHASE_STEP, PHASE_STATE = 1, 2, 3, 4
+PHASE_SUCCESSORS, PHASE_TERMINAL, PHASE_STEP, PHASE_STATE, PHASE_CONSTRAINT = 1, 2, 3, 4, 5
+# found[q] of a state property: where the state that settled it is
+FOUND_STORED, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL = 1, 2, 3
 # ctr[]: counters kept across calls
 C_GENERATED, C_NEXT, C_CUT = 0, 1, 2
 # opts[]: settings of one call
@@ -65,10 +68,57 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
     return stop
 
 
+@jit_inline
+def _check_outside(row, parent, post, a, V, S, err, want, kinds, flags, found, frows, frows2,
+                   faid, stop_first):
+    """Invariants and sometimes on ``row``, a state that fails a constraint
+    (TLC checks it, then drops it).  It is in no table, so a hit keeps what
+    rebuilds its trace: ``parent``, the stored state it was computed from,
+    and ``post``, the successor as computed (before symmetry); for an
+    initial state (``a`` < 0) both are the state itself.  1 stop, 0 go on,
+    -1 error."""
+    active = False
+    for q in range(want.shape[0]):
+        if want[q] != 0:
+            active = True
+    if not active:
+        return 0
+    unpack_row(row, V)
+    if state_props(V, S, err, want, flags) < 0:
+        return -1
+    stop = 0
+    for q in range(want.shape[0]):
+        if want[q] == 0:
+            continue
+        hit = (kinds[q] == 0 and flags[q] == 0) or (kinds[q] == 1 and flags[q] != 0)
+        if hit:
+            want[q] = 0
+            found[q] = 2 if a >= 0 else 3
+            faid[q] = a
+            for w in range(W):
+                frows[q, w] = parent[w]
+                frows2[q, w] = post[w]
+            if kinds[q] == 0 and stop_first:
+                stop = 1
+    return stop
+
+
+@jit_inline
+def _outside(row, V, S, err):
+    """Whether a state fails a constraint: 1 it does, 0 it is in the model,
+    -1 a run-time error."""
+    unpack_row(row, V)
+    c = in_model(V, S, err)
+    if c < 0:
+        return -1
+    return 1 - c
+
+
 @jit
 def admit(rows, start, keys, tags, tstates, meta, nxt, ctr, want, kinds, opts,
-          found, frows, U, S, V, crow, err, flags):
-    """Initial states: count, store, check.  (status, row reached)."""
+          found, frows, U, S, V, crow, err, flags, frows2, faid):
+    """Initial states: count, store (those in the model), check.  (status,
+    row reached)."""
     for i in range(start, rows.shape[0]):
         if meta[1] >= opts[5]:
             return 1, i
@@ -76,6 +126,23 @@ def admit(rows, start, keys, tags, tstates, meta, nxt, ctr, want, kinds, opts,
             return 2, i
         canon_row(rows, i, U, S, crow, opts[2] != 0)
         key = fingerprint(crow) ^ SIGN
+        if NCONS > 0 and table_insert(keys, tags, tstates, meta, key, 0, crow, False) == -2:
+            o = _outside(crow, V, S, err)
+            if o < 0:
+                err[3] = 5
+                err[4] = i
+                return 4, i
+            if o > 0:
+                ctr[0] += 1
+                r = _check_outside(crow, rows[i], rows[i], -1, V, S, err, want, kinds, flags,
+                                   found, frows, frows2, faid, opts[3] != 0)
+                if r < 0:
+                    err[3] = 4
+                    err[4] = i
+                    return 4, i
+                if r > 0:
+                    return 5, i + 1
+                continue
         if opts[4] >= 0 and meta[1] >= opts[4]:
             if table_insert(keys, tags, tstates, meta, key, 0, crow, False) == -2:
                 ctr[0] += 1
@@ -204,6 +271,31 @@ def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                 continue
             crow = cbuf[j] if sym else buf[j]
             allow = opts[1] != 0
+            # A state outside the model is never stored: one not in the table
+            # is checked against the constraints, as the reference does.
+            if NCONS > 0 and table_insert(keys, tags, tstates, meta, key, ptag, crow,
+                                          False) == -2:
+                o = _outside(crow, V, S, err)
+                if o != 0:
+                    if o < 0:
+                        err[3] = 5
+                    else:
+                        if not allow:
+                            # past the depth bound nothing new is checked
+                            continue
+                        o = _check_outside(crow, front[i], buf[j], a, V, S, err, want, kinds,
+                                           flags, found, frows, frows2, faid, opts[3] != 0)
+                        if o == 0:
+                            continue
+                        if o > 0:
+                            return 5, i + 1
+                        err[3] = 4
+                    err[4] = i
+                    err[5] = j
+                    err[6] = a
+                    for w in range(W):
+                        err[8 + w] = crow[w]
+                    return 4, i
             if allow and opts[4] >= 0 and meta[1] >= opts[4]:
                 if table_insert(keys, tags, tstates, meta, key, ptag, crow, False) == -2:
                     return 6, i
@@ -272,6 +364,19 @@ def props_batch(rows, U, S, err, want, flags):
         unpack(rows, i, U)
         if state_props(U, S, err, want, flags[i]) < 0:
             return -1 - i
+    return 0
+
+
+@jit
+def constraints_batch(rows, U, S, err, out):
+    """Whether each row is in the model (satisfies every constraint); -1 - row
+    on a run-time error."""
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        c = in_model(U, S, err)
+        if c < 0:
+            return -1 - i
+        out[i] = c
     return 0
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from modelcheck.engines.compiled.driver import (PHASE_STATE, PHASE_STEP, PHASE_SUCCESSORS,
-                                                PHASE_TERMINAL)
+from modelcheck.engines.compiled.driver import (PHASE_CONSTRAINT, PHASE_STATE, PHASE_STEP,
+                                                PHASE_SUCCESSORS, PHASE_TERMINAL)
 from modelcheck.engines.compiled.rebuild import Path, find_path, step_after, trace_of
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
@@ -53,13 +53,16 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
         error = _raised(lambda: list(ev.successors(state)))
     elif phase == PHASE_TERMINAL:
         error = _raised(lambda: ev.is_terminal(state))
+    elif phase == PHASE_CONSTRAINT and initial:
+        error = _raised(lambda: ev.in_model(state))
     elif phase in (PHASE_STEP, PHASE_STATE) and initial:
         name = k.state_columns[column].name
         error = _raised(lambda: ev.check_property(name, state))
-    elif phase in (PHASE_STEP, PHASE_STATE):
+    elif phase in (PHASE_STEP, PHASE_STATE, PHASE_CONSTRAINT):
         # err[8:] holds the successor of the expanded representative (phase 3)
-        # or the new state's representative (phase 4): find the successor of
-        # the representative it stands for, then its concrete counterpart.
+        # or the new state's representative (phases 4 and 5): find the
+        # successor of the representative it stands for, then its concrete
+        # counterpart.
         rep = np.asarray(row).view(np.int64)
         succ, _, _, _ = k.expand(rep)
         target = err[8:8 + w].copy()
@@ -74,6 +77,8 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
             if phase == PHASE_STEP:
                 name = k.step_columns[column].name
                 error = _raised(lambda: ev.check_property(name, state, post))
+            elif phase == PHASE_CONSTRAINT:
+                error = _raised(lambda: ev.in_model(post))
             else:
                 name = k.state_columns[column].name
                 error = _raised(lambda: ev.check_property(name, post))

@@ -51,6 +51,7 @@ W = {words}
 NSLOTS = {slots}
 NSCRATCH = {scratch}
 NSYM = {nsym}
+NCONS = {ncons}   # state constraints: 0 compiles their checks out of the search
 # canon() leaves the permutation it applied at S[PERM_OFF:PERM_OFF + NPERM]
 PERM_OFF = NSCRATCH + {canon_scratch}
 NPERM = {nperm}
@@ -136,6 +137,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     _properties(body, gen, "state_props", "U, S, err, want, flags", state_cols, "U", None)
     _properties(body, gen, "step_props", "U, V, S, err, want, flags", step_cols, "U", "V")
     _terminal(body, gen, model.terminals)
+    _constraints(body, gen, model.constraints)
 
     sym = SymmetryGen(body, gen, layout, symmetric)
     if sym.types:
@@ -147,7 +149,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     header = _HEADER.format(name=model.name, version=CODEGEN_VERSION,
                             layout="\n".join("# " + line for line in layout.describe().splitlines()),
                             words=layout.words, slots=layout.slots, scratch=scratch,
-                            nsym=len(sym.types), canon_scratch=sym.canon_scratch(),
+                            nsym=len(sym.types), ncons=len(model.constraints),
+                            canon_scratch=sym.canon_scratch(),
                             nperm=sym.perm_slots, perm_start=_perm_start(sym))
     src.lines.append(header)
     src.lines.extend(consts.defs)
@@ -261,6 +264,22 @@ def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> 
             with src.block(f"if {value}:"):
                 src.line("return 1")
         src.line("return 0")
+    src.blank()
+
+
+def _constraints(src: Source, gen: ExprGen, constraints: tuple[ir.Property, ...]) -> None:
+    """``in_model``: 1 when the state satisfies every constraint (TLC's
+    isInModel), 0 when not, -1 on a run-time error."""
+    src.start_function()
+    src.line("@jit")
+    with src.block("def in_model(U, S, err):"):
+        for prop in constraints:
+            src.line(f"# constraint {prop.name}")
+            gen.env = {}
+            value = gen.scalar(prop.expr)
+            with src.block(f"if not ({value}):"):
+                src.line("return 0")
+        src.line("return 1")
     src.blank()
 
 

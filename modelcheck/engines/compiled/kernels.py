@@ -10,6 +10,7 @@ engine use (documented in docs/engines/compiled.md)::
     kernels.fingerprint(batch)                     # (n,) uint64
     kernels.check_state_properties(batch)          # (n, len(state_columns)) bool
     kernels.check_steps(pre, post, aid)            # (n, len(step_columns)) bool
+    kernels.in_model(batch)                        # (n,) bool: satisfies the constraints
     kernels.decode(words); kernels.action_label(aid); kernels.canonicalize(batch)
 
 A ``CompiledModel`` pickles as its IR and options and recompiles (from the
@@ -72,7 +73,7 @@ class KernelOptions:
 class KernelFault:
     """A run-time error a kernel hit: the MC5xxx code, the IR node, where
     (``phase``: 1 successors, 2 terminal check, 3 step property, 4 state
-    property), the batch row, and for properties the column."""
+    property, 5 state constraint), the batch row, and for properties the column."""
     code: str
     node: Any
     phase: int
@@ -105,10 +106,6 @@ class CompiledModel:
         self.deadline = None if options.timeout_s is None else time.monotonic() + options.timeout_s
         self.model = model
         self.options = options
-        if model.constraints:
-            # Ignoring them would explore and count states TLC's CONSTRAINT
-            # excludes: decline, and the reference explorer answers.
-            raise Unsupported("state constraints are not compiled yet")
         folder = Folder(model)
         check_int64(model, folder)
         self.layout = Layout.from_model(model)
@@ -196,6 +193,7 @@ class CompiledModel:
         self.canonicalize(rows)
         self.permute(rows, np.zeros((0, self.perm_slots), dtype=np.int64))
         self.terminal(rows)
+        self.in_model(rows)
         self._warm_search(rows)
         if cold:
             mark_warm(self.path)
@@ -213,7 +211,8 @@ class CompiledModel:
         crow = np.zeros(w, dtype=np.int64)
         opts = np.zeros(8, dtype=np.int64)
         self.module.admit(rows, 0, t.keys, t.tags, t.states, t.meta, rows, i64, i64,
-                          i64, opts, i64, frows, self.U, self.S, self.V, crow, self.err, i64)
+                          i64, opts, i64, frows, self.U, self.S, self.V, crow, self.err, i64,
+                          frows, i64)
         self.module.explore_chunk(rows, 0, 0, t.keys, t.tags, t.states, t.meta, rows, i64,
                                   i64, self.action_of, i64, i64, i64, opts, i64, frows, frows,
                                   i64, self.U, self.P, self.S, self.V, self.buf, self.bufaid,
@@ -309,6 +308,16 @@ class CompiledModel:
         r = self.module.terminal_batch(rows, self.U, self.S, self.err, out)
         if r < 0:
             raise KernelFaultError(self.fault(2, -1 - int(r)))
+        return out != 0
+
+    def in_model(self, batch: np.ndarray) -> np.ndarray:
+        """Whether each row satisfies every state constraint (TLC's
+        isInModel).  Raises KernelFaultError (phase 5)."""
+        rows = self._rows(batch)
+        out = np.zeros(rows.shape[0], dtype=np.int64)
+        r = self.module.constraints_batch(rows, self.U, self.S, self.err, out)
+        if r < 0:
+            raise KernelFaultError(self.fault(5, -1 - int(r)))
         return out != 0
 
     def check_steps(self, pre: np.ndarray, post: np.ndarray, action_id: np.ndarray) -> np.ndarray:

@@ -23,7 +23,9 @@ from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progre
                                      Stats, Status)
 from modelcheck.engines.compiled import checkpoint
 from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
-                                                FAULT, GROW_NEXT, GROW_SUCC, GROW_TABLE, O_DEADLOCK,
+                                                FAULT, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL,
+                                                FOUND_STORED, GROW_NEXT, GROW_SUCC, GROW_TABLE,
+                                                O_DEADLOCK,
                                                 O_GROW_AT, O_MAX_STATES, O_STOP_FIRST, O_STORE,
                                                 O_SYMMETRY, STOPPED)
 from modelcheck.engines.compiled.faults import fault_error
@@ -185,7 +187,7 @@ class CompiledSearch:
             status, pos = self.module.admit(
                 rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
                 self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
-                self.crow, self.k.err, self.flags)
+                self.crow, self.k.err, self.flags, self.frows2, self.faid)
             self._note_found(1, 1)
             if status == DONE:
                 break
@@ -283,9 +285,13 @@ class CompiledSearch:
                       f"(max_states={limit:,}), depth {self.depth}")
 
     def _note_found(self, state_level: int, pre_level: int) -> None:
+        """The level of the stored state each new find's trace is rebuilt to:
+        the state itself, or the parent of a step or of a state outside the
+        model."""
         for q in np.flatnonzero(self.found):
             if self.found_level[q] is None:
-                self.found_level[q] = state_level if q < self.nstate else pre_level
+                stored = q < self.nstate and self.found[q] == FOUND_STORED
+                self.found_level[q] = state_level if stored else pre_level
 
     # ------------------------------------------------------------ safe points
 
@@ -328,7 +334,14 @@ class CompiledSearch:
         for q in np.flatnonzero(self.found):
             level = self.found_level[q]
             assert level is not None
-            path, pi = find_path(self.k, self.table, self.frows[q], level, initial)
+            if self.found[q] == FOUND_OUTSIDE_INITIAL:
+                # an initial state outside the model: a 0-step trace
+                path = [(None, self.frows2[q].view(np.uint64).copy())]
+                pi = np.zeros(0, dtype=np.int64)
+            else:
+                path, pi = find_path(self.k, self.table, self.frows[q], level, initial)
+            if self.found[q] == FOUND_OUTSIDE:
+                path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
             if q < self.nstate:
                 prop = self.k.state_columns[q]
                 status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
@@ -337,15 +350,18 @@ class CompiledSearch:
                                      trace_of(self.k, path, kind, prop.name))
             elif q < dl:
                 prop = self.k.step_columns[q - self.nstate]
-                step = step_after(self.k, path[-1][1], pi, self.frows2[q])
-                if step is None:
-                    raise RuntimeError("internal error: the violating step does not re-execute")
-                path.append(step)
+                path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
                 self.verdicts.settle(prop.name, prop.kind, Status.VIOLATED,
                                      trace_of(self.k, path, "counterexample", prop.name))
             else:
                 self.verdicts.settle(DEADLOCK, None, Status.VIOLATED,
                                      trace_of(self.k, path, "counterexample", DEADLOCK))
+
+    def _step_to(self, concrete: np.ndarray, pi: np.ndarray, post: np.ndarray) -> tuple:
+        step = step_after(self.k, concrete, pi, post)
+        if step is None:
+            raise RuntimeError("internal error: the step of a trace does not re-execute")
+        return step
 
     def _stats(self) -> Stats:
         elapsed = self.elapsed()

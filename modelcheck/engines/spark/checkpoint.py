@@ -51,8 +51,9 @@ MANIFEST = "manifest.json"
 @dataclass(frozen=True)
 class Hit:
     """A settled property, kept as fingerprints until the trace is built.
-    ``what``: "state" (fps = the state), "step" (fps = pre, post) or
-    "deadlock"; ``column``: the kernel column of a state or step property."""
+    ``what``: "state" (fps = the state), "step" (fps = pre, post),
+    "outside" (fps = parent, state: a state failing a constraint, never
+    stored; an initial one is its own parent) or "deadlock"; ``column``: the kernel column of a state or step property."""
     name: str
     what: str
     fps: tuple[int, ...]

@@ -100,6 +100,9 @@ class CompiledKernels:
     def terminal(self, batch: np.ndarray) -> Checked:
         return _checked(lambda lo, hi: self.compiled.terminal(batch[lo:hi]), len(batch), ())
 
+    def in_model(self, batch: np.ndarray) -> Checked:
+        return _checked(lambda lo, hi: self.compiled.in_model(batch[lo:hi]), len(batch), ())
+
     def decode(self, row: np.ndarray) -> tuple:
         return self.compiled.decode(row)
 

@@ -72,7 +72,7 @@ class SparkEngine:
         reporter = reporter if reporter is not None else NullReporter()
         _validate(options)
         props = select_properties(model, options)
-        plan = plan_properties(props)
+        plan = plan_properties(props, constrained=bool(model.constraints))
         try:
             kernels = self.kernels_factory(model, options, plan)
         except KernelsUnavailable as err:
@@ -97,8 +97,13 @@ def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str)
 
 def _evaluate_everything(evaluator: Evaluator, plan: PropertyPlan, state: tuple) -> None:
     """Everything the search evaluates at a state, in the reference's order:
-    its state properties, its successors, whether it is terminal, the step
-    invariants on its steps.  Raises the first EvalError."""
+    its constraints, its state properties, its successors, whether it is
+    terminal, the step invariants on its steps.  Raises the first EvalError."""
+    if plan.constrained and not evaluator.in_model(state):
+        # checked, never expanded
+        for prop in plan.state:
+            evaluator.check_property(prop.name, state)
+        return
     for prop in plan.state:
         evaluator.check_property(prop.name, state)
     transitions = list(evaluator.successors(state))
@@ -107,6 +112,11 @@ def _evaluate_everything(evaluator: Evaluator, plan: PropertyPlan, state: tuple)
     for t in transitions:
         for prop in plan.step:
             evaluator.check_property(prop.name, state, t.state)
+
+
+def _initial_outside(hit: Hit) -> bool:
+    """An initial state outside the model: its own parent (a 0-step trace)."""
+    return hit.what == "outside" and hit.fps[0] == hit.fps[1]
 
 
 def _validate(options: CheckOptions) -> None:
@@ -224,9 +234,10 @@ class _Run:
         hits = list(search.state.hits.values())
         if not hits:
             return {}
-        paths = self._paths(search, [h.fps[0] for h in hits])
+        paths = self._paths(search, [h.fps[0] for h in hits if not _initial_outside(h)])
         evaluator = Evaluator(self.model)
-        return {h.name: self._trace(h, paths[h.fps[0]], evaluator) for h in hits}
+        return {h.name: self._trace(h, [h.fps[0]] if _initial_outside(h) else paths[h.fps[0]],
+                                    evaluator) for h in hits}
 
     def _trace(self, hit: Hit, path: list[int], evaluator: Evaluator) -> Trace:
         steps = replay_forward(self.kernels, path)
@@ -240,8 +251,11 @@ class _Run:
                 return not len(checked.failed) and not bool(checked.values[0, column])
 
             steps.append(successor_with(self.kernels, steps[-1][1], hit.fps[1], violates))
+        elif hit.what == "outside" and not _initial_outside(hit):
+            # a state outside the model is not stored: the step from its parent
+            steps.append(successor_with(self.kernels, steps[-1][1], hit.fps[1]))
         kind = "counterexample"
-        if hit.what == "state" and self.plan.state[hit.column].kind is PropertyKind.SOMETIMES:
+        if hit.what in ("state", "outside") and self.plan.state[hit.column].kind is PropertyKind.SOMETIMES:
             kind = "witness"
         return to_trace(self.kernels, evaluator, steps, kind, hit.name)
 

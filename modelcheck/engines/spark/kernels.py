@@ -54,6 +54,7 @@ class PropertyPlan:
     the options (``select_properties``), in declaration order."""
     state: tuple[Property, ...]      # invariants and sometimes, columns of state_props
     step: tuple[Property, ...]       # step invariants, columns of step_props
+    constrained: bool = False        # the model has state constraints (kernels.in_model)
 
     def state_index(self, name: str) -> int:
         return [p.name for p in self.state].index(name)
@@ -68,11 +69,11 @@ class PropertyPlan:
         return np.array([p.kind is PropertyKind.SOMETIMES for p in self.state], dtype=bool)
 
 
-def plan_properties(selected: list[Property]) -> PropertyPlan:
+def plan_properties(selected: list[Property], constrained: bool = False) -> PropertyPlan:
     state = tuple(p for p in selected
                   if p.kind in (PropertyKind.INVARIANT, PropertyKind.SOMETIMES))
     step = tuple(p for p in selected if p.kind is PropertyKind.STEP)
-    return PropertyPlan(state, step)
+    return PropertyPlan(state, step, constrained)
 
 
 class SearchKernels(Protocol):
@@ -107,6 +108,11 @@ class SearchKernels(Protocol):
 
     def terminal(self, batch: np.ndarray) -> Checked:
         """values (n,) bool: the state satisfies some ``terminal`` declaration."""
+        ...
+
+    def in_model(self, batch: np.ndarray) -> Checked:
+        """values (n,) bool: the state satisfies every state constraint
+        (asked only when the plan is ``constrained``)."""
         ...
 
     def decode(self, row: np.ndarray) -> tuple:

@@ -119,7 +119,7 @@ class LevelSearch:
         if expanded.failed is not None:
             self.failed = (expanded.failed, st.depth)
             return
-        if not commit and merged.new_states:
+        if not commit and merged.new_states and merged.failed is None:
             # The level is not kept (a resumed run expands it again), so its
             # counts are not either; what it settled stays settled.
             self.reason = (f"stopped at the depth bound: depth {st.depth} "
@@ -129,7 +129,8 @@ class LevelSearch:
         if merged.new_states:
             st.depth += 1
             st.distinct += merged.new_states
-            self.absorb_states(merged, st.depth)
+        # states outside the model settle properties without adding a level
+        self.absorb_states(merged, level + 1)
         if merged.failed is not None:
             self.failed = (merged.failed, st.depth)
             return
@@ -147,7 +148,8 @@ class LevelSearch:
         st = self.state
         st.generated += generated
         st.distinct += report.new_states
-        st.depth = 1 if report.new_states else 0
+        # TLC: depth 1 even when every initial state fails a constraint
+        st.depth = 1 if generated else 0
         self.absorb_states(report, 1)
         st.levels.append(LevelLog(1, self.backend.where, 0, report.new_states, 0.0))
         self.tick()
@@ -180,6 +182,10 @@ class LevelSearch:
             name = self.plan.state[column].name
             if name in self.open_names:
                 self.settle(Hit(name, "state", (fp,), level, column))
+        for column, (fp, parent) in sorted(report.outside_hits.items()):
+            name = self.plan.state[column].name
+            if name in self.open_names:
+                self.settle(Hit(name, "outside", (parent, fp), level, column))
 
     def settle(self, hit: Hit) -> None:
         self.open_names.discard(hit.name)
@@ -187,7 +193,7 @@ class LevelSearch:
 
     def any_violation(self) -> bool:
         def witness(h: Hit) -> bool:
-            return h.what == "state" and self.plan.state[h.column].kind is PropertyKind.SOMETIMES
+            return h.what in ("state", "outside") and self.plan.state[h.column].kind is PropertyKind.SOMETIMES
         return any(not witness(h) for h in self.state.hits.values())
 
     # ------------------------------------------------------------ Spark, checkpoints

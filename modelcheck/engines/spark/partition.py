@@ -85,7 +85,10 @@ class LevelReport:
     state that has no successor and is not terminal.  ``failed``: the
     smallest fingerprint of a state where the spec hit a run-time error
     (expanding it, checking whether it is terminal, a step invariant on a
-    step from it, a state property on it).
+    step from it, a state property or a constraint on it).
+    ``outside_hits[c]``: the smallest (fingerprint, parent fingerprint) of a
+    state failing a state constraint that settles column c: it is checked,
+    never stored (an initial one is its own parent).
     """
     expanded: int = 0
     generated: int = 0
@@ -95,6 +98,7 @@ class LevelReport:
     step_hits: dict[int, tuple[int, int]] = field(default_factory=dict)
     deadlock: int | None = None
     failed: int | None = None
+    outside_hits: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def add(self, other: "LevelReport") -> None:
         """Fold another partition's (or batch's) report into this one."""
@@ -108,6 +112,8 @@ class LevelReport:
             self.state_hits[c] = min(fp, self.state_hits.get(c, fp))
         for c, pair in other.step_hits.items():
             self.step_hits[c] = min(pair, self.step_hits.get(c, pair))
+        for c, pair in other.outside_hits.items():
+            self.outside_hits[c] = min(pair, self.outside_hits.get(c, pair))
         self.deadlock = _min_opt(self.deadlock, other.deadlock)
         self.failed = _min_opt(self.failed, other.failed)
 
@@ -241,21 +247,25 @@ def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
                incoming: list[Candidates], commit: bool = True) -> tuple[Part, LevelReport]:
     """Add the candidates routed to this partition.  With ``commit`` False
     (the level is past a bound) new states are only counted and the part is
-    returned unchanged; without new states the level ends as usual."""
+    returned unchanged (unless a constraint failed to evaluate: the failing
+    state is merged, for its trace, and the search stops); without new states
+    the level ends as usual."""
     report = LevelReport()
     if not incoming:
         return (Part(part.seen_fp, part.seen_parent, np.empty(0, _U64),
                      np.empty((0, part.words), _U64)) if commit else part), report
     cands = _dedupe_all(incoming)
     fresh = ~_member(part.seen_fp, cands.fp)
+    if plan.constrained and fresh.any():
+        fresh = _apply_constraints(kernels, plan, cands, fresh, report, commit)
     new_fp = cands.fp[fresh]
     report.new_states = len(new_fp)
-    if not commit and len(new_fp):
+    if not commit and len(new_fp) and report.failed is None:
         return part, report
     new_parent = cands.parent[fresh]
     new_states = np.ascontiguousarray(cands.states[fresh])
     seen_fp, seen_parent = _merge_sorted(part.seen_fp, part.seen_parent, new_fp, new_parent)
-    if plan.state and len(new_fp):
+    if plan.state and len(new_fp) and commit:
         checked = kernels.state_props(new_states)
         _note_failed(report, new_fp[checked.failed])
         hits = checked.values == plan.state_hit_wanted[None, :]
@@ -265,6 +275,37 @@ def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
             if len(rows):
                 report.state_hits[c] = int(new_fp[rows].min())
     return Part(seen_fp, seen_parent, new_fp, new_states), report
+
+
+def _apply_constraints(kernels: SearchKernels, plan: PropertyPlan, cands: Candidates,
+                       fresh: np.ndarray, report: LevelReport, commit: bool) -> np.ndarray:
+    """The fresh candidates that are in the model (TLC's CONSTRAINT); those
+    outside it are checked (unless the level is past the depth bound) and
+    dropped.  A state whose constraint or property fails to evaluate is kept,
+    so that the error's trace can be walked back to it: the search stops at
+    this level."""
+    rows = np.flatnonzero(fresh)
+    checked = kernels.in_model(np.ascontiguousarray(cands.states[rows]))
+    _note_failed(report, cands.fp[rows[checked.failed]])
+    inside = checked.values.astype(bool)
+    inside[checked.failed] = True
+    out_rows = rows[~inside]
+    keep = fresh.copy()
+    keep[out_rows] = False
+    if not commit or not plan.state or not len(out_rows):
+        return keep
+    out_fp = cands.fp[out_rows]
+    props = kernels.state_props(np.ascontiguousarray(cands.states[out_rows]))
+    _note_failed(report, out_fp[props.failed])
+    keep[out_rows[props.failed]] = True
+    hits = props.values == plan.state_hit_wanted[None, :]
+    hits[props.failed] = False
+    for c in range(len(plan.state)):
+        hit = np.flatnonzero(hits[:, c])
+        if len(hit):
+            best = hit[np.argmin(out_fp[hit])]
+            report.outside_hits[c] = (int(out_fp[best]), int(cands.parent[out_rows[best]]))
+    return keep
 
 
 def _note_failed(report: LevelReport, fps: np.ndarray) -> None:

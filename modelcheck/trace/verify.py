@@ -105,10 +105,13 @@ def _error_problem(model: ir.Model, ev: Evaluator, before: State | None, last: S
     if error_code is None:
         return "the trace to a run-time error does not say which error it shows"
     # Where an engine may meet a run-time error at the end of a trace: taking
-    # a step from the last state, a property in it, or a step invariant on
-    # the step that reached it.
+    # a step from the last state, a property or a constraint in it, or a step
+    # invariant on the step that reached it.
     attempts: list[Callable[[], Any]] = [lambda: list(ev.successors(last)),
                                          lambda: ev.is_terminal(last)]
+    if model.constraints:
+        # a state's constraints are evaluated before it is stored
+        attempts.append(lambda: ev.in_model(last))
     for prop in model.properties:
         if prop.kind is ir.PropertyKind.STEP:
             if before is not None:

@@ -126,7 +126,7 @@ def _in(g, e: ir.Apply) -> Val:
     t = coll.type
     if not isinstance(t, (SetType, BagType)):
         raise Unsupported(f"'in' on a {type(t).__name__}")
-    r, valid = g.rank_expr(x, t.elem)     # the reference evaluates x first
+    r, valid = g.rank_expr(x, t.elem, probe=True)     # the reference evaluates x first
     region = g.region(coll)
     if isinstance(t, SetType):
         test = f"bit({region.arr}, {region.off}, {r})"
@@ -363,7 +363,7 @@ def _opt_get(g, e: ir.Apply) -> Val:
 def _bag_count(g, e: ir.Apply) -> Val:
     b, x = e.args
     region = g.region(b)
-    r, valid = g.rank(g.gen(x), x.type, b.type.elem)
+    r, valid = g.rank_expr(x, b.type.elem, probe=True)
     if valid is None:
         return Scalar(g.src.let(slot(region, r), "n"))
     return Scalar(g.src.let(f"{slot(region, r)} if {valid} else 0", "n"))

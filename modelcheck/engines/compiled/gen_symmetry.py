@@ -21,9 +21,9 @@ from __future__ import annotations
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, slot
 from modelcheck.engines.compiled.gen_values import ValueGen, is_scalar
 from modelcheck.engines.compiled.layout import Layout
-from modelcheck.engines.compiled.reps import field_types, rank_size, width
+from modelcheck.engines.compiled.reps import case_offsets, field_types, rank_size, width
 from modelcheck.ir.types import (BagType, MapType, ModelType, OptionType, RecordType, SeqType,
-                                 SetType, TupleType, Type)
+                                 SetType, TupleType, Type, VariantType)
 
 __all__ = ["involves", "SymmetryGen", "TIE_LIMIT"]
 
@@ -44,6 +44,8 @@ def involves(t: Type, sym: ModelType) -> bool:
         return involves(t.key, sym) or involves(t.value, sym)
     if isinstance(t, (RecordType, TupleType)):
         return any(involves(f, sym) for f in field_types(t))
+    if isinstance(t, VariantType):
+        return any(involves(p, sym) for _, p in t.cases)
     return False
 
 
@@ -101,6 +103,16 @@ class SymmetryGen:
                 val = self.sig(self._part(v.at(f"{r} * {wv}"), t.value), t.value, sym, member)
                 src.line(f"{h} += hmix(hmix(0, {key}), {val})")
             return h
+        if isinstance(t, VariantType):
+            # the cases not taken hold defaults, not members: only the taken one counts
+            h = src.fresh("h")
+            src.line(f"{h} = hmix(0, {slot(v)})")
+            for k, ((_, payload), (off, _)) in enumerate(zip(t.cases, case_offsets(t))):
+                if involves(payload, sym):
+                    with src.block(f"if {slot(v)} == {k}:"):
+                        inner = self.sig(v.at(off), payload, sym, member)
+                        src.line(f"{h} = hmix({h}, {inner})")
+            return h
         if isinstance(t, (SetType, BagType)):
             h = src.fresh("h")
             src.line(f"{h} = 0")
@@ -148,6 +160,12 @@ class SymmetryGen:
             for ft in field_types(t):
                 self.perm(src_r.at(off), ft, dst.at(off), sym, pi)
                 off += width(ft)
+        elif isinstance(t, VariantType):
+            v.copy(dst, src_r, width(t))
+            for k, ((_, payload), (off, _)) in enumerate(zip(t.cases, case_offsets(t))):
+                if involves(payload, sym):
+                    with src.block(f"if {slot(src_r)} == {k}:"):
+                        self.perm(src_r.at(off), payload, dst.at(off), sym, pi)
         elif isinstance(t, SeqType):
             we = width(t.elem)
             q = src.fresh("q")

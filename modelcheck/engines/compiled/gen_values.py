@@ -13,11 +13,12 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, Val, add_off, slot
-from modelcheck.engines.compiled.reps import (Unsupported, chunks, default, field_types, flatten,
-                                              rank, rank_is_canonical, rank_size, to_signed,
-                                              unrank, width)
+from modelcheck.engines.compiled.reps import (Unsupported, capped, case_offsets, chunks, default,
+                                              field_types, flatten, rank, rank_is_canonical,
+                                              rank_size, to_signed, unrank, width)
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType)
 
 __all__ = ["Consts", "is_scalar", "same_rep", "needs_check", "ValueGen"]
 
@@ -64,7 +65,9 @@ def needs_check(frm: Type, to: Type) -> bool:
     if isinstance(frm, OptionType):
         return needs_check(frm.elem, to.elem)
     if isinstance(frm, SetType):
-        return needs_check(frm.elem, to.elem)
+        return over_capacity(frm, to) or needs_check(frm.elem, to.elem)
+    if isinstance(frm, VariantType):
+        return False        # variants join only when equal
     if isinstance(frm, BagType):
         return frm.capacity > to.capacity or needs_check(frm.elem, to.elem)
     if isinstance(frm, SeqType):
@@ -74,6 +77,13 @@ def needs_check(frm: Type, to: Type) -> bool:
     if isinstance(frm, (RecordType, TupleType)):
         return any(needs_check(x, y) for x, y in zip(field_types(frm), field_types(to)))
     raise TypeError(frm)
+
+
+def over_capacity(frm: SetType, to: SetType) -> bool:
+    """Whether a set of ``frm`` may hold more elements than ``to`` allows."""
+    if to.capacity is None or not capped(to):
+        return False
+    return frm.capacity is None or frm.capacity > to.capacity
 
 
 class Consts:
@@ -287,6 +297,9 @@ class ValueGen:
                 total = self.bag_size(v, frm)
                 with src.block(f"if {total} > {to.capacity}:"):
                     fail("MC5001")
+            if isinstance(to, SetType) and over_capacity(frm, to):
+                with src.block(f"if {self.set_size(v, frm)} > {to.capacity}:"):
+                    fail("MC5001")
             if needs_check(frm.elem, to.elem):
                 with self.each_element(v, frm, canonical=False) as r:
                     elem = self.unrank(r, frm.elem)
@@ -365,7 +378,11 @@ class ValueGen:
             for rk, size in parts[1:]:
                 code = f"({code}) * {size} + {rk}"
             return src.let(code, "r"), (src.let(" and ".join(valids), "ok") if valids else None)
+        if isinstance(to, VariantType):
+            return self._variant_rank(v, to), None
         if isinstance(to, SetType):
+            if capped(to):
+                raise Unsupported(f"a set with a capacity ({to}) used as a set element or map key")
             if width(to) > 1 or rank_size(to.elem) > 62:
                 raise Unsupported(f"a set over {rank_size(to.elem)} elements used as an element")
             region = self.as_rep(v, frm, to)
@@ -395,6 +412,19 @@ class ValueGen:
             src.line(f"{r} = {r} + {table}[min({n}, {to.capacity + 1})]")
             return r, ok
         raise Unsupported(f"a {type(to).__name__} used as a set element or map key")
+
+    def _variant_rank(self, v: Region, t: VariantType) -> str:
+        src = self.src
+        tag, r = src.let(slot(v), "tag"), src.fresh("r")
+        src.line(f"{r} = 0")
+        for k, ((_, payload), (off, first)) in enumerate(zip(t.cases, case_offsets(t))):
+            with src.block(f"{'if' if k == 0 else 'elif'} {tag} == {k}:"):
+                if payload.fields:
+                    rk, _ = self.rank(v.at(off), payload, payload)
+                    src.line(f"{r} = {first} + {rk}")
+                else:
+                    src.line(f"{r} = {first}")
+        return r
 
     def unrank(self, r: str, t: Type) -> Val:
         """The value of ``t`` whose rank is ``r`` (a scalar or a fresh region)."""
@@ -435,7 +465,18 @@ class ValueGen:
                 digit = src.let(f"{rest} % {size}", "d")
                 self.unrank_into(dst.at(off), digit, ft)
                 rest = src.let(f"{rest} // {size}", "r")
+        elif isinstance(t, VariantType):
+            self.fill_default(dst, t)
+            rest = src.let(r, "r")
+            for k, ((_, payload), (off, first)) in enumerate(zip(t.cases, case_offsets(t))):
+                end = first + rank_size(payload)
+                with src.block(f"{'if' if k == 0 else 'elif'} {rest} < {end}:"):
+                    src.line(f"{slot(dst)} = {k}")
+                    if payload.fields:
+                        self.unrank_into(dst.at(off), src.let(f"{rest} - {first}", "r"), payload)
         elif isinstance(t, SetType):
+            if capped(t):
+                raise Unsupported(f"a set with a capacity ({t}) used as a set element or map key")
             if rank_size(t.elem) > 62:
                 raise Unsupported(f"a set over {rank_size(t.elem)} elements used as an element")
             src.line(f"{slot(dst)} = {r}")

@@ -3,8 +3,9 @@
 A state is a fixed-width vector of 64-bit words.  Each state variable is
 flattened into slots (``reps``), and each slot becomes a bit field just wide
 enough for its declared type: ``lo..hi`` takes ``bits_for(hi - lo + 1)`` bits
-and stores ``v - lo``; an enum or model value its index; a set its bitset; a
-sequence or bag length/count ``bits_for(capacity + 1)`` bits.  A field never
+and stores ``v - lo``; an enum or model value (or a variant's tag) its index;
+a set its bitset; a sequence or bag length/count ``bits_for(capacity + 1)``
+bits.  A field never
 straddles two words, so reading one is a shift and a mask.  Unused slots hold
 their type's default value, which is stored as zero bits, so a state has
 exactly one packing and ``unpack(pack(s)) == s``.
@@ -23,7 +24,8 @@ from modelcheck.engines.compiled.reps import (Unsupported, bits_for, flatten, to
                                               to_unsigned, unflatten, width)
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType)
 from modelcheck.ir.values import domain_size
 
 __all__ = ["Field", "VarSlots", "Layout", "slot_fields", "MAX_SLOTS"]
@@ -76,8 +78,9 @@ def _slot_fields(t: Type, out: list[tuple[int, int]]) -> None:
         out.append((1, 0))
         _slot_fields(t.elem, out)
     elif isinstance(t, SetType):
+        chunks = width(t)          # declines a set it cannot lay out first
         ranks = domain_size(t.elem)
-        for k in range(width(t)):
+        for k in range(chunks):
             out.append((max(0, min(64, ranks - 64 * k)), 0))
     elif isinstance(t, MapType):
         inner = slot_fields(t.value)
@@ -93,6 +96,10 @@ def _slot_fields(t: Type, out: list[tuple[int, int]]) -> None:
     elif isinstance(t, TupleType):
         for ft in t.elems:
             _slot_fields(ft, out)
+    elif isinstance(t, VariantType):
+        out.append((bits_for(len(t.cases)), 0))
+        for _, payload in t.cases:
+            _slot_fields(payload, out)
     else:
         raise TypeError(t)
 

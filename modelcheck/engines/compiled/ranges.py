@@ -22,7 +22,7 @@ from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (BagType, IntType, MapType, OptionType, RecordType, SeqType,
-                                 SetType, TupleType, Type)
+                                 SetType, TupleType, Type, VariantType, render_type)
 from modelcheck.ir.visit import body_exprs, children
 from modelcheck.semantics import intervals as I
 from modelcheck.semantics.types import bounded_size
@@ -50,6 +50,7 @@ def check_int64(model: ir.Model, folder: Folder) -> None:
         _check_type(t, f"constant {name}")
     for v in model.vars:
         _check_type(v.type, f"variable {v.name}")
+        _check_ranks(v.type, f"variable {v.name}")
     for action in model.actions:
         for p in action.params:
             _check_type(p.type, f"parameter {p.name} of {action.name}")
@@ -88,6 +89,36 @@ def _int_types(t: Type) -> Iterator[IntType]:
     elif isinstance(t, TupleType):
         for ft in t.elems:
             yield from _int_types(ft)
+    elif isinstance(t, VariantType):
+        for _, payload in t.cases:
+            yield from _int_types(payload)
+
+
+def _ranked(t: Type) -> Iterator[Type]:
+    """The types whose values the generated code numbers by rank: set and bag
+    elements, map keys."""
+    if isinstance(t, (SetType, BagType)):
+        yield t.elem
+    elif isinstance(t, MapType):
+        yield t.key
+    if isinstance(t, (SetType, BagType, SeqType, OptionType)):
+        yield from _ranked(t.elem)
+    elif isinstance(t, MapType):
+        yield from _ranked(t.value)
+    elif isinstance(t, (RecordType, TupleType)):
+        for ft in (t.elems if isinstance(t, TupleType) else [f for _, f in t.fields]):
+            yield from _ranked(ft)
+    elif isinstance(t, VariantType):
+        for _, payload in t.cases:
+            yield from _ranked(payload)
+
+
+def _check_ranks(t: Type, what: str) -> None:
+    # A rank lies in 0 .. domain size - 1 and is computed in an int64.
+    for elem in _ranked(t):
+        if bounded_size(elem, INT64_MAX) > INT64_MAX:
+            raise Unsupported(f"{what} holds values of {render_type(elem)}, too many to "
+                              f"number in 64-bit integers")
 
 
 def _check_type(t: Type, what: str) -> None:

@@ -15,6 +15,8 @@ seq        a length slot then ``capacity`` runs of ``width(E)``; unused
            runs hold the element type's default value
 bag        one count slot per element rank
 tuple      the fields' runs, in order (records likewise)
+variant    a tag slot (the case's index) then every case's record run, in
+           case order; the cases not taken hold their default values
 ========== ==============================================================
 
 Every slot of a value that is not in use holds the default value (the first
@@ -25,7 +27,10 @@ A *rank* numbers the values of a type densely, 0 .. domain_size - 1: set
 elements are bits at their ranks, map keys are runs at their ranks.  For most
 types rank order is the canonical order of ``modelcheck.ir.values``
 (``rank_is_canonical``); where it is not (sets and bags inside elements), the
-engines iterate through a canonical-order table instead.
+engines iterate through a canonical-order table instead.  A set whose
+capacity leaves out some subsets (``capped``) keeps its bitset slots, but is
+ranked densely, by size and then its sorted element ranks, the canonical order;
+a variant's rank is its case's first rank plus its payload's rank.
 """
 from __future__ import annotations
 
@@ -33,12 +38,14 @@ from math import comb
 from typing import Any
 
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
-from modelcheck.ir.values import FrozenDict, domain_size
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType, render_type)
+from modelcheck.ir.values import FrozenDict, Variant, domain_size
+from modelcheck.semantics.types import bounded_size
 
 __all__ = ["Unsupported", "MAX_BITSET_RANKS", "width", "rank_size", "rank", "unrank",
            "rank_is_canonical", "default", "flatten", "unflatten", "chunks", "to_signed",
-           "to_unsigned", "bits_for", "field_types"]
+           "to_unsigned", "bits_for", "field_types", "case_offsets", "capped"]
 
 #: The most ranks one set bitset (or bag, map) may span: 65,536 bits is 1,024 words.
 MAX_BITSET_RANKS = 1 << 16
@@ -69,12 +76,35 @@ def to_unsigned(s: int) -> int:
     return s & ((1 << 64) - 1)
 
 
-def _elem_ranks(t: Type) -> int:
-    n = domain_size(t)
+def _elem_ranks(t: Type, coll: Type | None = None) -> int:
+    n = bounded_size(t, MAX_BITSET_RANKS)
     if n > MAX_BITSET_RANKS:
-        raise Unsupported(f"a collection over {n} possible elements (at most "
-                          f"{MAX_BITSET_RANKS}): {t}")
+        if isinstance(coll, SetType) and coll.capacity is None:
+            hint = f"; give it a capacity: set[{render_type(t)}, cap]"
+        else:
+            # The sparse layout (a count, then ``cap`` element ranks) is not
+            # built: expressions such as ``s | {x}`` have no capacity of their
+            # own, so it needs a static bound on every intermediate set first.
+            hint = " (a sparse layout by capacity is not built yet)"
+        raise Unsupported(f"a collection over more than {MAX_BITSET_RANKS:,} possible "
+                          f"elements ({render_type(t)}) does not fit a bitset{hint}")
     return n
+
+
+def capped(t: SetType) -> bool:
+    """Whether the capacity of ``t`` leaves out some subsets of its element type
+    (its values are then fewer than the bitsets, and ranked densely)."""
+    return t.capacity is not None and t.capacity < domain_size(t.elem)
+
+
+def case_offsets(t: VariantType) -> list[tuple[int, int]]:
+    """(first slot after the tag, first rank) of each case of ``t``."""
+    out, slot, first = [], 1, 0
+    for _, payload in t.cases:
+        out.append((slot, first))
+        slot += width(payload)
+        first += domain_size(payload)
+    return out
 
 
 def field_types(t: RecordType | TupleType) -> tuple[Type, ...]:
@@ -90,7 +120,7 @@ def width(t: Type) -> int:
     if isinstance(t, OptionType):
         return 1 + width(t.elem)
     if isinstance(t, SetType):
-        return chunks(_elem_ranks(t.elem))
+        return chunks(_elem_ranks(t.elem, t))
     if isinstance(t, MapType):
         return _elem_ranks(t.key) * width(t.value)
     if isinstance(t, SeqType):
@@ -99,6 +129,8 @@ def width(t: Type) -> int:
         return _elem_ranks(t.elem)
     if isinstance(t, (RecordType, TupleType)):
         return sum(width(f) for f in field_types(t))
+    if isinstance(t, VariantType):
+        return 1 + sum(width(p) for _, p in t.cases)
     raise TypeError(t)
 
 
@@ -112,8 +144,13 @@ def rank_is_canonical(t: Type) -> bool:
         return True
     if isinstance(t, OptionType):
         return rank_is_canonical(t.elem)
+    if isinstance(t, SetType) and capped(t):
+        # dense ranks: by size, then the sorted element ranks lexicographically
+        return rank_is_canonical(t.elem)
     if isinstance(t, (SetType, BagType)):
         return domain_size(t.elem) <= 1
+    if isinstance(t, VariantType):
+        return all(rank_is_canonical(p) for _, p in t.cases)
     if isinstance(t, MapType):
         return rank_is_canonical(t.value)
     if isinstance(t, SeqType):
@@ -154,8 +191,13 @@ def rank(t: Type, v: Any) -> int:
         for i in range(rank_size(t.key)):
             r = r * base + rank(t.value, v[unrank(t.key, i)])
         return r
+    if isinstance(t, SetType) and capped(t):
+        return _subset_rank(rank_size(t.elem), sorted(rank(t.elem, e) for e in v))
     if isinstance(t, SetType):
         return sum(1 << rank(t.elem, e) for e in v)
+    if isinstance(t, VariantType):
+        i = t.case_index(v.tag)
+        return case_offsets(t)[i][1] + rank(t.cases[i][1], v.value)
     if isinstance(t, SeqType):
         n = rank_size(t.elem)
         r = 0
@@ -170,6 +212,35 @@ def rank(t: Type, v: Any) -> int:
 def _multisets(n: int, k: int) -> int:
     """Multisets of size k over n elements."""
     return comb(n + k - 1, k) if n > 0 else int(k == 0)
+
+
+def _subset_rank(n: int, elems: list[int]) -> int:
+    # values.domain order of a capped set: by size, then combinations order.
+    k = len(elems)
+    r = sum(comb(n, s) for s in range(k))
+    prev = 0
+    for i, e in enumerate(elems):
+        left = k - i - 1
+        for x in range(prev, e):
+            r += comb(n - x - 1, left)
+        prev = e + 1
+    return r
+
+
+def _subset_unrank(n: int, r: int) -> list[int]:
+    k = 0
+    while r >= comb(n, k):
+        r -= comb(n, k)
+        k += 1
+    elems, x = [], 0
+    for i in range(k):
+        left = k - i - 1
+        while r >= comb(n - x - 1, left):
+            r -= comb(n - x - 1, left)
+            x += 1
+        elems.append(x)
+        x += 1
+    return elems
 
 
 def _bag_rank(t: BagType, v: Any) -> int:
@@ -216,8 +287,15 @@ def unrank(t: Type, r: int) -> Any:
             r //= base
         vals.reverse()
         return FrozenDict(zip(keys, vals))
+    if isinstance(t, SetType) and capped(t):
+        return frozenset(unrank(t.elem, i) for i in _subset_unrank(rank_size(t.elem), r))
     if isinstance(t, SetType):
         return frozenset(unrank(t.elem, i) for i in range(r.bit_length()) if r >> i & 1)
+    if isinstance(t, VariantType):
+        for (case, payload), (_, first) in zip(t.cases, case_offsets(t)):
+            if r < first + domain_size(payload):
+                return Variant(case, unrank(payload, r - first))
+        raise ValueError(f"rank {r} out of {t}")
     if isinstance(t, SeqType):
         n = rank_size(t.elem)
         length = 0
@@ -279,6 +357,9 @@ def default(t: Type) -> Any:
         return FrozenDict({n: default(ft) for n, ft in t.fields})
     if isinstance(t, TupleType):
         return tuple(default(e) for e in t.elems)
+    if isinstance(t, VariantType):
+        case, payload = t.cases[0]
+        return Variant(case, default(payload))
     raise TypeError(t)
 
 
@@ -325,6 +406,10 @@ def _flatten(t: Type, v: Any, out: list[int]) -> None:
     elif isinstance(t, TupleType):
         for ft, fv in zip(t.elems, v):
             _flatten(ft, fv, out)
+    elif isinstance(t, VariantType):
+        out.append(t.case_index(v.tag))
+        for case, payload in t.cases:
+            _flatten(payload, v.value if case == v.tag else default(payload), out)
     else:
         raise TypeError(t)
 
@@ -380,4 +465,13 @@ def _unflatten(t: Type, s: Any, i: int) -> tuple[Any, int]:
             value, i = _unflatten(ft, s, i)
             out.append(value)
         return tuple(out), i
+    if isinstance(t, VariantType):
+        tag = int(s[i])
+        i += 1
+        taken = None
+        for k, (case, payload) in enumerate(t.cases):
+            value, i = _unflatten(payload, s, i)
+            if k == tag:
+                taken = Variant(case, value)
+        return taken, i
     raise TypeError(t)

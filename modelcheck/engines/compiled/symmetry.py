@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import (BagType, MapType, ModelType, OptionType, RecordType, SeqType,
-                                 SetType, TupleType, Type)
-from modelcheck.ir.values import FrozenDict
+                                 SetType, TupleType, Type, VariantType)
+from modelcheck.ir.values import FrozenDict, Variant
 from modelcheck.ir.visit import body_exprs, walk
 
 __all__ = ["usable_symmetric_types", "rename"]
@@ -40,6 +40,8 @@ def rename(t: Type, v: Any, sym: ModelType, pi: dict[str, str]) -> Any:
         return tuple(rename(et, e, sym, pi) for et, e in zip(t.elems, v))
     if isinstance(t, RecordType):
         return FrozenDict({n: rename(ft, v[n], sym, pi) for n, ft in t.fields})
+    if isinstance(t, VariantType):
+        return Variant(v.tag, rename(t.case_type(v.tag), v.value, sym, pi))
     return v
 
 
@@ -59,7 +61,7 @@ def _model_exprs(model: ir.Model) -> Iterator[ir.Expr]:
     for a in model.actions:
         for e in body_exprs(a.body):
             yield from walk(e)
-    for p in model.properties + model.terminals:
+    for p in model.properties + model.terminals + model.constraints:
         yield from walk(p.expr)
 
 

@@ -38,7 +38,8 @@ def _orbits(model) -> int:
     return len(orbits)
 
 
-@pytest.mark.parametrize("name,consts", [("sym_mutex", {"N": 3}), ("two_phase", {"N": 3})])
+@pytest.mark.parametrize("name,consts", [("sym_mutex", {"N": 3}), ("two_phase", {"N": 3}),
+                                         ("variants", {})])
 def test_symmetry_keeps_verdicts_and_counts_orbits(name, consts, load, kernels):
     model = load(name, **consts)
     kernels(name, **consts)

@@ -107,7 +107,8 @@ _CALLS = {Op.MIN: "min", Op.MAX: "max", Op.SET_MIN: "min", Op.SET_MAX: "max", Op
 
 def _atomic(e: ir.Expr) -> bool:
     return isinstance(e, (ir.Const, ir.Var, ir.Local, ir.FieldGet, ir.SetLit, ir.SeqLit,
-                          ir.TupleLit, ir.RecordLit, ir.BagLit)) or (
+                          ir.TupleLit, ir.RecordLit, ir.BagLit, ir.VariantLit,
+                          ir.CasePayload)) or (
         isinstance(e, ir.Apply) and e.op not in _INFIX and e.op not in (Op.NOT, Op.NEG))
 
 
@@ -178,6 +179,17 @@ def _print(e: ir.Expr, s: Mapping[str, str] | None) -> str:
         return f"{_sub(e.record, s)}.{e.field}"
     if isinstance(e, ir.FieldSet):
         return f"{_sub(e.record, s)} with .{e.field} = {_sub(e.value, s)}"
+    if isinstance(e, ir.VariantLit):
+        fields = e.payload.fields if isinstance(e.payload, ir.RecordLit) else ()
+        if not fields:
+            return e.case
+        return f"{e.case}(" + ", ".join(f"{n}={expr_text(x, s)}" for n, x in fields) + ")"
+    if isinstance(e, ir.CaseTest):
+        return f"{_sub(e.subject, s)} is {e.case}"
+    if isinstance(e, ir.CasePayload):
+        # Only read inside its case (a match arm's `as` name, or a field every
+        # case has): the subject is what the spec wrote.
+        return expr_text(e.subject, s)
     return type(e).__name__
 
 

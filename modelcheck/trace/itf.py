@@ -4,7 +4,9 @@ Writing is directed by the declared types (docs/itf.md lists the encodings):
 ints are JSON numbers (``{"#bigint": "..."}`` past 2**53), sets
 ``{"#set": [...]}`` in canonical order, maps ``{"#map": [[k, v], ...]}``,
 records objects, tuples ``{"#tup": [...]}``, sequences arrays, options Quint
-variants, bags ``{"#map": [[elem, count], ...]}``.
+variants, bags ``{"#map": [[elem, count], ...]}``, variants as Quint writes
+them, ``{"tag": case, "value": {...fields...}}`` (a case without fields has
+the value ``{"#tup": []}``).
 
 Reading with a model converts every value back by its declared type, exactly;
 reading without one gives a generic reading of ITF written by other tools
@@ -26,8 +28,8 @@ from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
-                                 render_type)
-from modelcheck.ir.values import FrozenDict, domain, sort_values
+                                 VariantType, render_type)
+from modelcheck.ir.values import FrozenDict, Variant, domain, sort_values
 from modelcheck.trace.itf_json import (MAX_INT_DIGITS, States, TraceFileError, bad_trace, loads_itf,
                                        stream_itf)
 from modelcheck.trace.trace import Step, Trace
@@ -74,6 +76,10 @@ def encode_value(t: Type, v: Any) -> Any:
         return {"tag": "Some", "value": encode_value(t.elem, v)}
     if isinstance(t, BagType):
         return {"#map": [[encode_value(t.elem, e), v[e]] for e in sort_values(t.elem, v.keys())]}
+    if isinstance(t, VariantType):
+        payload = t.case_type(v.tag)
+        fields = encode_value(payload, v.value) if payload.fields else dict(_UNIT)
+        return {"tag": v.tag, "value": fields}
     raise TypeError(f"cannot encode a value of type {t!r}")
 
 
@@ -136,7 +142,20 @@ def _encode_params(model: ir.Model, step: Step) -> dict[str, Any]:
 # ------------------------------------------------------------------ reading
 
 class _Bad(Exception):
-    """A value that does not fit its type; the message says why."""
+    """A value that does not fit its type; the message says why, the hint
+    (if any) what was meant."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
+
+
+class _BadValue(ValueError):
+    """decode_value's ValueError, with the hint of the _Bad it reports."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 def decode_value(t: Type, j: Any) -> Any:
@@ -144,7 +163,7 @@ def decode_value(t: Type, j: Any) -> Any:
     try:
         return _decode(t, j)
     except _Bad as bad:
-        raise ValueError(str(bad)) from None
+        raise _BadValue(str(bad), bad.hint) from None
 
 
 def _int(j: Any) -> int:
@@ -236,6 +255,8 @@ def _decode(t: Type, j: Any) -> Any:
                 e = _decode(t.elem, k)
                 counts[e] = counts.get(e, 0) + n
         return FrozenDict(counts)
+    if isinstance(t, VariantType):
+        return _decode_variant(t, j)
     raise TypeError(f"cannot decode a value of type {t!r}")
 
 
@@ -246,6 +267,23 @@ def _decode_option(t: OptionType, j: Any) -> Any:
         return _decode(t.elem, j["value"])
     raise _Bad(f"expected {{\"tag\": \"Some\", ...}} or {{\"tag\": \"None\", ...}}, "
                f"found {_show(j)}")
+
+
+def _decode_variant(t: VariantType, j: Any) -> Variant:
+    if not (isinstance(j, dict) and set(j) == {"tag", "value"} and isinstance(j["tag"], str)):
+        raise _Bad(f"expected a {t.name} as {{\"tag\": case, \"value\": ...}}, found {_show(j)}")
+    cases = [case for case, _ in t.cases]
+    if j["tag"] not in cases:
+        raise _Bad(f"{t.name} has no case '{j['tag']}'",
+                   did_you_mean(j["tag"], cases, f"the cases of {t.name}"))
+    payload = t.case_type(j["tag"])
+    if not payload.fields:
+        # Quint writes a case without fields with the unit value; an empty
+        # record is the same nothing.
+        if j["value"] not in (_UNIT, {}):
+            raise _Bad(f"the case {j['tag']} of {t.name} has no fields, found {_show(j['value'])}")
+        return Variant(j["tag"], FrozenDict())
+    return Variant(j["tag"], _decode(payload, j["value"]))
 
 
 def decode_generic(j: Any) -> Any:
@@ -281,8 +319,17 @@ def _decode_generic_tagged(j: dict[str, Any]) -> Any:
         if j["tag"] == "Some":
             return decode_generic(j["value"])
         if j["value"] == _UNIT and isinstance(j["tag"], str):
+            # A case without fields reads as an enum member would: ITF
+            # writes both the same way.
             return j["tag"]
+        if isinstance(j["tag"], str) and _is_record(j["value"]):
+            return Variant(j["tag"], decode_generic(j["value"]))
     return FrozenDict((k, decode_generic(v)) for k, v in j.items())
+
+
+def _is_record(j: Any) -> bool:
+    """Whether ``j`` reads as a record: an object without ITF's ``#`` keys."""
+    return isinstance(j, dict) and not any(k.startswith("#") for k in j)
 
 
 def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = "<itf>",
@@ -372,7 +419,7 @@ class _Reader:
                     state[name] = decode_generic(raw[name])
             except ValueError as bad:
                 raise self.bad(_value_code(str(bad)), str(bad),
-                               ("states", i, name)) from None
+                               ("states", i, name), getattr(bad, "hint", None)) from None
         action, params = self.action(raw, i)
         return Step(action, params, state)
 
@@ -418,7 +465,9 @@ class _Reader:
             try:
                 params.append((p.name, decode_value(p.type, params_json[p.name])))
             except ValueError as bad:
-                raise self.bad(_value_code(str(bad)), f"the parameter '{p.name}' of {action}: {bad}", ("states", i, "#meta", "params", p.name)) from None
+                raise self.bad(_value_code(str(bad)), f"the parameter '{p.name}' of {action}: {bad}",
+                               ("states", i, "#meta", "params", p.name),
+                               getattr(bad, "hint", None)) from None
         return tuple(params)
 
 

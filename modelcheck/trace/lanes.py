@@ -4,9 +4,11 @@ it sends between lanes.
 A lane set is a model-value type that keys map variables (``map[Node, ...]``):
 one lane per value.  A step touches the lanes named by its parameters and the
 keys of lane-keyed maps it changed.  A *network* variable is a set, bag or
-sequence of records with two fields of the lane type (``from``/``to``); the
-elements a step adds are its messages, drawn as arrows, and the elements it
-removes are deliveries to their destination lane.
+sequence of records with two fields of the lane type (``from``/``to``), or of
+variants whose cases with such fields all have the same two (a case without
+them, such as ``Timeout``, is a message drawn nowhere); the elements a step
+adds are its messages, drawn as arrows, and the elements it removes are
+deliveries to their destination lane.
 
 Without a spec or types (traces from other tools) lane sets are inferred from
 the values: mapping variables whose keys are the same ids in every state and
@@ -24,8 +26,8 @@ from typing import Any
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, EnumType, IntType, MapType, ModelType, OptionType,
-                                 RecordType, SeqType, SetType, TupleType, Type)
-from modelcheck.ir.values import domain, sort_values
+                                 RecordType, SeqType, SetType, TupleType, Type, VariantType)
+from modelcheck.ir.values import Variant, domain, sort_values
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import format_value, param_types, var_names, var_types
 
@@ -252,14 +254,26 @@ def _pick_ends(fields: list[str]) -> tuple[str, str] | None:
 
 
 def _lane_fields_typed(t: Type, lane_set: LaneSet) -> tuple[str, str] | None:
-    if not isinstance(t, (SetType, BagType, SeqType)) or not isinstance(t.elem, RecordType):
+    if not isinstance(t, (SetType, BagType, SeqType)):
         return None
+    if isinstance(t.elem, RecordType):
+        return _pick_ends(_lane_fields_of(t.elem, lane_set))
+    if not isinstance(t.elem, VariantType):
+        return None
+    # The ends every case with two lane fields shares.
+    common: list[str] | None = None
+    for _, payload in t.elem.cases:
+        here = _lane_fields_of(payload, lane_set)
+        if len(here) >= 2:
+            common = here if common is None else [f for f in common if f in here]
+    return _pick_ends(common) if common else None
+
+
+def _lane_fields_of(record: RecordType, lane_set: LaneSet) -> list[str]:
     if lane_set.type is not None:
-        fields = [n for n, ft in t.elem.fields if ft == lane_set.type]
-    else:
-        fields = [n for n, ft in t.elem.fields if isinstance(ft, ModelType)
-                  and set(ft.members) == set(lane_set.members)]
-    return _pick_ends(fields)
+        return [n for n, ft in record.fields if ft == lane_set.type]
+    return [n for n, ft in record.fields if isinstance(ft, ModelType)
+            and set(ft.members) == set(lane_set.members)]
 
 
 def _elements(value: Any) -> list[Any] | None:
@@ -269,7 +283,20 @@ def _elements(value: Any) -> list[Any] | None:
         return list(value)
     if isinstance(value, Mapping) and all(isinstance(c, int) and not isinstance(c, bool)
                                           for c in value.values()):
-        return [e for e in value if isinstance(e, Mapping)] if value else []
+        return [e for e in value if isinstance(e, (Mapping, Variant))] if value else []
+    return None
+
+
+def _fields(message: Any) -> Any:
+    """A message's fields: a record's own, a variant case's payload."""
+    return message.value if isinstance(message, Variant) else message
+
+
+def _ends(message: Any, net: Network) -> tuple[Any, Any] | None:
+    """The message's source and destination, or None for a variant case without them."""
+    fields = _fields(message)
+    if isinstance(fields, Mapping) and net.src in fields and net.dst in fields:
+        return fields[net.src], fields[net.dst]
     return None
 
 
@@ -281,9 +308,12 @@ def _lane_fields_untyped(trace: Trace, var: str, lane_set: LaneSet) -> tuple[str
         if elems is None:
             return None
         for e in elems:
-            if not isinstance(e, Mapping):
+            payload = _fields(e)
+            if not isinstance(payload, Mapping):
                 return None
-            here = [k for k, v in e.items() if isinstance(k, str) and _hashable_in(v, members)]
+            here = [k for k, v in payload.items() if isinstance(k, str) and _hashable_in(v, members)]
+            if isinstance(e, Variant) and len(here) < 2:
+                continue        # a case that is not sent between lanes
             fields = here if fields is None else [f for f in fields if f in here]
     return _pick_ends(fields) if fields else None
 
@@ -342,9 +372,13 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
         elem_type = getattr(t, "elem", None)
         before, after = _multiset(prev.get(net.var)), _multiset(cur.get(net.var))
         for e in _ordered_elems(after - before, elem_type):
-            sent.append(Message(e[net.src], e[net.dst], format_value(e, elem_type), net.var))
+            ends = _ends(e, net)
+            if ends is not None:
+                sent.append(Message(*ends, format_value(e, elem_type), net.var))
         for e in _ordered_elems(before - after, elem_type):
-            received.append(Message(e[net.src], e[net.dst], format_value(e, elem_type), net.var))
+            ends = _ends(e, net)
+            if ends is not None:
+                received.append(Message(*ends, format_value(e, elem_type), net.var))
     touched.update(m.src for m in sent)
     touched.update(m.dst for m in received)
     return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received))
@@ -367,6 +401,11 @@ def _typed_lane_values(value: Any, t: Type, lane: Type) -> set[Any]:
         return set().union(*(_typed_lane_values(v, et, lane) for v, et in zip(value, t.elems)))
     if isinstance(t, RecordType):
         return set().union(*(_typed_lane_values(value[n], ft, lane) for n, ft in t.fields if n in value))
+    if isinstance(t, VariantType) and isinstance(value, Variant):
+        try:
+            return _typed_lane_values(value.value, t.case_type(value.tag), lane)
+        except KeyError:
+            return set()
     if isinstance(t, MapType):
         keys = set(value) if t.key == lane else set()
         return keys.union(*(_typed_lane_values(v, t.value, lane) for v in value.values()))
@@ -381,6 +420,8 @@ def _lane_values(value: Any, members: tuple[Any, ...]) -> set[Any]:
         return out
     if isinstance(value, Mapping):
         return _lane_values(tuple(value.values()), members)
+    if isinstance(value, Variant):
+        return _lane_values(value.value, members)
     try:
         return {value} if value in members else set()
     except TypeError:

@@ -16,9 +16,10 @@ from typing import Any
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
-from modelcheck.ir.types import render_type
+from modelcheck.ir.types import BagType, SeqType, SetType, Type, render_type
 from modelcheck.ir.values import in_type, render_value
 from modelcheck.trace.trace import Step, Trace
+from modelcheck.trace.view import format_value
 
 __all__ = ["ReplayResult", "ReplayStream", "TraceReplayError", "replay", "check_replays"]
 
@@ -138,8 +139,9 @@ class _Replay:
         for decl in self.model.vars:
             value = step.state[decl.name]
             if not in_type(decl.type, value):
-                return self.fail(i, f"step {i}: the value {value!r} of '{decl.name}' is not a "
-                                 f"value of its type {render_type(decl.type)}")
+                return self.fail(i, f"step {i}: the value {format_value(value, decl.type)} of "
+                                 f"'{decl.name}' is not a value of its type "
+                                 f"{render_type(decl.type)}{_over_capacity(decl.type, value)}")
         return self.ev.state_from_dict(step.state)
 
     def replay_step(self, i: int, step: Step, before: State, after: State) -> ReplayResult | Step:
@@ -237,3 +239,15 @@ class _Replay:
             parts.append(f"'{decl.name}' is {render_value(decl.type, target[k])} in the trace "
                          f"but {candidate_words} {render_value(decl.type, best[k])}")
         return "; ".join(parts)
+
+
+def _over_capacity(t: Type, value: Any) -> str:
+    """Why a collection is outside its type when its size is the reason
+    (``set[T, cap]``, bags and sequences), else nothing."""
+    if not isinstance(t, (SetType, SeqType, BagType)) or t.capacity is None:
+        return ""
+    try:
+        size = sum(value.values()) if isinstance(t, BagType) else len(value)
+    except (TypeError, AttributeError):
+        return ""
+    return f" ({size} elements, at most {t.capacity})" if size > t.capacity else ""

@@ -35,8 +35,8 @@ from modelcheck.errors import CompileError
 from modelcheck.ir.nodes import Action, Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
-                                 render_type)
-from modelcheck.ir.values import FrozenDict, domain, render_value
+                                 VariantType, render_type)
+from modelcheck.ir.values import FrozenDict, Variant, domain, render_value
 from modelcheck.trace.itf_json import loads_itf
 
 __all__ = ["Lit", "ScenarioStep", "ConstLine", "Expectation", "Scenario", "BoundStep",
@@ -286,6 +286,14 @@ def _json_lit(v: Any, span: Span | None) -> Lit:
                 return Lit("none", None, (), span)
             if v["tag"] == "Some":
                 return Lit("some", None, (_json_lit(v["value"], span),), span)
+            # Any other variant: a case without fields (or an enum member,
+            # as Quint writes them) is its name, a case with fields a record
+            # named by its case, as the text form writes them.
+            if isinstance(v["tag"], str) and v["value"] in ({"#tup": []}, {}):
+                return Lit("name", v["tag"], (), span)
+            if isinstance(v["tag"], str) and isinstance(v["value"], dict):
+                return Lit("record", v["tag"], tuple((k, _json_lit(x, span))
+                                                     for k, x in v["value"].items()), span)
         return Lit("record", None, tuple((k, _json_lit(x, span)) for k, x in v.items()
                                          if not k.startswith("#")), span)
     raise ValueError(f"unsupported JSON value {v!r}")
@@ -401,6 +409,8 @@ class _Binder:
         elif isinstance(t, (SetType, SeqType, BagType)) and lit.kind in ("set", "seq"):
             elems = [self.value(x, t.elem) for x in lit.items]
             if isinstance(t, SetType):
+                if t.capacity is not None and len(set(elems)) > t.capacity:
+                    self.bad(lit, f"{len(set(elems))} elements do not fit {want}")
                 return frozenset(elems)
             if len(elems) > t.capacity:
                 self.bad(lit, f"{len(elems)} elements do not fit {want}")
@@ -419,8 +429,26 @@ class _Binder:
             return self.record(lit, t)
         elif isinstance(t, MapType) and lit.kind in ("map", "record"):
             return self.map(lit, t)
+        elif isinstance(t, VariantType) and lit.kind in ("name", "record") and lit.value is not None:
+            return self.variant(lit, t)
         self.bad(lit, f"expected a value of type {want}", _example(t))
         return None
+
+    def variant(self, lit: Lit, t: VariantType) -> Any:
+        """``Case(f=v, ...)``, or ``Case`` for a case without fields."""
+        cases = [case for case, _ in t.cases]
+        if lit.value not in cases:
+            self.bad(lit, f"'{lit.value}' is not a case of {t.name}",
+                     _hint(lit.value, cases, f"the cases of {t.name} are"))
+            return None
+        payload = t.case_type(lit.value)
+        if lit.kind == "name":
+            if payload.fields:
+                self.bad(lit, f"the case {lit.value} of {t.name} has fields", _example(payload))
+                return None
+            return Variant(lit.value, FrozenDict())
+        fields = self.record(lit, payload)
+        return None if fields is None else Variant(lit.value, fields)
 
     def record(self, lit: Lit, t: RecordType) -> Any:
         if lit.value is not None and t.name is not None and lit.value != t.name:
@@ -456,6 +484,11 @@ def _example(t: Type) -> str | None:
         return f"one of: {', '.join(t.members[:8])}"
     if isinstance(t, RecordType) and t.name:
         return f"for example {t.name}(" + ", ".join(f"{n}=..." for n, _ in t.fields) + ")"
+    if isinstance(t, VariantType) and t.cases:
+        case, payload = t.cases[0]
+        first = case if not payload.fields else \
+            f"{case}(" + ", ".join(f"{n}=..." for n, _ in payload.fields) + ")"
+        return f"one of its cases, for example {first}"
     return None
 
 

@@ -17,8 +17,9 @@ from typing import Any
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
-from modelcheck.ir.values import render_value, sort_values
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType)
+from modelcheck.ir.values import Variant, render_value, sort_values
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
@@ -85,6 +86,10 @@ def _generic(v: Any) -> str:
         return "[" + ", ".join(_generic(e) for e in v) + "]"
     if isinstance(v, Mapping):
         return "{" + ", ".join(f"{_generic(k)}: {_generic(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, Variant):
+        if isinstance(v.value, Mapping) and v.value:
+            return f"{v.tag}(" + ", ".join(f"{k}={_generic(x)}" for k, x in v.value.items()) + ")"
+        return v.tag
     return str(v)
 
 
@@ -119,6 +124,13 @@ def _parts(v: Any, t: Type | None) -> tuple[str, str, list[tuple[str, Any, Type 
         return "bag{", "}", items
     if isinstance(t, OptionType) and v is not None:
         return "some(", ")", [("", v, t.elem)]
+    if isinstance(v, Variant) and isinstance(v.value, Mapping):
+        # A case opens up like the record of its fields, named by the case.
+        payload = _case_type(t, v.tag)
+        if payload is not None:
+            return _parts(v.value, payload)
+        if t is None:
+            return f"{v.tag}(", ")", [(f"{k}=", x, None) for k, x in v.value.items()]
     if t is None:
         if isinstance(v, frozenset):
             return "{", "}", [("", e, None) for e in sorted(v, key=_generic_key)]
@@ -208,7 +220,24 @@ def value_changes(var: str, old: Any, new: Any, t: Type | None = None,
         return out
     if isinstance(t, OptionType) and old is not None and new is not None:
         return value_changes(var, old, new, t.elem, path + (".value",))
+    if (isinstance(old, Variant) and isinstance(new, Variant) and old.tag == new.tag
+            and isinstance(old.value, Mapping) and isinstance(new.value, Mapping)):
+        # The same case: the fields that changed, as a record's would be.
+        # Another case is a new value, shown whole.
+        payload = _case_type(t, old.tag)
+        if payload is not None or t is None:
+            return value_changes(var, old.value, new.value, payload, path)
     return [Change(var, path, "changed", format_value(old, t), format_value(new, t), old, new, t)]
+
+
+def _case_type(t: Type | None, case: str) -> RecordType | None:
+    """The record type of ``case``'s fields when ``t`` is a variant type with that case."""
+    if isinstance(t, VariantType):
+        try:
+            return t.case_type(case)
+        except KeyError:
+            return None
+    return None
 
 
 def _field_type(t: RecordType, name: str) -> Type | None:
@@ -235,7 +264,7 @@ def _looks_like_bag(old: Mapping[Any, Any], new: Mapping[Any, Any]) -> bool:
     # Untyped: a mapping from composite elements to positive counts reads as a bag.
     both = list(old.items()) + list(new.items())
     return bool(both) and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
-                              and isinstance(e, (Mapping, frozenset, tuple)) for e, c in both)
+                              and isinstance(e, (Mapping, frozenset, tuple, Variant)) for e, c in both)
 
 
 def _bag_changes(var: str, old: Mapping[Any, Any], new: Mapping[Any, Any], t: Type | None,
@@ -306,7 +335,7 @@ def var_types(trace: Trace, model: Model | None = None) -> dict[str, Type | None
 
 def _is_type(t: Any) -> bool:
     return isinstance(t, (BoolType, IntType, EnumType, ModelType, SetType, MapType, SeqType,
-                          BagType, RecordType, TupleType, OptionType))
+                          BagType, RecordType, TupleType, OptionType, VariantType))
 
 
 def param_types(step: Step, model: Model | None) -> dict[str, Type | None]:

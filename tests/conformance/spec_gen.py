@@ -4,12 +4,19 @@ The specs mix the constructs engines find hard (sets over model values, maps,
 bounded sequences, options, picks, either, quantifiers, comprehensions) while
 keeping every write in range, so that the state space is small (a few hundred
 states) and every engine can be compared with the reference explorer on it.
+
+Each spec also takes some of the optional features, so that no one spec
+grows large: variants (a variant var, a capped set of them, ``match`` as a
+statement and as an expression, ``is``), capped sets and bags of records,
+a state ``constraint``, and several updates of one map in one action.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hypothesis import strategies as st
 
-__all__ = ["specs"]
+__all__ = ["specs", "FEATURES"]
 
 K = 3  # ints are 0..K
 
@@ -23,34 +30,82 @@ VARS = {
     "o": ("option[Node]", "none"),
 }
 
-
-def _int(draw, depth=0):
-    leaves = ["x", "y", "0", "1", "3", "m[n]", "min(len(s), 3)", "len(q)"]
-    if depth >= 2:
-        return draw(st.sampled_from(leaves))
-    kind = draw(st.integers(0, 5))
-    if kind == 0:
-        return f"({_int(draw, depth + 1)} + {_int(draw, depth + 1)}) % 4"
-    if kind == 1:
-        return f"min({_int(draw, depth + 1)}, {_int(draw, depth + 1)})"
-    if kind == 2:
-        return f"(if {_bool(draw, depth + 1)} then {_int(draw, depth + 1)} else {_int(draw, depth + 1)})"
-    if kind == 3:
-        return f"max({_int(draw, depth + 1)} - 1, 0)"
-    return draw(st.sampled_from(leaves))
+#: The optional features, and what each declares.
+FEATURES = {
+    "variant": ("type Msg = variant {\n    Req(t: 0..1, src: Node),\n    Ack(ok: bool),\n    Stop,\n}\n",
+                {"v": ("Msg", "Stop"), "net": ("set[Msg, 2]", "{}")}),
+    "records": ("type R = record { k: Node, c: 0..1 }\n",
+                {"rs": ("set[R, 2]", "{}"), "bg": ("bag[R, 2]", "{}")}),
+    "constraint": ("", {}),
+    "multi": ("", {}),
+}
 
 
-def _bool(draw, depth=0):
-    leaves = ["b", "n in s", "is_some(o)", "len(q) == 2", "s == {}", "o == some(n)"]
+@dataclass(frozen=True)
+class _Ctx:
+    """What an expression may name: the node (``n`` in an action, a node id
+    in a property) and the features the spec declares."""
+    node: str
+    features: frozenset[str]
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+
+def _int(draw, ctx, depth=0):
+    n = ctx.node
+    leaves = ["x", "y", "0", "1", "3", f"m[{n}]", "min(len(s), 3)", "len(q)"]
+    if ctx.has("variant"):
+        leaves += ["len(net)"]
+    if ctx.has("records"):
+        leaves += ["len(rs)", "len(bg)"]
     if depth >= 2:
         return draw(st.sampled_from(leaves))
     kind = draw(st.integers(0, 6))
     if kind == 0:
-        return f"{_int(draw, depth + 1)} {draw(st.sampled_from(['<', '<=', '==', '!=']))} {_int(draw, depth + 1)}"
+        return f"({_int(draw, ctx, depth + 1)} + {_int(draw, ctx, depth + 1)}) % 4"
     if kind == 1:
-        return f"not ({_bool(draw, depth + 1)})"
+        return f"min({_int(draw, ctx, depth + 1)}, {_int(draw, ctx, depth + 1)})"
     if kind == 2:
-        return f"({_bool(draw, depth + 1)} {draw(st.sampled_from(['and', 'or', '=>']))} {_bool(draw, depth + 1)})"
+        return (f"(if {_bool(draw, ctx, depth + 1)} then {_int(draw, ctx, depth + 1)} "
+                f"else {_int(draw, ctx, depth + 1)})")
+    if kind == 3:
+        return f"max({_int(draw, ctx, depth + 1)} - 1, 0)"
+    if kind == 4 and ctx.has("variant"):
+        return _match_expr(draw, ctx, depth)
+    return draw(st.sampled_from(leaves))
+
+
+def _match_expr(draw, ctx, depth):
+    """An int from the case of v: the arms in one of the pattern forms."""
+    other = _int(draw, ctx, depth + 1)
+    return draw(st.sampled_from([
+        f"(match v {{ Req as r => r.t + 1, Ack as a => (if a.ok then 3 else 2), Stop => {other} }})",
+        f"(match v {{ Req as r => r.t, _ => {other} }})",
+        f"(match v {{ Ack | Stop => {other}, Req => 2 }})",
+    ]))
+
+
+def _bool(draw, ctx, depth=0):
+    n = ctx.node
+    leaves = ["b", f"{n} in s", "is_some(o)", "len(q) == 2", "s == {}", f"o == some({n})"]
+    if ctx.has("variant"):
+        leaves += ["v is Stop", "not (v is Req)", "any(w is Req for w in net)",
+                   "all(not (w is Ack) for w in net)", "v in net"]
+    if ctx.has("records"):
+        leaves += [f"any(w.k == {n} for w in rs)", f"count(bg, R(k={n}, c=0)) > 0",
+                   "all(w.c == 0 for w in rs)"]
+    if depth >= 2:
+        return draw(st.sampled_from(leaves))
+    kind = draw(st.integers(0, 6))
+    if kind == 0:
+        return (f"{_int(draw, ctx, depth + 1)} {draw(st.sampled_from(['<', '<=', '==', '!=']))} "
+                f"{_int(draw, ctx, depth + 1)}")
+    if kind == 1:
+        return f"not ({_bool(draw, ctx, depth + 1)})"
+    if kind == 2:
+        return (f"({_bool(draw, ctx, depth + 1)} {draw(st.sampled_from(['and', 'or', '=>']))} "
+                f"{_bool(draw, ctx, depth + 1)})")
     if kind == 3:
         return f"all(m[k] <= {draw(st.integers(0, K))} for k in Node)"
     if kind == 4:
@@ -64,17 +119,41 @@ def _set(draw):
     ]))
 
 
-def _assignment(draw, var):
+def _assignment(draw, ctx, var):
     if var in ("x", "y"):
-        return f"{var} := {_int(draw)}"
+        return f"{var} := {_int(draw, ctx)}"
     if var == "b":
-        return f"b := {_bool(draw)}"
+        return f"b := {_bool(draw, ctx)}"
     if var == "s":
         return f"s := {_set(draw)}"
     if var == "m":
-        return f"m[n] := {_int(draw)}"
+        if ctx.has("multi") and draw(st.booleans()):
+            # Two parts of one map in one step; on n == node2 the later wins.
+            return f"m[n] := {_int(draw, ctx)}\n    m[node2] := {_int(draw, ctx)}"
+        return f"m[n] := {_int(draw, ctx)}"
     if var == "o":
         return draw(st.sampled_from(["o := some(n)", "o := none"]))
+    if var == "v":
+        return draw(st.sampled_from([
+            "v := Req(t=min(x, 1), src=n)", f"v := Ack(ok={_bool(draw, ctx, 1)})", "v := Stop",
+        ]))
+    if var == "net":
+        return draw(st.sampled_from([
+            "require len(net) < 2\n    net := net | {v}",
+            "net := net - {v}",
+            "net := {w for w in net if not (w is Stop)}",
+            "require len(net) < 2\n    net := net | {Req(t=1, src=n)}",
+        ]))
+    if var == "rs":
+        return draw(st.sampled_from([
+            "require len(rs) < 2\n    rs := rs | {R(k=n, c=min(y, 1))}",
+            "rs := {w for w in rs if w.k != n}",
+        ]))
+    if var == "bg":
+        return draw(st.sampled_from([
+            "require len(bg) < 2\n    bg := put(bg, R(k=n, c=min(x, 1)))",
+            "pick g in bg\n    bg := take(bg, g)",
+        ]))
     return draw(st.sampled_from([
         "require len(q) < 2\n    q := append(q, x)",
         "require len(q) > 0\n    q := tail(q)",
@@ -82,23 +161,62 @@ def _assignment(draw, var):
     ]))
 
 
-def _action(draw, index):
-    assigned = draw(st.lists(st.sampled_from(sorted(VARS)), min_size=1, max_size=3, unique=True))
+def _arm_body(draw, ctx, free, binder):
+    """One match arm's statements: a guard on the bound fields, or an
+    assignment to a variable the rest of the action leaves alone."""
+    uses = {"r": ["r.t"], "a": ["(if a.ok then 1 else 0)"]}.get(binder, [])
+    ints = [i for i in ("x", "y") if i in free]
+    choice = draw(st.integers(0, 2))
+    if choice == 0 and ints:
+        value = draw(st.sampled_from(uses)) if uses else _int(draw, ctx, 1)
+        return f"{draw(st.sampled_from(ints))} := {value}"
+    if choice == 1 and "b" in free:
+        return "b := a.ok" if binder == "a" else f"b := {_bool(draw, ctx, 1)}"
+    guard = {"r": "r.src == n or r.t == 0", "a": "a.ok or x > 0"}.get(binder, _bool(draw, ctx, 1))
+    return f"require {guard}"
+
+
+def _match_stmt(draw, ctx, subject, free):
+    """A match statement on ``subject`` in one of the pattern forms."""
+    form = draw(st.integers(0, 2))
+    if form == 0:
+        arms = [("Req as r", "r"), ("Ack as a", "a"), ("Stop", None)]
+    elif form == 1:
+        arms = [("Req as r", "r"), ("_", None)]
+    else:
+        arms = [("Ack | Stop", None), ("Req as r", "r")]
+    text = [f"match {subject} {{"]
+    for pattern, binder in arms:
+        text.append(f"        {pattern} {{ {_arm_body(draw, ctx, free, binder)} }}")
+    return "\n".join(text) + "\n    }"
+
+
+def _action(draw, ctx, names, index):
+    assigned = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
+    free = [v for v in names if v not in assigned]
     lines = []
     if draw(st.booleans()):
-        lines.append(f"require {_bool(draw)}")
-    shape = draw(st.integers(0, 3))
+        lines.append(f"require {_bool(draw, ctx)}")
+    shape = draw(st.integers(0, 5 if ctx.has("variant") else 3))
     if shape == 1:
         # nondeterministic choice among the members of a set
         lines.append("pick p in s")
         lines.append("require p != n or b")
-    body = [_assignment(draw, v) for v in assigned]
+    body = [_assignment(draw, ctx, v) for v in assigned]
     if shape == 2 and len(body) >= 1:
-        other = [_assignment(draw, v) for v in assigned]
+        other = [_assignment(draw, ctx, v) for v in assigned]
         lines.append("either {\n    " + "\n    ".join(body) + "\n    } or {\n    "
                      + "\n    ".join(other) + "\n    }")
     elif shape == 3:
-        lines.append(f"if {_bool(draw)} {{\n    " + "\n    ".join(body) + "\n    }")
+        lines.append(f"if {_bool(draw, ctx)} {{\n    " + "\n    ".join(body) + "\n    }")
+    elif shape == 4:
+        lines.extend(body)
+        lines.append(_match_stmt(draw, ctx, "v", free))
+    elif shape == 5:
+        # a message taken from the network, read by its case
+        lines.append("pick e in net")
+        lines.extend(body)
+        lines.append(_match_stmt(draw, ctx, "e", free))
     else:
         lines.extend(body)
     return f"action A{index}(n: Node) {{\n    " + "\n    ".join(lines) + "\n}\n"
@@ -106,14 +224,27 @@ def _action(draw, index):
 
 @st.composite
 def specs(draw):
-    """A small complete spec: one model-value type, all VARS, 2-4 actions,
-    one invariant and one sometimes property."""
+    """A small complete spec: one model-value type, all VARS and those of its
+    features, 2-4 actions, one invariant and one sometimes property."""
+    features = frozenset(draw(st.sets(st.sampled_from(sorted(FEATURES)), max_size=2)))
     symmetric = "symmetric " if draw(st.booleans()) else ""
     parts = ["module generated\n", f"{symmetric}type Node = model(2)\n"]
-    for name, (typ, init) in VARS.items():
+    declared = dict(VARS)
+    for feature in sorted(features):
+        types, more = FEATURES[feature]
+        parts.append(types)
+        declared.update(more)
+    for name, (typ, init) in declared.items():
         parts.append(f"var {name}: {typ} = {init}\n")
+    in_action = _Ctx("n", features)
+    names = sorted(declared)
     for i in range(draw(st.integers(2, 4))):
-        parts.append(_action(draw, i))
-    parts.append(f"invariant Inv: {_bool(draw).replace('n in s', 'node1 in s').replace('m[n]', 'm[node1]').replace('some(n)', 'some(node2)')}\n")
-    parts.append(f"sometimes Reach: {_bool(draw).replace('n in s', 'node2 in s').replace('m[n]', 'm[node2]').replace('some(n)', 'some(node1)')}\n")
+        parts.append(_action(draw, in_action, names, i))
+    parts.append(f"invariant Inv: {_bool(draw, _Ctx('node1', features))}\n")
+    parts.append(f"sometimes Reach: {_bool(draw, _Ctx('node2', features))}\n")
+    if "constraint" in features:
+        bound = draw(st.sampled_from(["x + y <= 4", "len(q) < 2", "not (x == 3 and b)"]))
+        parts.append(f"constraint Bound: {bound}\n")
+        if draw(st.booleans()):
+            parts.append(f"constraint Extra: {_bool(draw, _Ctx('node1', features))}\n")
     return "".join(parts)

@@ -14,8 +14,8 @@ from modelcheck.engines.reference import ReferenceEngine
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType)
-from modelcheck.ir.values import FrozenDict, domain
+                                 OptionType, RecordType, SeqType, SetType, TupleType, VariantType)
+from modelcheck.ir.values import FrozenDict, Variant, domain
 from modelcheck.trace.itf import (decode_generic, decode_value, encode_value, from_itf, read_itf,
                                   to_itf)
 from modelcheck.trace.replay import replay
@@ -26,6 +26,12 @@ DATA = Path(__file__).parent / "data"
 NODE = ModelType("Node", ("node1", "node2"))
 COLOR = EnumType("Color", ("red", "green"))
 MSG = RecordType("Msg", (("term", IntType(0, 3)), ("to", OptionType(NODE))))
+# Every case has fields: a case without them reads generically as its name
+# (tests/unit/trace/test_itf_variants.py covers those).
+PACKET = VariantType("Packet", (
+    ("Data", RecordType("Data", (("seq", IntType(0, 3)), ("to", OptionType(NODE))))),
+    ("Nack", RecordType("Nack", (("seq", IntType(0, 3)), ("from", NODE)))),
+))
 TYPES = {
     "flag": BOOL,
     "big": IntType(-(2 ** 60), 2 ** 60),
@@ -38,6 +44,8 @@ TYPES = {
     "log": BagType(MSG, 4),
     "sets": SetType(SetType(IntType(0, 2))),
     "msg": MSG,
+    "packet": PACKET,
+    "inflight": SetType(PACKET, 2),
 }
 
 
@@ -51,7 +59,7 @@ def values_of(t):
     if isinstance(t, OptionType):
         return st.none() | values_of(t.elem)
     if isinstance(t, SetType):
-        return st.frozensets(values_of(t.elem), max_size=4)
+        return st.frozensets(values_of(t.elem), max_size=min(4, t.capacity or 4))
     if isinstance(t, MapType):
         keys = domain(t.key)
         return st.tuples(*[values_of(t.value) for _ in keys]).map(lambda vs: FrozenDict(zip(keys, vs)))
@@ -63,6 +71,9 @@ def values_of(t):
         return st.fixed_dictionaries({n: values_of(f) for n, f in t.fields}).map(FrozenDict)
     if isinstance(t, BagType):
         return st.dictionaries(values_of(t.elem), st.integers(1, 2), max_size=2).map(FrozenDict)
+    if isinstance(t, VariantType):
+        return st.one_of([values_of(p).map(lambda fields, case=case: Variant(case, fields))
+                          for case, p in t.cases])
     raise TypeError(t)
 
 
@@ -107,6 +118,12 @@ def test_generic_reading_of_our_own_itf_gives_the_same_values(state):
     (OptionType(NODE), "node1", {"tag": "Some", "value": "node1"}),
     (BagType(IntType(0, 3), 4), FrozenDict({3: 1, 1: 2}), {"#map": [[1, 2], [3, 1]]}),
     (MSG, FrozenDict({"term": 1, "to": None}), {"term": 1, "to": {"tag": "None", "value": {"#tup": []}}}),
+    (PACKET, Variant("Nack", FrozenDict({"seq": 2, "from": "node1"})),
+     {"tag": "Nack", "value": {"seq": 2, "from": "node1"}}),
+    (SetType(PACKET, 2), frozenset({Variant("Nack", FrozenDict({"seq": 0, "from": "node2"})),
+                                    Variant("Data", FrozenDict({"seq": 3, "to": None}))}),
+     {"#set": [{"tag": "Data", "value": {"seq": 3, "to": {"tag": "None", "value": {"#tup": []}}}},
+               {"tag": "Nack", "value": {"seq": 0, "from": "node2"}}]}),
 ])
 def test_encodings(t, value, expected):
     assert encode_value(t, value) == expected

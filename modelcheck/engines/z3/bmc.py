@@ -12,6 +12,13 @@ property is a shortest one (fewer steps were all ruled out before):
 5. a run-time error in some action instance taken from state k;
 6. state k has no enabled action and satisfies no ``terminal`` (deadlock).
 
+With state constraints, a run-time error evaluating them in state k comes
+first at each depth (the reference asks before it checks the state), and
+5 and 6 concern state k only when it is in the model: the transition
+relation expands no other (``Encoding``), so states 0..k-1 of every path are
+in the model and state k may be outside it, its properties still checked, as
+the reference explorer checks a successor it then drops.
+
 Run-time errors stop the check, as in the explicit engines: the trace to the
 failing state is decoded and the reference evaluator re-raises the error, so
 its message and span are the reference's own.
@@ -179,6 +186,9 @@ class _Bmc:
         enc = self.enc
         if k == 0:
             self.states.append(enc.state("0:"))
+            if self.options.deadlock:
+                # Enabledness may need a quantifier, which decides the solver.
+                enc.enabled(self.states[0])
             if enc.options.solver == "incremental":
                 self.incremental = enc.solver()
                 self.incremental.add(enc.init(self.states[0])[0], self.states[0].wf)
@@ -197,6 +207,11 @@ class _Bmc:
         if k == 0:
             errors.append(_Goal(enc.init(s)[1], "the initial states",
                                 lambda st: ev.initial_states(), initial=True))
+        # The reference asks whether a new state is in the model before it
+        # checks the state's properties.
+        inside, outside_faults = enc.in_model(s)
+        errors.append(_Goal(outside_faults, "a state constraint",
+                            lambda st: ev.in_model(st[-1])))
         for p in self.open(PropertyKind.INVARIANT, PropertyKind.SOMETIMES):
             holds, faults = enc.prop(p, s)
             errors.append(_Goal(faults, f"property {p.name}",
@@ -218,7 +233,8 @@ class _Bmc:
                            lambda st: list(ev.successors(st[-1])))]
         if self.options.deadlock and DEADLOCK not in self.settled:
             terminal, terminal_faults = enc.terminal(s)
-            stuck = neg(enc.enabled(s))
+            # A state outside the model is never expanded, so never a deadlock.
+            stuck = conj([inside, neg(enc.enabled(s))])
             expanding.append(_Goal(conj([stuck, terminal_faults]), "a terminal declaration",
                                    lambda st: ev.is_terminal(st[-1])))
             # A state whose expansion fails is an error, not a deadlock.
@@ -241,6 +257,14 @@ class _Bmc:
             if m is None:
                 return
             hit = [g for g in goals if is_true(m.eval(g.formula, model_completion=True))]
+            if not hit:
+                # A model does not always evaluate a quantified part (the
+                # enabledness of an action with many choices): ask each.
+                for g in goals:
+                    one = self.ask(solver, g.formula)
+                    if one is not None:
+                        m, hit = one, [g]
+                        break
             if not hit:
                 raise _Undecided("a model satisfies a disjunction but none of its parts")
             for g in hit:

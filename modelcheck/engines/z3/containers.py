@@ -5,7 +5,7 @@ the condition under which the reference evaluator would raise its MC5xxx
 error (the caller turns it into the error flag).  Where an element is known
 statically (``concrete``), the bit or slot it touches is picked in Python;
 otherwise its position is computed as a term (``index``: mixed-radix over
-records, tuples and options, exactly ``values.domain`` order), and only as a
+records, tuples, options and variants, exactly ``values.domain`` order), and only as a
 last resort compared with every value of the domain.
 """
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any
 import z3
 
 from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, is_true, neg
+from modelcheck.engines.z3.ranks import position
 from modelcheck.engines.z3.scalars import SNum
+from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                            SSeq, SSet, Sym, Syms)
-from modelcheck.engines.z3.symvalues import part_types
-from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, ModelType, OptionType,
-                                 RecordType, TupleType, Type)
-from modelcheck.ir.values import FrozenDict, domain_size
+                                            SSeq, SSet, SSparse, SVariant, Sym, Syms)
+from modelcheck.ir.types import BagType, IntType, RecordType, Type
+from modelcheck.ir.values import FrozenDict, Variant
 
 __all__ = ["Containers", "NOTHING"]
 
@@ -60,41 +60,20 @@ class Containers:
             if isinstance(s.ptype, RecordType):
                 return FrozenDict(zip((n for n, _ in s.ptype.fields), vals))
             return tuple(vals)
+        if isinstance(s, SVariant):
+            i = s.tag.const
+            if i is None:
+                return NOTHING
+            payload = self.concrete(s.payloads[i])
+            return NOTHING if payload is NOTHING else Variant(s.vtype.cases[i][0], payload)
         return NOTHING
 
     # ---------------------------------------------------------------- positions
 
     def index(self, s: Sym, t: Type) -> tuple[z3.BoolRef, SNum] | None:
         """``(valid, i)``: when valid, the value of ``s`` is ``domain(t)[i]``;
-        not valid means it is not a value of ``t``.  None where no arithmetic
-        position exists (sets, maps, sequences as elements)."""
-        n = self.nums
-        if isinstance(t, BoolType) and isinstance(s, SBool):
-            return TRUE, n.ite(s.term, n.const(1), n.const(0))
-        if isinstance(t, IntType) and isinstance(s, SNum) and s.atom is None:
-            return n.in_range(s, t.lo, t.hi), n.sub(s, n.const(t.lo))
-        if isinstance(t, (EnumType, ModelType)) and isinstance(s, SNum):
-            return TRUE, SNum(s.term, s.lo, s.hi, None, s.known)
-        if isinstance(t, OptionType) and isinstance(s, SOpt):
-            inner = self.index(s.value, t.elem)
-            if inner is None:
-                return None
-            valid, i = inner
-            return (disj([neg(s.present), valid]),
-                    n.ite(s.present, n.add(i, n.const(1)), n.const(0)))
-        if isinstance(t, (RecordType, TupleType)) and isinstance(s, SProd):
-            types = part_types(t)
-            valids, total = [], n.const(0)
-            stride = 1
-            for p, pt in reversed(list(zip(s.parts, types))):
-                inner = self.index(p, pt)
-                if inner is None:
-                    return None
-                valids.append(inner[0])
-                total = n.add(total, n.mul(inner[1], n.const(stride)))
-                stride *= domain_size(pt)
-            return conj(valids), total
-        return None
+        not valid means it is not a value of ``t`` (``ranks.position``)."""
+        return position(self.nums, s, t)
 
     def select(self, s: Sym, t: Type, size: int) -> list[tuple[int, z3.BoolRef]]:
         """``[(i, cond)]``: the positions in ``domain(t)`` the value may take
@@ -113,7 +92,9 @@ class Containers:
 
     # ---------------------------------------------------------------- sets
 
-    def member(self, s: SSet, e: Sym) -> z3.BoolRef:
+    def member(self, s: SSet | SSparse, e: Sym) -> z3.BoolRef:
+        if isinstance(s, SSparse):
+            return self.sy.sparse.member(s, e)
         if self.sy.set_bv and s.bv is not None and self.nums.bv and not z3.is_bv_value(s.bv) \
                 and self.concrete(e) is NOTHING:
             r = self.index(e, s.elem)
@@ -135,6 +116,8 @@ class Containers:
 
     def set_of(self, elem: Type, items: list[tuple[z3.BoolRef, Sym]]) -> SSet:
         """The set of the items whose guard holds."""
+        if is_large(elem):
+            return self.sy.sparse.of(elem, items)
         n = len(self.sy.domain(elem))
         bits: list[list[z3.BoolRef]] = [[] for _ in range(n)]
         for guard, e in items:
@@ -152,29 +135,39 @@ class Containers:
 
     def union(self, a: SSet, b: SSet) -> SSet:
         a, b = self._pair(a, b)
+        if isinstance(a, SSparse):
+            return self.sy.sparse.union(a, b)
         if a.bv is not None:
             return SSet(a.elem, a.n, bv=a.bv | b.bv)
         return self.sy.make_set(a.elem, [disj([x, y]) for x, y in zip(a.bits, b.bits)])
 
     def inter(self, a: SSet, b: SSet) -> SSet:
         a, b = self._pair(a, b)
+        if isinstance(a, SSparse):
+            return self.sy.sparse.inter(a, b)
         if a.bv is not None:
             return SSet(a.elem, a.n, bv=a.bv & b.bv)
         return self.sy.make_set(a.elem, [conj([x, y]) for x, y in zip(a.bits, b.bits)])
 
     def diff(self, a: SSet, b: SSet) -> SSet:
         a, b = self._pair(a, b)
+        if isinstance(a, SSparse):
+            return self.sy.sparse.diff(a, b)
         if a.bv is not None:
             return SSet(a.elem, a.n, bv=a.bv & ~b.bv)
         return self.sy.make_set(a.elem, [conj([x, neg(y)]) for x, y in zip(a.bits, b.bits)])
 
     def subset(self, a: SSet, b: SSet) -> z3.BoolRef:
         a, b = self._pair(a, b)
+        if isinstance(a, SSparse):
+            return self.sy.sparse.subset(a, b)
         if a.bv is not None:
             return (a.bv & ~b.bv) == 0
         return conj(disj([neg(x), y]) for x, y in zip(a.bits, b.bits))
 
     def size(self, s: SSet) -> SNum:
+        if isinstance(s, SSparse):
+            return self.sy.sparse.size(s)
         n = self.nums
         return n.total([n.ite(b, n.const(1), n.const(0)) for b in s.all_bits()])
 
@@ -190,6 +183,8 @@ class Containers:
 
     def extreme(self, s: SSet, largest: bool) -> tuple[Sym, z3.BoolRef]:
         """``min(S)``/``max(S)`` in Python's order; fails on the empty set (MC5006)."""
+        if isinstance(s, SSparse):
+            raise EncodingUnsupported(f"min/max over a set of {s.elem}")
         dom = self.sy.domain(s.elem)
         try:
             # Preference order: the first element present is the answer.
@@ -206,6 +201,8 @@ class Containers:
         """What ``pick``, quantifiers and comprehensions range over, in the
         reference evaluator's order: a set's or bag's distinct elements in
         canonical order, a sequence's elements in order."""
+        if isinstance(s, SSparse):
+            return self.sy.sparse.elements(s)
         if isinstance(s, SSet):
             dom = self.sy.domain(s.elem)
             return [(b, self.sy.const(x, s.elem)) for x, b in zip(dom, s.all_bits())

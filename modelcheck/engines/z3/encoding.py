@@ -18,6 +18,13 @@ fully: written variables get their new value, the others keep theirs), the
 run-time error flag of a step, each property, and the enabledness predicate
 used for deadlock.  ``state``/``step`` make further copies by substitution,
 so deepening a BMC run or unrolling k-induction never re-translates the spec.
+
+State constraints (docs/design.md, "State constraints") restrict the
+transition relation to source states *in the model* (every constraint true,
+none raising a run-time error): a state outside it is reached and checked,
+never expanded.  So a path's states before its last are in the model, and
+the reachable states of the relation are exactly the reference explorer's
+stored states plus the successors it checks and drops.
 """
 from __future__ import annotations
 
@@ -101,10 +108,6 @@ class Encoding:
     """One model translated to Z3 under one set of encoding choices."""
 
     def __init__(self, model: ir.Model, options: EncodingOptions | None = None):
-        if model.constraints:
-            # A bounded run or an inductive argument over states the
-            # constraint excludes would answer another question.
-            raise EncodingUnsupported("state constraints are not supported by the Z3 engines yet")
         self.model = model
         self.options = options or EncodingOptions()
         self.sy = Syms(self.options.ints, self.options.sets)
@@ -115,10 +118,13 @@ class Encoding:
         self.instances: list[Instance] = list(actions.instances(self._t.vars, _TEMPLATE))
         n = len(self.instances)
         self._selector, selector_ok = self.sy.nums.var(_TEMPLATE + "action", 0, max(0, n - 1))
+        self._in_model = self._constraints_template()
         self._trans, self._faults = self._transition(selector_ok)
         self._init: tuple[z3.BoolRef, list[Fault]] | None = None
         self._props: dict[tuple[str, str], tuple[z3.BoolRef, list[Fault]]] = {}
         self._enabled: z3.BoolRef | None = None
+        # Set by ``enabled`` when it needs a quantifier: ask for enabledness
+        # before making a solver, which is chosen by it.
         self.quantified = False
 
     def solver(self) -> z3.Solver:
@@ -181,7 +187,30 @@ class Encoding:
             chosen = sy.nums.eq_const(self._selector, i)
             parts.append(implies(chosen, conj([wf, inst.alive, neg(fails), frame])))
             faults.append(conj([wf, fails]))
-        return conj(parts), disj(faults)
+        # Only a state in the model is expanded (its steps, and their errors).
+        inside, _ = self._in_model
+        return conj([inside] + parts), conj([inside, disj(faults)])
+
+    def _constraints_template(self) -> tuple[z3.BoolRef, z3.BoolRef]:
+        """On the template state: "in the model" (every constraint holds and
+        none raises), and the flag of a run-time error evaluating them.  The
+        reference evaluates them in order and stops at the first false one
+        (``all``), so a later constraint's error counts only past it."""
+        faults: list[Fault] = []
+        ex = self.exprs(faults)
+        scope = Scope(self._t.vars, None, {})
+        holds: list[z3.BoolRef] = []
+        for c in self.model.constraints:
+            holds.append(ex.boolean(c.expr, scope, conj(holds)))
+        bad = disj(f.cond for f in faults)
+        return conj(holds + [neg(bad)]), bad
+
+    def in_model(self, s: StateCopy) -> tuple[z3.BoolRef, z3.BoolRef]:
+        """``s`` is in the model (satisfies every constraint without a
+        run-time error), and the flag of a run-time error evaluating them."""
+        pairs = self._pairs(self._t, s)
+        inside, bad = self._in_model
+        return self._subst(inside, pairs), self._subst(bad, pairs)
 
     # ---------------------------------------------------------------- predicates
 
@@ -242,11 +271,7 @@ class Encoding:
         body = conj([inst.alive] + [w for c in inst.choices for w in c.wf])
         if not inst.choices:
             return body
-        sizes = [domain_size(c.type) for c in inst.choices]
-        total = 1
-        for k in sizes:
-            total *= k
-        if total > _EXPAND_LIMIT:
+        if _choices(inst) > _EXPAND_LIMIT:
             self.quantified = True
             unknowns = [x for c in inst.choices for x in self.sy.terms(c.value)]
             return z3.Exists(unknowns, body)
@@ -285,3 +310,11 @@ class Encoding:
                     break
             params.append((name, self.sy.decode(m, value)))
         return inst.action, tuple(params)
+
+
+def _choices(inst: Instance) -> int:
+    """How many combinations of values the instance's choice unknowns have."""
+    total = 1
+    for c in inst.choices:
+        total *= domain_size(c.type)
+    return total

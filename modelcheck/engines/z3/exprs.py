@@ -18,10 +18,11 @@ from modelcheck.diagnostics import Span
 from modelcheck.engines.z3.containers import Containers
 from modelcheck.engines.z3.logic import TRUE, conj, disj, implies, is_false, neg
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                            SSeq, SSet, Sym, Syms)
+                                            SSeq, SSet, SSparse, SVariant, Sym, Syms)
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import MAX_RANGE_SET, BagType, MapType, RecordType, TupleType, Type
+from modelcheck.ir.types import (MAX_RANGE_SET, BagType, MapType, RecordType, TupleType, Type,
+                                 VariantType)
 
 __all__ = ["Exprs", "Scope", "Fault"]
 
@@ -134,7 +135,35 @@ class Exprs:
             fields = list(rec.ptype.fields)
             fields[i] = (e.field, value.type)
             return SProd(RecordType(rec.ptype.name, tuple(fields)), tuple(parts))
+        if isinstance(e, (ir.VariantLit, ir.CaseTest, ir.CasePayload)):
+            return self.variant(e, scope, guard)
         raise EncodingUnsupported(f"expression {type(e).__name__}")
+
+    def variant(self, e: ir.VariantLit | ir.CaseTest | ir.CasePayload, scope: Scope,
+                guard: z3.BoolRef) -> Sym:
+        if isinstance(e, ir.VariantLit):
+            t = e.type
+            assert isinstance(t, VariantType)
+            payload = self.tr(e.payload, scope, guard)
+            assert isinstance(payload, SProd)
+            i = t.case_index(e.case)
+            # The shape keeps a field past its declared bound (see shapes).
+            shape = self.sy.join(t.cases[i][1], payload.type)
+            if shape != t.cases[i][1]:
+                t = VariantType(t.name, tuple((c, shape if j == i else ct)
+                                              for j, (c, ct) in enumerate(t.cases)))
+            tag = self.nums.widen(self.nums.const(i), 0, len(t.cases) - 1)
+            payload = self.sy.coerce(payload, shape)
+            return SVariant(t, tag, tuple(payload if j == i else self.sy.default(ct)
+                                          for j, (_, ct) in enumerate(t.cases)))
+        subject = self.tr(e.subject, scope, guard)
+        assert isinstance(subject, SVariant)
+        i = subject.vtype.case_index(e.case)
+        if isinstance(e, ir.CaseTest):
+            return SBool(self.nums.eq_const(subject.tag, i))
+        # The front end reads a payload only where its case test holds, so
+        # the payload slots serve whatever the tag (see ir.CasePayload).
+        return subject.payloads[i]
 
     def _elem_shape(self, t: Type, elems: list[Sym]) -> Type:
         for x in elems:
@@ -258,7 +287,7 @@ class Exprs:
             return SBool(neg(args[0].term))
         if op is Op.IN:
             x, s = args
-            if isinstance(s, SSet):
+            if isinstance(s, (SSet, SSparse)):
                 return SBool(co.member(s, x))
             if isinstance(s, SBag):
                 return SBool(n.cmp(">", co.bag_count(s, x), n.const(0)))
@@ -286,7 +315,7 @@ class Exprs:
             return value
         if op is Op.LEN:
             s = args[0]
-            if isinstance(s, SSet):
+            if isinstance(s, (SSet, SSparse)):
                 return co.size(s)
             if isinstance(s, SSeq):
                 return s.length

@@ -15,6 +15,10 @@ true without a run-time error.  The proof asks:
   the action with its parameters, shown as a trace.  Each query is asked for
   all conjuncts of an action at once first, and split only when it fails.
 
+With state constraints, a step leaves only a state in the model (``Encoding``):
+the states checked are those reachable through states in the model, as the
+reference explorer checks them.
+
 Every state is constrained to its declared types (ints in range, capacities:
 the MC5001 check keeps reachable states there), and a step that raises a
 run-time error is no step.  Variables that the configuration never changes
@@ -308,12 +312,14 @@ class _Induction:
     def error_note(self) -> None:
         states, steps, solver = self.path("e", 1, initial=False)
         solver.add(*[self.ok(c, states[0]) for c in self.cands])
-        m = self.ask(solver, steps[0].faults)
+        m = self.ask(solver, disj([self.enc.in_model(states[0])[1], steps[0].faults]))
         if m is None:
             return
         state = self.ev.state_from_dict({**self.fixed, **self.enc.decode_state(m, states[0])})
         try:
-            list(self.ev.successors(state))
+            # The constraints are evaluated first; only a state in the model is expanded.
+            if self.ev.in_model(state):
+                list(self.ev.successors(state))
         except EvalError as err:
             note = "; ".join(err.diagnostic.notes)
             self.notes.append(
@@ -337,6 +343,9 @@ class _Induction:
                 if not self._holds(c, st):
                     raise EncodingMismatch(f"internal error: a CTI's state fails {c.name}")
         for step, before, after in zip(trace.steps[1:], states, states[1:]):
+            if not self._in_model(before):
+                raise EncodingMismatch(f"internal error: the CTI's step {step.label()} leaves a "
+                                       f"state outside the state constraints")
             if after not in ev.outcomes(step.action, step.params, before):
                 raise EncodingMismatch(f"internal error: the CTI's step {step.label()} is not a "
                                        f"step of the spec")
@@ -350,6 +359,12 @@ class _Induction:
         except EvalError as err:
             return str(err)
         return None
+
+    def _in_model(self, state: tuple) -> bool:
+        try:
+            return self.ev.in_model(state)
+        except EvalError:
+            return False
 
     def _holds(self, c: Conjunct, state: tuple) -> bool:
         try:

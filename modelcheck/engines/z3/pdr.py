@@ -8,7 +8,8 @@ solver as three clauses over a relation ``Inv`` on the flattened state:
     Inv(x) and not ok_P(x)       -> false
 
 where ``ok_P`` is "P evaluates to true without a run-time error" and a step
-that raises a run-time error is no step.  Satisfiable: Spacer found an
+that raises a run-time error is no step (nor a step from a state outside the
+state constraints, which the reference explorer checks but never expands).  Satisfiable: Spacer found an
 inductive invariant, P holds in every reachable state of this finite
 instance (PROVED); the invariant is printed back as conditions over the
 spec's variables (``lemmas.LemmaPrinter``), conjuncts implied by the others
@@ -122,8 +123,9 @@ class _Spacer:
         # Built only when needed: Spacer's answer (and how well it prints)
         # depends on the terms created before it runs.
         def failing() -> z3.BoolRef:
-            # The initial values, or a step from x, raise a run-time error.
-            return disj([enc.init(x)[1], step.faults])
+            # The initial values, the state constraints in x, or a step from
+            # x raise a run-time error.
+            return disj([enc.init(x)[1], enc.in_model(x)[1], step.faults])
 
         # The property alone may be inductive: then Spacer is not needed (and
         # its answer would only restate the reachable states).

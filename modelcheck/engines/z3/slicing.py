@@ -16,7 +16,9 @@ The sliced model over-approximates the original on the relevant variables:
 every step of the original projects to a step of the slice or to no change
 (an action that writes no relevant variable), and a removed write can only
 remove run-time errors, never add behaviour the original lacks on the
-relevant part.  So an invariant proved on the slice holds on the original;
+relevant part.  The state constraints are kept, and the variables they
+read are relevant, so "in the model" means the same on both.  So an
+invariant proved on the slice holds on the original;
 a counterexample on the slice proves nothing (PDR re-finds counterexamples
 with BMC on the full model).
 """
@@ -69,12 +71,17 @@ def cone_of_influence(model: ir.Model, roots: frozenset[str]) -> frozenset[str]:
 
 def slice_model(model: ir.Model, props: list[ir.Property]) -> ir.Model:
     """The model cut down to what ``props`` depend on (see the module doc)."""
-    roots = frozenset().union(*(state_vars_read(p.expr) for p in props))
-    keep = cone_of_influence(model, roots)
+    keep = cone_of_influence(model, _roots(model, props))
     actions = tuple(replace(a, body=_without_writes(a.body, keep)) for a in model.actions
                     if stmts_assigned_vars(a.body) & keep)
     return replace(model, vars=tuple(v for v in model.vars if v.name in keep), actions=actions,
                    properties=tuple(props), terminals=())
+
+
+def _roots(model: ir.Model, props: list[ir.Property]) -> frozenset[str]:
+    # The constraints decide which states are expanded: what they read is
+    # relevant to every property.
+    return frozenset().union(*(state_vars_read(p.expr) for p in [*props, *model.constraints]))
 
 
 def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
@@ -145,13 +152,15 @@ def freeze(model: ir.Model) -> tuple[ir.Model, dict[str, Any]]:
                     if a.name not in disabled)
     props = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.properties)
     terminals = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.terminals)
+    constraints = tuple(replace(p, expr=map_expr(p.expr, subst)) for p in model.constraints)
     return replace(model, vars=tuple(v for v in model.vars if v.name not in fixed),
-                   actions=actions, properties=props, terminals=terminals), fixed
+                   actions=actions, properties=props, terminals=terminals,
+                   constraints=constraints), fixed
 
 
 def frozen_facts(model: ir.Model, prop: ir.Property) -> list[tuple[ir.VarDecl, Any]]:
     """The frozen variables in the property's cone of influence, with their
     values: what a proof about the frozen model assumes of the whole one."""
     fixed, _ = frozen_vars(model)
-    cone = cone_of_influence(model, state_vars_read(prop.expr))
+    cone = cone_of_influence(model, _roots(model, [prop]))
     return [(decl, fixed[decl.name]) for decl in model.vars if decl.name in fixed and decl.name in cone]

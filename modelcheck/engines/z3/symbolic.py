@@ -2,9 +2,11 @@
 
 Every compound value is flattened into fields: a record or tuple into its
 parts, a map into one value per key (keys in ``values.domain`` order), an
-option into a presence flag and a value, a bounded sequence into a length and
-``cap`` slots, a bag into one count per element of its element type, and a
-set over a finite domain into one bit per element (one bit-vector, or one
+option into a presence flag and a value, a variant into the index of its
+case and one record per case, a bounded sequence into a length and
+``cap`` slots, a bag into one count per element of its element type, a
+set over a finite domain into one bit per element (over a domain too large
+for that, ``set[T, cap]`` into a count and ``cap`` sorted slots: ``sparse``) (one bit-vector, or one
 boolean per element: the ``set_mode`` encoding choice).
 
 Each symbolic value carries its *shape*, an IR type (``.type``).  Shapes are
@@ -15,7 +17,7 @@ variable's declared type once it is known to fit (the MC5001 check).
 
 Canonical form: a state variable never holds garbage in a part that does not
 count (the value of a ``none``, a slot past a sequence's length); those parts
-hold the type's default.  Values inside expressions need not be canonical, so
+hold the type's default, as do the payloads of the cases a variant is not in.  Values inside expressions need not be canonical, so
 ``eq`` compares by meaning; ``canonical`` restores the form on every write.
 """
 from __future__ import annotations
@@ -28,15 +30,17 @@ from modelcheck.engines.z3.logic import (FALSE, TRUE, bite, boolean, conj,
                                          implies, is_false, is_true, neg)
 from modelcheck.engines.z3.scalars import Nums, SNum
 from modelcheck.engines.z3.shapes import Shapes
+from modelcheck.engines.z3.sparse import Sparse, is_large
 from modelcheck.engines.z3.symvalues import (MAX_DOMAIN, SET_MODES, EncodingUnsupported, Leaf, SBag,
-                                             SBool, SMap, SOpt, SProd, SSeq, SSet, Sym,
-                                             default_value)
+                                             SBool, SMap, SOpt, SProd, SSeq, SSet, SSparse,
+                                             SVariant, Sym, default_value)
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
-                                 render_type)
-from modelcheck.ir.values import FrozenDict, domain, domain_size, render_value
+                                 VariantType, render_type)
+from modelcheck.ir.values import FrozenDict, Variant, domain, domain_size, render_value
 
-__all__ = ["SBool", "SSet", "SMap", "SSeq", "SBag", "SOpt", "SProd", "Sym", "Leaf", "Syms",
+__all__ = ["SBool", "SSet", "SSparse", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym", "Leaf",
+           "Syms",
            "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN"]
 
 
@@ -54,6 +58,7 @@ class Syms(Shapes):
         self._domains: dict[Type, tuple[Any, ...]] = {}
         self._positions: dict[Type, dict[Any, int]] = {}
         self._consts: dict[tuple[Type, Any], Sym] = {}
+        self.sparse = Sparse(self)
 
     # ---------------------------------------------------------------- domains
 
@@ -109,6 +114,8 @@ class Syms(Shapes):
             n = self.nums
             return n.widen(n.const(t.members.index(v), t), 0, len(t.members) - 1, t)
         if isinstance(t, SetType):
+            if is_large(t.elem):
+                return self.sparse.const(v, t)
             dom = self.domain(t.elem)
             return self.make_set(t.elem, [boolean(x in v) for x in dom])
         if isinstance(t, MapType):
@@ -129,6 +136,12 @@ class Syms(Shapes):
             return SProd(t, tuple(self.const(v[n], ft) for n, ft in t.fields))
         if isinstance(t, TupleType):
             return SProd(t, tuple(self.const(x, et) for x, et in zip(v, t.elems)))
+        if isinstance(t, VariantType):
+            i = t.case_index(v.tag)
+            tag = self.nums.widen(self.nums.const(i), 0, len(t.cases) - 1)
+            payloads = tuple(self.const(v.value if j == i else default_value(ct), ct)
+                             for j, (_, ct) in enumerate(t.cases))
+            return SVariant(t, tag, payloads)
         raise TypeError(t)
 
     def default(self, t: Type) -> Sym:
@@ -161,19 +174,25 @@ class Syms(Shapes):
             wf.append(ok)
             leaf(num.term, name, t, default_value(t))
             return num
+        if isinstance(t, SetType) and is_large(t.elem):
+            return self.sparse.fresh(t, name, wf, leaves, guard, tag)
         if isinstance(t, SetType):
-            dom = self.domain(t.elem)
+            dom = self.collection_domain(t)
             texts = tuple(f"{render_value(t.elem, x)} in {name}" for x in dom)
             if self.set_bv and dom:
                 bv = z3.BitVec(tag + name, len(dom))
                 leaf(bv, name, t, frozenset(), texts)
-                return SSet(t.elem, len(dom), bv=bv)
-            bits = []
-            for text in texts:
-                b = z3.Bool(tag + text)
-                leaf(b, text, BOOL, False)
-                bits.append(b)
-            return SSet(t.elem, len(dom), bits=tuple(bits))
+                out = SSet(t.elem, len(dom), bv=bv)
+            else:
+                bits = []
+                for text in texts:
+                    b = z3.Bool(tag + text)
+                    leaf(b, text, BOOL, False)
+                    bits.append(b)
+                out = SSet(t.elem, len(dom), bits=tuple(bits))
+            if t.capacity is not None and t.capacity < len(dom):
+                wf.append(self.within(out, t.capacity))
+            return out
         if isinstance(t, MapType):
             return SMap(t.key, t.value, tuple(sub(t.value, f"{name}[{render_value(t.key, k)}]")
                                               for k in self.domain(t.key)))
@@ -190,7 +209,7 @@ class Syms(Shapes):
             return SSeq(t.elem, t.capacity, length, tuple(slots))
         if isinstance(t, BagType):
             counts = []
-            for x in self.domain(t.elem):
+            for x in self.collection_domain(t):
                 text = f"count({name}, {render_value(t.elem, x)})"
                 c, ok = self.nums.var(tag + text, 0, t.capacity)
                 wf.append(ok)
@@ -208,7 +227,37 @@ class Syms(Shapes):
             return SProd(t, tuple(sub(ft, f"{name}.{n}") for n, ft in t.fields))
         if isinstance(t, TupleType):
             return SProd(t, tuple(sub(et, f"{name}[{i}]") for i, et in enumerate(t.elems)))
+        if isinstance(t, VariantType):
+            last = len(t.cases) - 1
+            case, ok = self.nums.var(f"{tag}case({name})", 0, last)
+            wf.append(ok)
+            leaf(case.term, f"case({name})", IntType(0, last), 0)
+            payloads = []
+            for i, (cname, ct) in enumerate(t.cases):
+                # Cases may share field names: each payload is named by its case.
+                taken = self.nums.eq_const(case, i)
+                payload = sub(ct, f"({name} as {cname})", _and(guard, taken))
+                wf.append(implies(neg(taken), self.eq(payload, self.default(ct))))
+                payloads.append(payload)
+            return SVariant(t, case, tuple(payloads))
         raise TypeError(t)
+
+    def collection_domain(self, t: SetType | BagType) -> tuple[Any, ...]:
+        """The element domain a set or bag variable is encoded over, one
+        field per element; a clear refusal when it is too large."""
+        n = domain_size(t.elem)
+        if n > MAX_DOMAIN:
+            raise EncodingUnsupported(
+                f"{render_type(t)} is over {n:,} elements: the Z3 engines encode a set or bag "
+                f"element by element, up to {MAX_DOMAIN:,} elements; check it with the "
+                f"compiled engine or the reference explorer")
+        return self.domain(t.elem)
+
+    def within(self, s: SSet, capacity: int) -> z3.BoolRef:
+        """The set has at most ``capacity`` elements."""
+        n = self.nums
+        size = n.total([n.ite(b, n.const(1), n.const(0)) for b in s.all_bits()])
+        return n.cmp("<=", size, n.const(capacity))
 
     def _leaf_term(self, v: Any, t: Type) -> z3.ExprRef:
         s = self.const(v, t)
@@ -257,6 +306,11 @@ class Syms(Shapes):
             if isinstance(s.ptype, RecordType):
                 return FrozenDict(zip((n for n, _ in s.ptype.fields), vals))
             return tuple(vals)
+        if isinstance(s, SSparse):
+            return self.sparse.decode(model, s)
+        if isinstance(s, SVariant):
+            i = self.nums.decode(model, s.tag)
+            return Variant(s.vtype.cases[i][0], self.decode(model, s.payloads[i]))
         raise TypeError(s)
 
     # ---------------------------------------------------------------- equality and choice
@@ -298,6 +352,14 @@ class Syms(Shapes):
             return conj([both, implies(a.present, self.eq(a.value, b.value))])
         if isinstance(a, SProd):
             return conj(self.eq(x, y) for x, y in zip(a.parts, b.parts))
+        if isinstance(a, SSparse):
+            return self.sparse.eq(a, b)
+        if isinstance(a, SVariant):
+            n = self.nums
+            parts = [n.eq(a.tag, b.tag)]
+            for i, (x, y) in enumerate(zip(a.payloads, b.payloads)):
+                parts.append(implies(n.eq_const(a.tag, i), self.eq(x, y)))
+            return conj(parts)
         raise TypeError(a)
 
     def ite(self, c: z3.BoolRef, a: Sym, b: Sym, t: Type | None = None) -> Sym:
@@ -330,6 +392,12 @@ class Syms(Shapes):
         if isinstance(a, SProd):
             return SProd(a.ptype, tuple(self.ite(c, x, y, pt)
                                         for x, y, pt in zip(a.parts, b.parts, a.part_types())))
+        if isinstance(a, SSparse):
+            return self.sparse.ite(c, a, b)
+        if isinstance(a, SVariant):
+            return SVariant(a.vtype, self.nums.ite(c, a.tag, b.tag),
+                            tuple(self.ite(c, x, y, ct)
+                                  for x, y, (_, ct) in zip(a.payloads, b.payloads, a.vtype.cases)))
         raise TypeError(a)
 
     def same(self, a: Sym, b: Sym) -> z3.BoolRef:
@@ -353,6 +421,10 @@ class Syms(Shapes):
             return [s.present] + self.terms(s.value)
         if isinstance(s, SProd):
             return [x for p in s.parts for x in self.terms(p)]
+        if isinstance(s, SSparse):
+            return self.sparse.terms(s)
+        if isinstance(s, SVariant):
+            return [s.tag.term] + [x for p in s.payloads for x in self.terms(p)]
         raise TypeError(s)
 
 

@@ -12,11 +12,12 @@ import z3
 from modelcheck.engines.z3.logic import boolean
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
-                                 OptionType, RecordType, SeqType, SetType, TupleType, Type)
-from modelcheck.ir.values import FrozenDict, domain
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType)
+from modelcheck.ir.values import FrozenDict, Variant, domain
 
-__all__ = ["SBool", "SSet", "SMap", "SSeq", "SBag", "SOpt", "SProd", "Sym", "Leaf",
-           "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN", "part_types", "default_value"]
+__all__ = ["SBool", "SSet", "SSparse", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym",
+           "Leaf", "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN", "part_types", "default_value"]
 
 #: The representations of sets an encoding may choose.
 SET_MODES = ("bv", "bools")
@@ -61,6 +62,23 @@ class SSet:
 
     def all_bits(self) -> list[z3.BoolRef]:
         return [self.bit(i) for i in range(self.n)]
+
+
+@dataclass(frozen=True)
+class SSparse:
+    """A set over an element type too large for one bit per element: the
+    set of the ``items`` ``(guard, element)`` whose guard holds.  Items may
+    repeat and come in any order inside an expression; a canonical value (a
+    state's, one converted to a declared type) has ``count`` set, and its
+    items are ``(count > j, slot j)`` in strictly ascending rank, the slots
+    past the count holding the element type's default (see ``sparse``)."""
+    elem: Type
+    items: tuple[tuple[z3.BoolRef, "Sym"], ...]
+    count: SNum | None = None
+
+    @property
+    def type(self) -> Type:
+        return SetType(self.elem)
 
 
 @dataclass(frozen=True)
@@ -122,7 +140,25 @@ class SProd:
         return part_types(self.ptype)
 
 
-Sym = Union[SBool, SNum, SSet, SMap, SSeq, SBag, SOpt, SProd]
+@dataclass(frozen=True)
+class SVariant:
+    """A value of a variant type: ``tag`` is the index of its case in
+    ``vtype.cases``, ``payloads`` holds one record per case, in case order.
+    Only the payload of the case taken counts: in a state the others hold
+    their defaults (so equal values have equal fields, as for options).  The
+    shape ``vtype`` is the variant type with each case's record in the shape
+    of its payload, whose ints may be wider than the case declares until the
+    value is converted (see ``shapes``)."""
+    vtype: VariantType
+    tag: SNum
+    payloads: tuple[SProd, ...]
+
+    @property
+    def type(self) -> Type:
+        return self.vtype
+
+
+Sym = Union[SBool, SNum, SSet, SSparse, SMap, SSeq, SBag, SOpt, SProd, SVariant]
 
 
 @dataclass(frozen=True)
@@ -168,6 +204,9 @@ def default_value(t: Type) -> Any:
         return FrozenDict({n: default_value(ft) for n, ft in t.fields})
     if isinstance(t, TupleType):
         return tuple(default_value(e) for e in t.elems)
+    if isinstance(t, VariantType):
+        case, payload = t.cases[0]
+        return Variant(case, default_value(payload))
     raise TypeError(t)
 
 

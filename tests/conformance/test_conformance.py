@@ -36,6 +36,9 @@ VERDICT_FILES = [ROOT / "specs" / "examples" / "verdicts.toml", ROOT / "specs" /
 
 
 BMC_BUDGET_S = 20.0
+#: how a Z3 engine's answer starts when the spec is outside its encoding
+Z3_DECLINES = "the Z3 encoding does not support this spec"
+
 #: configurations on which Spark runs every level distributed
 SPARK_FORCED = {"DH-1", "TP-3", "TP-5", "CMQ-1", "QQ-2", "TLA-CounterConstraint"}
 
@@ -115,7 +118,7 @@ def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock
     assert _summary(got) == _summary(ref)
 
 
-@pytest.mark.parametrize("spec,consts,no_deadlock,row_id", CONFIGS)
+@pytest.mark.parametrize("spec,consts,no_deadlock,row_id", CONFIGS + CONSTRAINT_CONFIGS)
 def test_bmc_agrees_with_reference(spec, consts, no_deadlock, row_id, reference_results):
     pytest.importorskip("z3")
     model, ref = reference_results(spec, consts, no_deadlock)
@@ -130,6 +133,12 @@ def test_bmc_agrees_with_reference(spec, consts, no_deadlock, row_id, reference_
     options = CheckOptions(deadlock=not no_deadlock, depth=depth, timeout_s=BMC_BUDGET_S)
     got = api.check(model, engine="bmc", options=options)
     assert got.error is None
+    if got.reason and got.reason.startswith(Z3_DECLINES):
+        # Outside the encoding's declared capabilities (docs/engines/z3.md,
+        # e.g. a bag over a large element type): UNKNOWN for every property,
+        # never a verdict.
+        assert all(p.trace is None and p.status is Status.UNKNOWN for p in got.properties)
+        return
     for p in got.properties:
         expected = found[p.name]
         if p.trace is None and p.status in (Status.UNKNOWN, Status.HOLDS_UP_TO_BOUND) and got.reason:

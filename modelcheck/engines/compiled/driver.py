@@ -42,8 +42,9 @@ def canon_row(rows, ri, U, S, out, sym):
 
 
 @jit_inline
-def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
-    """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
+def _evaluate_wanted(row, V, S, err, want, flags):
+    """The invariants and sometimes still wanted, on ``row`` (into ``flags``):
+    1 evaluated, 0 none is wanted, -1 a run-time error."""
     active = False
     for q in range(want.shape[0]):
         if want[q] != 0:
@@ -53,12 +54,26 @@ def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
     unpack_row(row, V)
     if state_props(V, S, err, want, flags) < 0:
         return -1
+    return 1
+
+
+@jit_inline
+def _settles(q, want, kinds, flags):
+    """Whether the flags just evaluated settle property ``q``: an invariant
+    false, or a sometimes true."""
+    return want[q] != 0 and ((kinds[q] == 0 and flags[q] == 0)
+                             or (kinds[q] == 1 and flags[q] != 0))
+
+
+@jit_inline
+def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
+    """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
+    r = _evaluate_wanted(row, V, S, err, want, flags)
+    if r <= 0:
+        return r
     stop = 0
     for q in range(want.shape[0]):
-        if want[q] == 0:
-            continue
-        hit = (kinds[q] == 0 and flags[q] == 0) or (kinds[q] == 1 and flags[q] != 0)
-        if hit:
+        if _settles(q, want, kinds, flags):
             want[q] = 0
             found[q] = 1
             for w in range(W):
@@ -77,21 +92,12 @@ def _check_outside(row, parent, post, a, V, S, err, want, kinds, flags, found, f
     and ``post``, the successor as computed (before symmetry); for an
     initial state (``a`` < 0) both are the state itself.  1 stop, 0 go on,
     -1 error."""
-    active = False
-    for q in range(want.shape[0]):
-        if want[q] != 0:
-            active = True
-    if not active:
-        return 0
-    unpack_row(row, V)
-    if state_props(V, S, err, want, flags) < 0:
-        return -1
+    r = _evaluate_wanted(row, V, S, err, want, flags)
+    if r <= 0:
+        return r
     stop = 0
     for q in range(want.shape[0]):
-        if want[q] == 0:
-            continue
-        hit = (kinds[q] == 0 and flags[q] == 0) or (kinds[q] == 1 and flags[q] != 0)
-        if hit:
+        if _settles(q, want, kinds, flags):
             want[q] = 0
             found[q] = 2 if a >= 0 else 3
             faid[q] = a

@@ -14,6 +14,9 @@ is ``modelcheck.cli.verdicts``.
     large = false                           # optional: runs only with --large
     max_states = 100000                     # optional bounds: max_states, max_depth,
                                             # timeout (s), depth (bmc steps)
+    counts = { distinct = 25, generated = 82, depth = 9 }
+                                            # optional: the complete search's figures
+                                            # (TLC's, where TLC counts the model)
     [[row.check]]
     property = "NoLostConfirmed"
     expect = "violated"                     # holds | violated | unknown | holds_up_to_bound
@@ -36,7 +39,8 @@ from modelcheck.errors import UsageError
 __all__ = ["Expectation", "Row", "read_verdict_file", "select_rows"]
 
 ROW_KEYS = ("id", "spec", "description", "consts", "engine", "no_deadlock", "large",
-            "max_states", "max_depth", "timeout", "depth", "check")
+            "max_states", "max_depth", "timeout", "depth", "counts", "check")
+COUNT_KEYS = ("distinct", "generated", "depth")
 CHECK_KEYS = ("property", "expect", "steps")
 EXPECTS = tuple(s.value for s in Status)
 
@@ -63,6 +67,8 @@ class Row:
     max_depth: int | None = None
     timeout: float | None = None
     depth: int | None = None
+    # expected figures of the complete search, (name, value) in COUNT_KEYS order
+    counts: tuple[tuple[str, int], ...] = ()
     line: int | None = None         # where the row's id is written, for messages
 
 
@@ -191,12 +197,23 @@ def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
         if key in raw:
             bounds[key] = _typed(loc, row_id, key, raw[key], kinds, what)
     return Row(
-        id=row_id, file=loc.path, spec=str(folder / spec),
+        id=row_id, file=loc.path, spec=str(folder / spec), counts=_read_counts(loc, row_id, raw),
         description=str(raw.get("description", "")),
         consts={const_key(k): _const_text(v) for k, v in consts.items()},
         checks=checks, engine=engine, no_deadlock=no_deadlock,
         large=_typed(loc, row_id, "large", raw.get("large", False), (bool,), "true or false"),
         line=loc.row_line(row_id), **bounds)
+
+
+def _read_counts(loc: _Locator, row_id: str, raw: dict) -> tuple[tuple[str, int], ...]:
+    counts = _typed(loc, row_id, "counts", raw.get("counts", {}), (dict,), "a table")
+    for key, value in counts.items():
+        if key not in COUNT_KEYS:
+            raise loc.error(f"unknown count '{key}'", row_id, key="counts",
+                            hint=did_you_mean(key, COUNT_KEYS) or "counts: " + ", ".join(COUNT_KEYS))
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise loc.error(f"count '{key}' must be a number, 0 or more", row_id, key="counts")
+    return tuple((key, counts[key]) for key in COUNT_KEYS if key in counts)
 
 
 def read_verdict_file(path: str) -> list[Row]:

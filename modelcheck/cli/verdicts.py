@@ -46,9 +46,24 @@ class RowOutcome:
             return False
         return p.status is c.expect and (c.steps is None or c.steps == p.steps)
 
+    def obtained_counts(self) -> dict[str, int]:
+        stats = self.outcome.result.stats
+        return {"distinct": stats.distinct_states, "generated": stats.generated_states,
+                "depth": stats.depth}
+
+    @property
+    def counts_ok(self) -> bool:
+        """The row's expected figures, from a complete search without error."""
+        if not self.row.counts:
+            return True
+        result = self.outcome.result
+        got = self.obtained_counts()
+        return (result.error is None and result.complete
+                and all(got[key] == value for key, value in self.row.counts))
+
     @property
     def ok(self) -> bool:
-        return all(self.check_ok(c) for c in self.row.checks)
+        return all(self.check_ok(c) for c in self.row.checks) and self.counts_ok
 
 
 def row_options(row: Row, model: Model) -> CheckOptions:
@@ -171,7 +186,20 @@ def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
                           Text(c.property), Text(_expected_text(d, c)),
                           Text(_obtained_text(d, c), style="green" if good else "bold red"),
                           Text("✓" if good else "✗", style="green" if good else "bold red"))
+        got = d.obtained_counts()
+        complete = d.outcome.result.error is None and d.outcome.result.complete
+        for key, value in d.row.counts:
+            # one line a figure keeps the table narrow; an incomplete search
+            # meets none of them (its figures are only as far as it went)
+            good = complete and got[key] == value
+            table.add_row(Text(""), Text(""), Text(_COUNT_LABELS[key]), Text(f"{value:,}"),
+                          Text(f"{got[key]:,}", style="green" if good else "bold red"),
+                          Text("✓" if good else "✗", style="green" if good else "bold red"))
     out.print(table)
+
+
+#: how the table names each figure a row may expect
+_COUNT_LABELS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth"}
 
 
 def print_footer(out: Console, done: Sequence[RowOutcome], chosen: Sequence[Row],
@@ -226,6 +254,8 @@ def row_json(d: RowOutcome) -> dict[str, Any]:
         "consts": {name: plain_value(value) for name, _, value in d.outcome.model.consts},
         "ok": d.ok,
         "checks": checks,
+        "expect_counts": dict(d.row.counts) or None,
+        "counts_ok": d.counts_ok,
         "distinct_states": result.stats.distinct_states,
         "generated_states": result.stats.generated_states,
         "depth": result.stats.depth,

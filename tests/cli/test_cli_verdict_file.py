@@ -105,6 +105,20 @@ def test_mistakes_point_at_the_line_and_suggest_the_fix(tmp_path, edit, line, me
     assert err.value.hint == hint
 
 
+def test_counts_are_read_in_their_order_and_checked(tmp_path):
+    text = GOOD.replace("timeout = 2.5", "timeout = 2.5\ncounts = { depth = 9, distinct = 25 }", 1)
+    a, b = read_verdict_file(_write(tmp_path, text))
+    assert a.counts == (("distinct", 25), ("depth", 9)) and b.counts == ()
+    for bad, message, hint in [("{ distinc = 25 }", "unknown count 'distinc'", "did you mean 'distinct'?"),
+                               ("{ depth = -1 }", "count 'depth' must be a number, 0 or more", None),
+                               ("{ depth = true }", "count 'depth' must be a number, 0 or more", None),
+                               ("25", "'counts' must be a table", None)]:
+        path = _write(tmp_path, GOOD.replace("timeout = 2.5", f"timeout = 2.5\ncounts = {bad}", 1))
+        with pytest.raises(UsageError) as err:
+            read_verdict_file(path)
+        assert message in str(err.value) and err.value.hint == hint
+
+
 def test_a_row_without_checks_is_refused(tmp_path):
     path = _write(tmp_path, '[[row]]\nid = "X"\nspec = "x.mc"\n')
     with pytest.raises(UsageError, match=r"row 'X': needs at least one \[\[row.check\]\]"):
@@ -130,5 +144,8 @@ def test_a_file_without_rows_is_refused(tmp_path):
 
 def test_the_example_verdict_file_is_valid(repo_root):
     rows = read_verdict_file(str(repo_root / "specs" / "examples" / "verdicts.toml"))
-    assert [r.id for r in rows] == ["DH-1", "TP-3", "TP-5"]
+    assert [r.id for r in rows] == ["DH-1", "TP-3", "TP-5", "RAFT-2-1-1", "RAFT-2-0-2",
+                                    "RAFT-2-0-1", "RAFT-S2", "PAXOS-1", "PAXOS-2"]
     assert rows[0].checks[0].steps == 6
+    # TLC's figures for raft.tla, 3 servers (issue 11)
+    assert dict(rows[3].counts) == {"distinct": 2379781, "generated": 28169044, "depth": 53}

@@ -82,7 +82,7 @@ def test_json_rows(mc, tmp_path):
     assert run.exit_code == 1 and run.stderr == ""
     ok_row, wrong = json.loads(run.stdout)
     assert list(ok_row) == ["id", "file", "spec", "description", "engine", "consts", "ok",
-                            "checks", "distinct_states", "generated_states", "depth",
+                            "checks", "expect_counts", "counts_ok", "distinct_states", "generated_states", "depth",
                             "elapsed_s", "complete", "reason", "error"]
     assert ok_row["checks"][0] == {
         "property": "BelowThree", "expect": "violated", "expect_steps": 3, "status": "violated",
@@ -120,3 +120,42 @@ def test_a_bad_const_value_names_its_row(mc, tmp_path):
     assert run.exit_code == 2 and run.stdout == ""
     assert run.stderr.startswith(f"error: {path}: row 'wrong-steps': -D MAX=9: 9 is outside 1..5")
     assert not mc.out_dir.exists()
+
+
+COUNTS = f'''
+[[row]]
+id = "right-counts"
+spec = "{ROOT}/tests/cli/specs/limit.mc"
+consts = {{ MAX = 3 }}
+counts = {{ distinct = 4, generated = 4, depth = 4 }}
+[[row.check]]
+property = "AtMax"
+expect = "holds"
+
+[[row]]
+id = "wrong-counts"
+spec = "{ROOT}/tests/cli/specs/limit.mc"
+consts = {{ MAX = 3 }}
+counts = {{ distinct = 5 }}
+[[row.check]]
+property = "AtMax"
+expect = "holds"
+'''
+
+
+def test_a_row_checks_its_counts(mc, tmp_path):
+    path = tmp_path / "counts.toml"
+    path.write_text(COUNTS)
+    run = mc("verdicts", str(path), "--engine", "reference", "--json", "--out", "OUT")
+    assert run.exit_code == 1
+    right, wrong = json.loads(run.stdout)
+    assert right["ok"] and right["counts_ok"]
+    assert right["expect_counts"] == {"distinct": 4, "generated": 4, "depth": 4}
+    # every verdict as expected, but 4 distinct states where the row says 5
+    assert all(c["ok"] for c in wrong["checks"])
+    assert not wrong["ok"] and not wrong["counts_ok"] and wrong["distinct_states"] == 4
+    table = mc("verdicts", str(path), "--engine", "reference", "--out", "OUT")
+    assert table.exit_code == 1
+    line = next(l for l in table.stdout.splitlines() if "distinct states" in l and "✗" in l)
+    assert [cell.strip() for cell in line.split("│")][4:6] == ["5", "4"]
+    assert "1 of 2 rows not as expected: wrong-counts" in table.stdout

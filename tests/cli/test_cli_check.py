@@ -212,3 +212,14 @@ def test_parse_prints_a_one_line_summary(mc, golden):
 def test_version(mc):
     run = mc("--version")
     assert run.exit_code == 0 and run.stdout.startswith("modelcheck, version ")
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_variant_field_outside_its_type_is_mc5001_where_it_is_built(mc, golden, engine):
+    if engine == "compiled":
+        pytest.importorskip("numba")
+    run = mc("check", "tests/cli/specs/variant_field.mc", "--engine", engine, "--no-deadlock",
+             "--out", "OUT")
+    assert run.exit_code == 2
+    assert "compiled engine unavailable" not in run.transcript()
+    golden.check(f"cli/check_variant_field_{engine}.txt", run.transcript())

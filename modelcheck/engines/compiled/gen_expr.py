@@ -18,11 +18,11 @@ from modelcheck.engines.compiled.gen_values import (Consts, ValueGen, is_scalar,
                                                     same_rep)
 from modelcheck.engines.compiled.layout import Layout
 from modelcheck.engines.compiled.reps import (Unsupported, case_offsets, field_types, flatten,
-                                              rank, rank_size, width)
+                                              rank, rank_size, sparse, width)
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (BagType, BoolType, OptionType, RecordType, SeqType, SetType,
-                                 TupleType, Type, join, render_type)
+                                 TupleType, Type, join)
 from modelcheck.ir.values import in_type
 
 __all__ = ["ExprGen", "NodeTable"]
@@ -48,7 +48,8 @@ class ExprGen(ValueGen):
 
     def __init__(self, src: Source, consts: Consts, layout: Layout, nodes: NodeTable,
                  pre: str = "U", post: str | None = None, folder: Folder | None = None):
-        super().__init__(src, consts)
+        # a conversion past a sparse capacity has no node of its own
+        super().__init__(src, consts, f"return fail(err, 5001, {nodes.id(None)})")
         self.layout = layout
         self.nodes = nodes
         self.pre, self.post = pre, post
@@ -192,7 +193,7 @@ class ExprGen(ValueGen):
         with self.loop(e.var, e.domain):
             with self._filter(e.cond):
                 elem = self.gen(e.elem)
-                self.add_element(dst, e.type, elem, e.elem.type)
+                self.add_element(dst, e.type, elem, e.elem.type, e)
         return dst
 
     def _gen_SumComp(self, e: ir.SumComp) -> Val:
@@ -238,33 +239,23 @@ class ExprGen(ValueGen):
         r, valid = self.rank_expr(elem, coll_t.elem)
         guard = self.src.block(f"if {valid}:") if valid is not None else _nothing()
         with guard:
-            if isinstance(coll_t, SetType):
-                self.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
-            else:
-                self.src.line(f"{slot(dst, r)} += 1")
+            self.add_rank(dst, coll_t, r, fail=self.failer(elem))
 
     def _gen_BagLit(self, e: ir.BagLit) -> Val:
         dst = self.src.alloc(width(e.type))
         self.zero(dst, width(e.type))
         for elem in e.elems:
-            self.add_element(dst, e.type, self.gen(elem), elem.type)
+            self.add_element(dst, e.type, self.gen(elem), elem.type, e)
         return dst
 
     def rank_expr(self, e: ir.Expr, to: Type, probe: bool = False) -> tuple[str, str | None]:
         """The rank of ``e``'s value among ``to``'s values (and its validity),
         computed from the parts of a literal without building it.  ``probe``:
-        the value is only looked up (``in``), so a variant built with a field
-        outside its case's type is fine here: it is simply not a value of
-        ``to`` (the validity says so), as the reference finds it in no set."""
+        the value is only looked up (``in``), so a record with a field outside
+        ``to`` is fine here: it is simply not a value of ``to`` (the validity
+        says so), as the reference finds it in no set.  A variant is built
+        all the same: its fields are checked when it is built."""
         e = self.folded(e)
-        if probe and isinstance(e, ir.VariantLit) and e.type == to:
-            index = to.case_index(e.case)
-            first = case_offsets(to)[index][1]
-            ptype = to.case_type(e.case)
-            if not ptype.fields:
-                return str(first), None
-            rk, ok = self.rank_expr(e.payload, ptype, probe)
-            return self.src.let(f"{first} + {rk}", "r"), ok
         if isinstance(e, ir.Const):
             if not in_type(to, e.value):
                 return "0", "False"
@@ -284,15 +275,14 @@ class ExprGen(ValueGen):
             return self.src.let(f"1 + {rk}", "r"), ok
         return self.rank(self.gen(e), e.type, to)
 
-    def add_element(self, dst: Region, coll_t: Type, v: Val, vt: Type) -> None:
-        """Add one element to the set (or bag) in ``dst``."""
+    def add_element(self, dst: Region, coll_t: Type, v: Val, vt: Type,
+                    node: ir.Expr | None = None) -> None:
+        """Add one element to the set (or bag) in ``dst`` (``node``: where a
+        sparse collection's capacity is passed)."""
         r, valid = self.rank(v, vt, coll_t.elem)
         guard = self.src.block(f"if {valid}:") if valid is not None else _nothing()
         with guard:
-            if isinstance(coll_t, SetType):
-                self.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
-            else:
-                self.src.line(f"{slot(dst, r)} += 1")
+            self.add_rank(dst, coll_t, r, fail=None if node is None else self.failer(node))
 
     def _gen_SeqLit(self, e: ir.SeqLit) -> Val:
         t = e.type
@@ -346,20 +336,24 @@ class ExprGen(ValueGen):
         self.fill_default(dst, t)
         self.src.line(f"{slot(dst)} = {index}")
         payload = self.folded(e.payload)
+        # A variant's fields are checked when it is built (MC5001), as the
+        # reference does: its slots only have room for its declared types.
         if isinstance(payload, ir.RecordLit):
             given = dict(payload.fields)
             at = off
             for name, ft in ptype.fields:
                 fe = given[name]
-                _fits_case(e, name, fe.type, ft)
-                self.store(dst.at(at), self.gen(fe), fe.type, ft)
+                v = self.gen(fe)
+                self.check(v, fe.type, ft, self.failer(fe))
+                self.store(dst.at(at), v, fe.type, ft)
                 at += width(ft)
         elif ptype.fields:
-            if not isinstance(payload, ir.Const):
-                _fits_case(e, "", payload.type, ptype)
-            elif not in_type(ptype, payload.value):
-                raise _outside_case(e, "", payload.type)
-            self.store(dst.at(off), self.gen(payload), payload.type, ptype)
+            if isinstance(payload, ir.Const) and not in_type(ptype, payload.value):
+                self.fail("MC5001", e)
+                return dst
+            v = self.gen(payload)
+            self.check(v, payload.type, ptype, self.failer(e))
+            self.store(dst.at(off), v, payload.type, ptype)
         return dst
 
     def _gen_CaseTest(self, e: ir.CaseTest) -> Val:
@@ -426,8 +420,13 @@ class ExprGen(ValueGen):
                 r, valid = self.rank_expr(elem, t.elem)
                 guard = src.block(f"if {valid}:") if valid is not None else _nothing()
                 with guard:
-                    op = "setbit" if e.op is Op.UNION else "clearbit"
-                    src.line(f"{op}({dst.arr}, {dst.off}, {r})")
+                    if e.op is Op.UNION:
+                        self.add_rank(dst, t, r, fail=self.failer(e))
+                    else:
+                        self.remove_rank(dst, t, r)
+            return
+        if sparse(t):
+            self._sparse_setop(e, dst, t)
             return
         rb = self.as_rep(self.gen(b), b.type, t)
         operator = {Op.UNION: "|=", Op.INTER: "&=", Op.DIFF: "&= ~"}[e.op]
@@ -439,6 +438,32 @@ class ExprGen(ValueGen):
 
     _into_UNION = _into_INTER = _into_DIFF = _into_setop
 
+    def _sparse_setop(self, e: ir.Apply, dst: Region, t: Type) -> None:
+        """dst (holding a) op= b, element by element: b may be dense or sparse."""
+        b = e.args[1]
+        src = self.src
+        rb, tb = self.region(b), b.type
+        same = b.type.elem == t.elem
+        if e.op is Op.INTER:
+            kept = src.alloc(width(t))
+            self.zero(kept, width(t))
+            with self.each_element(dst, t, canonical=False) as r:
+                rk, valid = (r, None) if same else self.rank(self.unrank(r, t.elem), t.elem,
+                                                            tb.elem)
+                test = self.contains(rb, tb, rk)
+                with src.block(f"if {test if valid is None else f'{valid} and {test}'}:"):
+                    self.add_rank(kept, t, r, fail=self.failer(e))
+            self.copy(dst, kept, width(t))
+            return
+        with self.each_element(rb, tb, canonical=False) as r:
+            rk, valid = (r, None) if same else self.rank(self.unrank(r, tb.elem), tb.elem,
+                                                        t.elem)
+            with src.block(f"if {valid or 'True'}:"):
+                if e.op is Op.UNION:
+                    self.add_rank(dst, t, rk, fail=self.failer(e))
+                else:
+                    self.remove_rank(dst, t, rk)
+
     def _into_BAG_ADD(self, e: ir.Apply, dst: Region, t: Type, holds: str | None) -> None:
         b, x = e.args
         self.gen_into(b, dst, t, holds)
@@ -446,17 +471,18 @@ class ExprGen(ValueGen):
         if valid is not None:
             with self.src.block(f"if not ({valid}):"):
                 self.fail("MC5001", e)
-        self.src.line(f"{slot(dst, r)} += 1")
+        self.add_rank(dst, t, r, fail=self.failer(e))
 
     def _into_BAG_REMOVE(self, e: ir.Apply, dst: Region, t: Type, holds: str | None) -> None:
         b, x = e.args
         self.gen_into(b, dst, t, holds)
         r, valid = self.rank(self.gen(x), x.type, t.elem)
-        cond = f"not ({valid}) or {slot(dst, r)} == 0" if valid is not None else \
-            f"{slot(dst, r)} == 0"
-        with self.src.block(f"if {cond}:"):
+        if valid is not None:
+            with self.src.block(f"if not ({valid}):"):
+                self.fail("MC5005", e)
+        ok = self.remove_rank(dst, t, r)
+        with self.src.block(f"if not {ok}:"):
             self.fail("MC5005", e)
-        self.src.line(f"{slot(dst, r)} -= 1")
 
     # ------------------------------------------------------------ operators
 
@@ -546,23 +572,6 @@ def _big_range(gen: ExprGen, e: ir.Expr) -> bool:
     (the constant folder leaves those alone)."""
     return (ir.is_range(e) and gen.folder is not None
             and gen.folder.large(e))
-
-
-def _fits_case(e: ir.VariantLit, field: str, frm: Type, to: Type) -> None:
-    # The reference lets a variant hold a field outside its declared type
-    # until the value is written to a variable (MC5001 there), but the IR
-    # gives the variant only its declared type: its slots, ranks and packed
-    # bits have no room for such a value, so such a model is declined.
-    if needs_check(frm, to):
-        raise _outside_case(e, field, frm)
-
-
-def _outside_case(e: ir.VariantLit, field: str, frm: Type) -> Unsupported:
-    line = getattr(e.span, "line", None)
-    where = f" (line {line})" if line is not None else ""
-    name = f"{e.case}.{field}" if field else e.case
-    return Unsupported(f"the variant {name}{where} is built from a value of "
-                       f"{render_type(frm)} that may fall outside its declared type")
 
 
 def join_type(a: Type, b: Type) -> Type:

@@ -35,7 +35,8 @@ import numpy as np
 from numba import njit
 from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
     TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints,
-    less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots)
+    less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots, sp_count,
+    sp_add, sp_remove, sp_distinct, sp_sort, sp_within)
 from modelcheck.engines.compiled.table import table_insert, home_of
 
 # No function here allocates, so none needs numba's reference counting, whose

@@ -5,7 +5,7 @@ from contextlib import ExitStack
 from typing import Callable
 
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Val, slot
-from modelcheck.engines.compiled.reps import Unsupported, field_types, rank_size, width
+from modelcheck.engines.compiled.reps import Unsupported, field_types, rank_size, sparse, width
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import BagType, IntType, SeqType, SetType, join
@@ -127,11 +127,7 @@ def _in(g, e: ir.Apply) -> Val:
     if not isinstance(t, (SetType, BagType)):
         raise Unsupported(f"'in' on a {type(t).__name__}")
     r, valid = g.rank_expr(x, t.elem, probe=True)     # the reference evaluates x first
-    region = g.region(coll)
-    if isinstance(t, SetType):
-        test = f"bit({region.arr}, {region.off}, {r})"
-    else:
-        test = f"{slot(region, r)} != 0"
+    test = g.contains(g.region(coll), t, r)
     if valid is None:
         return Scalar(g.src.let(test, "m"))
     out = g.src.fresh("m")
@@ -151,6 +147,8 @@ def _subset(g, e: ir.Apply) -> Val:
     a, b = e.args
     t = join(a.type, b.type)
     ra, rb = g.as_rep(g.gen(a), a.type, t), g.as_rep(g.gen(b), b.type, t)
+    if sparse(t):
+        return Scalar(g.src.let(f"sp_within({ra.arr}, {ra.off}, {rb.arr}, {rb.off})", "s"))
     parts = [f"({slot(ra, k)} & ~{slot(rb, k)}) == 0" for k in range(width(t))]
     return Scalar(g.src.let(" and ".join(parts), "s"))
 
@@ -177,6 +175,13 @@ def _set_extreme(lowest: bool) -> Callable:
             raise Unsupported("min/max of a set of non-ints")
         n = rank_size(t.elem)
         found, r = g.src.fresh("f"), g.src.fresh("r")
+        if sparse(t):
+            # ranks ascend with the ints; the last entry is at the count
+            count = g.src.let(slot(region), "n")
+            with g.src.block(f"if {count} == 0:"):
+                g.fail("MC5006", e)
+            at = "1" if lowest else count
+            return Scalar(g.src.let(f"{slot(region, at)} + {t.elem.lo}", "i"))
         g.src.line(f"{found} = -1")
         order = f"range({n})" if lowest else f"range({n - 1}, -1, -1)"
         with g.src.block(f"for {r} in {order}:"):
@@ -197,11 +202,11 @@ def _len(g, e: ir.Apply) -> Val:
         return Scalar(g.src.let(f"max(0, {hi} - {lo} + 1)", "n"))
     region, t = g.region(c), c.type
     if isinstance(t, SetType):
-        return Scalar(g.set_size(region, t))
+        return Scalar(g.size(region, t))
     if isinstance(t, SeqType):
         return Scalar(g.src.let(slot(region), "n"))
     if isinstance(t, BagType):
-        return Scalar(g.bag_size(region, t))
+        return Scalar(g.size(region, t))
     raise Unsupported(f"len of a {type(t).__name__}")
 
 
@@ -364,22 +369,21 @@ def _bag_count(g, e: ir.Apply) -> Val:
     b, x = e.args
     region = g.region(b)
     r, valid = g.rank_expr(x, b.type.elem, probe=True)
+    count = g.count_of(region, b.type, r)
     if valid is None:
-        return Scalar(g.src.let(slot(region, r), "n"))
-    return Scalar(g.src.let(f"{slot(region, r)} if {valid} else 0", "n"))
+        return Scalar(g.src.let(count, "n"))
+    return Scalar(g.src.let(f"{count} if {valid} else 0", "n"))
 
 
 def _bag_distinct(g, e: ir.Apply) -> Val:
     b = e.args[0]
     region = g.region(b)
-    t = SetType(b.type.elem)
+    t = e.type
     dst = g.src.alloc(width(t))
     g.zero(dst, width(t))
-    r = g.src.fresh("r")
-    with g.src.block(f"for {r} in range({rank_size(b.type.elem)}):"):
-        with g.src.block(f"if {slot(region, r)} != 0:"):
-            g.src.line(f"setbit({dst.arr}, {dst.off}, {r})")
-    return g.cast(dst, t, e.type)
+    with g.each_element(region, b.type, canonical=False) as r:
+        g.add_rank(dst, t, r, fail=g.failer(e))
+    return dst
 
 
 _HANDLERS: dict[Op, Callable] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, slot
 from modelcheck.engines.compiled.gen_values import ValueGen, is_scalar
 from modelcheck.engines.compiled.layout import Layout
-from modelcheck.engines.compiled.reps import case_offsets, field_types, rank_size, width
+from modelcheck.engines.compiled.reps import case_offsets, field_types, rank_size, sparse, width
 from modelcheck.ir.types import (BagType, MapType, ModelType, OptionType, RecordType, SeqType,
                                  SetType, TupleType, Type, VariantType)
 
@@ -116,9 +116,8 @@ class SymmetryGen:
         if isinstance(t, (SetType, BagType)):
             h = src.fresh("h")
             src.line(f"{h} = 0")
-            with self.v.each_element(v, t, canonical=False) as r:
+            with self.v.each_entry(v, t) as (r, count):
                 elem = self.sig(self.v.unrank(r, t.elem), t.elem, sym, member)
-                count = slot(v, r) if isinstance(t, BagType) else "1"
                 src.line(f"{h} += hmix(hmix(0, {elem}), {count})")
             return h
         raise TypeError(t)
@@ -182,6 +181,16 @@ class SymmetryGen:
             with src.block(f"for {r} in range({rank_size(t.key)}):"):
                 r2 = self.perm_rank(r, t.key, sym, pi)
                 self.perm(src_r.at(f"{r} * {wv}"), t.value, dst.at(f"{r2} * {wv}"), sym, pi)
+        elif sparse(t):
+            # rename every entry, then restore the ascending order
+            v.zero(dst, width(t))
+            k = src.fresh("k")
+            src.line(f"{slot(dst)} = {slot(src_r)}")
+            with src.block(f"for {k} in range({slot(src_r)}):"):
+                r = src.let(slot(src_r, f"1 + {k}"), "r")
+                r2 = self.perm_rank(r, t.elem, sym, pi)
+                src.line(f"{slot(dst, f'1 + {k}')} = {r2}")
+            src.line(f"sp_sort({dst.arr}, {dst.off})")
         elif isinstance(t, SetType):
             v.zero(dst, width(t))
             with v.each_element(src_r, t, canonical=False) as r:

@@ -12,18 +12,16 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from modelcheck.engines.compiled.gen_colls import Elements
 from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, Val, add_off, slot
 from modelcheck.engines.compiled.reps import (Unsupported, capped, case_offsets, chunks, default,
                                               field_types, flatten, rank, rank_is_canonical,
-                                              rank_size, to_signed, unrank, width)
+                                              rank_size, sparse, to_signed, unrank, width)
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  VariantType)
 
 __all__ = ["Consts", "is_scalar", "same_rep", "needs_check", "ValueGen"]
-
-#: Widths up to this are copied and compared slot by slot; wider ones in a loop.
-UNROLL = 4
 
 Fail = Callable[[str], None]
 
@@ -44,6 +42,8 @@ def same_rep(a: Type, b: Type) -> bool:
         return same_rep(a.elem, b.elem) and flatten(a.elem, default(a.elem)) == \
             flatten(b.elem, default(b.elem))
     if isinstance(a, (SetType, BagType)):
+        if sparse(a) or sparse(b):
+            return sparse(a) and sparse(b) and a.elem == b.elem and a.capacity == b.capacity
         return a.elem == b.elem
     if isinstance(a, MapType):
         return a.key == b.key and same_rep(a.value, b.value)
@@ -111,12 +111,16 @@ def _int_lit(v: int) -> str:
     return str(to_signed(v)) if v >= 1 << 63 else str(v)
 
 
-class ValueGen:
-    """Value plumbing over one ``Source`` and one ``Consts`` registry."""
+class ValueGen(Elements):
+    """Value plumbing over one ``Source`` and one ``Consts`` registry.
+    ``overflow_code``: the statement a write past a sparse collection's
+    capacity runs where no IR node is at hand (a conversion): the statement
+    reporting MC5001, which the engine then replays under the reference."""
 
-    def __init__(self, src: Source, consts: Consts):
+    def __init__(self, src: Source, consts: Consts, overflow_code: str = "pass"):
         self.src = src
         self.consts = consts
+        self.overflow_code = overflow_code
         # local name -> (type, rank code) for scalars made by ``unrank``: their
         # rank is known without recomputing it
         self.known_ranks: dict[str, tuple[Type, str]] = {}
@@ -242,16 +246,30 @@ class ValueGen:
 
     def _convert_elements(self, dst: Region, v: Region, frm: Type, to: Type) -> None:
         src = self.src
-        is_set = isinstance(to, SetType)
+        if sparse(frm) and sparse(to) and frm.elem == to.elem:
+            # the same ranks in a longer or shorter run of slots
+            keep = min(frm.capacity, to.capacity)
+            if frm.capacity > to.capacity:
+                with src.block(f"if {slot(v)} > {to.capacity}:"):
+                    self.overflow()
+            self.copy(dst, v, 1 + keep)
+            if to.capacity > keep:
+                self.zero(dst.at(1 + keep), to.capacity - keep)
+            return
         self.zero(dst, width(to))
-        with self.each_element(v, frm, canonical=False) as r:
-            elem = self.unrank(r, frm.elem)
-            rk, valid = self.rank(elem, frm.elem, to.elem)
+        with self.each_entry(v, frm) as (r, copies):
+            if frm.elem == to.elem:
+                rk, valid = r, None
+            else:
+                rk, valid = self.rank(self.unrank(r, frm.elem), frm.elem, to.elem)
             with src.block(f"if {valid or 'True'}:"):
-                if is_set:
-                    src.line(f"setbit({dst.arr}, {dst.off}, {rk})")
-                else:
-                    src.line(f"{slot(dst, rk)} = {slot(v, r)}")
+                self.add_rank(dst, to, rk, copies)
+        if sparse(to) and frm.elem != to.elem:
+            # ranks of a different element type need not keep their order
+            src.line(f"sp_sort({dst.arr}, {dst.off})")
+
+    def overflow(self) -> None:
+        self.src.line(self.overflow_code)
 
     def _part(self, region: Region, t: Type) -> Val:
         return Scalar(self.read(region, t)) if is_scalar(t) else region
@@ -294,11 +312,11 @@ class ValueGen:
                     self.check(self._part(v.at(f"1 + {q} * {we}"), frm.elem), frm.elem, to.elem, fail)
         elif isinstance(to, (SetType, BagType)):
             if isinstance(to, BagType) and frm.capacity > to.capacity:
-                total = self.bag_size(v, frm)
+                total = self.size(v, frm)
                 with src.block(f"if {total} > {to.capacity}:"):
                     fail("MC5001")
             if isinstance(to, SetType) and over_capacity(frm, to):
-                with src.block(f"if {self.set_size(v, frm)} > {to.capacity}:"):
+                with src.block(f"if {self.size(v, frm)} > {to.capacity}:"):
                     fail("MC5001")
             if needs_check(frm.elem, to.elem):
                 with self.each_element(v, frm, canonical=False) as r:
@@ -515,6 +533,10 @@ class ValueGen:
     def each_element(self, coll: Region, t: Type, canonical: bool = True) -> Iterator[str]:
         """Loop over the elements of a set (or the distinct elements of a bag);
         yields the name of the rank variable.  The body may ``break``."""
+        if sparse(t):
+            with self.sparse_elements(coll, t) as r:
+                yield r
+            return
         src = self.src
         ranks = rank_size(t.elem)
         r = src.fresh("r")
@@ -559,19 +581,6 @@ class ValueGen:
         from modelcheck.ir.values import domain
         return self.consts.array([rank(elem, v) for v in _sorted_domain(elem, domain)])
 
-    def bag_size(self, bag: Region, t: BagType) -> str:
-        n = rank_size(t.elem)
-        if n <= UNROLL:
-            return self.src.let(" + ".join(slot(bag, k) for k in range(n)) or "0", "n")
-        total, q = self.src.fresh("n"), self.src.fresh("q")
-        self.src.line(f"{total} = 0")
-        with self.src.block(f"for {q} in range({n}):"):
-            self.src.line(f"{total} += {slot(bag, q)}")
-        return total
-
-    def set_size(self, s: Region, t: SetType) -> str:
-        n = width(t)
-        return self.src.let(" + ".join(f"popcount({slot(s, k)})" for k in range(n)), "n")
 
     def full_mask(self, ranks: int, k: int) -> str:
         """The bits of chunk ``k`` that are ranks of a ``ranks``-element domain."""

@@ -32,6 +32,7 @@ from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.gen_module import ActionInfo, generate
 from modelcheck.engines.compiled.kcache import compile_deadline, load_kernel_module, source_digest
 from modelcheck.engines.compiled.gen_fold import Folder
+from modelcheck.engines.capacities import with_capacities
 from modelcheck.engines.compiled.layout import Layout
 from modelcheck.engines.compiled.ranges import check_int64
 from modelcheck.engines.compiled.reps import Unsupported
@@ -106,6 +107,10 @@ class CompiledModel:
         self.deadline = None if options.timeout_s is None else time.monotonic() + options.timeout_s
         self.model = model
         self.options = options
+        # The kernels are generated from the model with a static capacity on
+        # every set over a large type (sparse layouts need one); the original
+        # stays the model that traces and errors are replayed under.
+        model = with_capacities(model)
         folder = Folder(model)
         check_int64(model, folder)
         self.layout = Layout.from_model(model)

@@ -5,7 +5,7 @@ flattened into slots (``reps``), and each slot becomes a bit field just wide
 enough for its declared type: ``lo..hi`` takes ``bits_for(hi - lo + 1)`` bits
 and stores ``v - lo``; an enum or model value (or a variant's tag) its index;
 a set its bitset; a sequence or bag length/count ``bits_for(capacity + 1)``
-bits.  A field never
+bits; a sparse set or bag's element ranks ``bits_for(domain size)`` bits each.  A field never
 straddles two words, so reading one is a shift and a mask.  Unused slots hold
 their type's default value, which is stored as zero bits, so a state has
 exactly one packing and ``unpack(pack(s)) == s``.
@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from modelcheck.engines.compiled.reps import (Unsupported, bits_for, flatten, to_signed,
+from modelcheck.engines.compiled.reps import (Unsupported, bits_for, flatten, sparse, to_signed,
                                               to_unsigned, unflatten, width)
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
@@ -77,6 +77,9 @@ def _slot_fields(t: Type, out: list[tuple[int, int]]) -> None:
     elif isinstance(t, OptionType):
         out.append((1, 0))
         _slot_fields(t.elem, out)
+    elif sparse(t):
+        out.append((bits_for(t.capacity + 1), 0))
+        out.extend([(bits_for(domain_size(t.elem)), 0)] * t.capacity)
     elif isinstance(t, SetType):
         chunks = width(t)          # declines a set it cannot lay out first
         ranks = domain_size(t.elem)
@@ -120,6 +123,13 @@ class Layout:
         for name, t in var_types:
             first = len(fields)
             for bits, lo in slot_fields(t):
+                if bits == 0:
+                    # A slot with one possible value stores nothing.  Its
+                    # shift must stay below 64 all the same: a shift by 64
+                    # is undefined in the generated code (LLVM makes the
+                    # whole word poison), which a full word would give it.
+                    fields.append(Field(word, 0, 0, lo))
+                    continue
                 if bit + bits > 64:
                     word, bit = word + 1, 0
                 fields.append(Field(word, bit, bits, lo))

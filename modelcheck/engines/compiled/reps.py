@@ -9,11 +9,13 @@ int        one slot, the value itself (not offset: intervals of
 enum/model one slot, the member's index
 option     a tag slot (0 none, 1 some) then the payload; a none's payload
            holds the payload type's default value
-set        the bitset over the element type's ranks, 64 ranks per slot
+set        the bitset over the element type's ranks, 64 ranks per slot; or,
+           for a ``sparse`` set, a count slot then ``capacity`` rank slots
 map        one run of ``width(V)`` slots per key, in key-rank order
 seq        a length slot then ``capacity`` runs of ``width(E)``; unused
            runs hold the element type's default value
-bag        one count slot per element rank
+bag        one count slot per element rank; or, for a ``sparse`` bag, a
+           count slot then ``capacity`` rank slots, one per copy
 tuple      the fields' runs, in order (records likewise)
 variant    a tag slot (the case's index) then every case's record run, in
            case order; the cases not taken hold their default values
@@ -31,6 +33,14 @@ engines iterate through a canonical-order table instead.  A set whose
 capacity leaves out some subsets (``capped``) keeps its bitset slots, but is
 ranked densely, by size and then its sorted element ranks, the canonical order;
 a variant's rank is its case's first rank plus its payload's rank.
+
+A set or bag with a capacity over a large element type is *sparse*: where a
+bitset (or a count per rank) would take over ``SPARSE_MIN_SLOTS`` slots and
+more than twice ``1 + capacity``, the value is its element ranks in ascending
+order (a bag repeats a rank once per copy) after a slot with their number,
+and zeros after them.  A state's width then follows the capacity, not the
+size of the element type: Raft's network of a few messages drawn from
+millions is three slots, not a million.
 """
 from __future__ import annotations
 
@@ -45,10 +55,15 @@ from modelcheck.semantics.types import bounded_size
 
 __all__ = ["Unsupported", "MAX_BITSET_RANKS", "width", "rank_size", "rank", "unrank",
            "rank_is_canonical", "default", "flatten", "unflatten", "chunks", "to_signed",
-           "to_unsigned", "bits_for", "field_types", "case_offsets", "capped"]
+           "to_unsigned", "bits_for", "field_types", "case_offsets", "capped", "sparse",
+           "SPARSE_MIN_SLOTS"]
 
 #: The most ranks one set bitset (or bag, map) may span: 65,536 bits is 1,024 words.
 MAX_BITSET_RANKS = 1 << 16
+#: A collection is held sparsely only when its dense form would take more slots.
+SPARSE_MIN_SLOTS = 64
+#: Ranks of a sparse collection's elements are int64 slots.
+MAX_SPARSE_RANKS = 1 << 62
 
 
 class Unsupported(Exception):
@@ -91,6 +106,20 @@ def _elem_ranks(t: Type, coll: Type | None = None) -> int:
     return n
 
 
+def sparse(t: Type) -> bool:
+    """Whether ``t`` is a set or bag held as its sorted element ranks."""
+    if not isinstance(t, (SetType, BagType)) or t.capacity is None:
+        return False
+    ranks = bounded_size(t.elem, MAX_SPARSE_RANKS)
+    dense = chunks(ranks) if isinstance(t, SetType) else ranks
+    if dense <= SPARSE_MIN_SLOTS or dense <= 2 * (1 + t.capacity):
+        return False
+    if ranks > MAX_SPARSE_RANKS - 1:
+        raise Unsupported(f"a collection over more than 2^62 possible elements "
+                          f"({render_type(t.elem)})")
+    return True
+
+
 def capped(t: SetType) -> bool:
     """Whether the capacity of ``t`` leaves out some subsets of its element type
     (its values are then fewer than the bitsets, and ranked densely)."""
@@ -119,6 +148,8 @@ def width(t: Type) -> int:
         return 1
     if isinstance(t, OptionType):
         return 1 + width(t.elem)
+    if sparse(t):
+        return 1 + t.capacity
     if isinstance(t, SetType):
         return chunks(_elem_ranks(t.elem, t))
     if isinstance(t, MapType):
@@ -380,6 +411,14 @@ def _flatten(t: Type, v: Any, out: list[int]) -> None:
     elif isinstance(t, OptionType):
         out.append(0 if v is None else 1)
         _flatten(t.elem, default(t.elem) if v is None else v, out)
+    elif sparse(t):
+        ranks = sorted(rank(t.elem, e) for e in v) if isinstance(t, SetType) else \
+            sorted(rank(t.elem, e) for e, c in v.items() for _ in range(c))
+        if len(ranks) > t.capacity:
+            raise ValueError(f"{len(ranks)} elements in a {render_type(t)}")
+        out.append(len(ranks))
+        out.extend(ranks)
+        out.extend([0] * (t.capacity - len(ranks)))
     elif isinstance(t, SetType):
         bits = 0
         for e in v:
@@ -430,6 +469,16 @@ def _unflatten(t: Type, s: Any, i: int) -> tuple[Any, int]:
         tag = int(s[i])
         value, j = _unflatten(t.elem, s, i + 1)
         return (value if tag else None), j
+    if sparse(t):
+        n = int(s[i])
+        ranks = [int(s[i + 1 + k]) for k in range(n)]
+        if isinstance(t, SetType):
+            return frozenset(unrank(t.elem, r) for r in ranks), i + 1 + t.capacity
+        counts: dict[Any, int] = {}
+        for r in ranks:
+            value = unrank(t.elem, r)
+            counts[value] = counts.get(value, 0) + 1
+        return FrozenDict(counts), i + 1 + t.capacity
     if isinstance(t, SetType):
         n = width(t)
         bits = 0

@@ -20,7 +20,8 @@ from numba.extending import intrinsic
 __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
            "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
            "copy_ints", "less", "prefetch", "bit", "setbit", "clearbit", "fail", "copy_slots",
-           "zero_slots", "same_slots"]
+           "zero_slots", "same_slots", "sp_count", "sp_add", "sp_remove", "sp_distinct",
+           "sp_sort", "sp_within"]
 
 #: The sign bit: a table key is ``fingerprint ^ SIGN``, so that signed order is
 #: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
@@ -296,5 +297,95 @@ def zero_slots(dst: np.ndarray, doff: int, n: int) -> None:
 def same_slots(a: np.ndarray, aoff: int, b: np.ndarray, boff: int, n: int) -> bool:
     for i in range(n):
         if a[aoff + i] != b[boff + i]:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- sparse sets and bags
+# A sparse collection at arr[off]: the number of entries n, then the entries
+# (element ranks) in ascending order, then zeros up to the capacity.  The
+# capacities are a few elements, so a linear scan beats a binary search.
+
+@njit(_sigs("int64", "ro", "int64", "int64"), cache=True, nogil=True, _nrt=False)
+def sp_count(arr: np.ndarray, off: int, r: int) -> int:
+    """How many entries of the sparse collection equal ``r``."""
+    c = 0
+    for k in range(arr[off]):
+        x = arr[off + 1 + k]
+        if x == r:
+            c += 1
+        elif x > r:
+            break
+    return c
+
+
+@njit(_sigs("boolean", "arr", "int64", "int64", "int64", "int64"), cache=True, nogil=True,
+      _nrt=False)
+def sp_add(arr: np.ndarray, off: int, cap: int, r: int, multi: int) -> bool:
+    """Insert ``r`` in order (a set ignores a rank it holds); True when the
+    collection is full and ``r`` did not fit."""
+    n = arr[off]
+    k = 0
+    while k < n and arr[off + 1 + k] < r:
+        k += 1
+    if multi == 0 and k < n and arr[off + 1 + k] == r:
+        return False
+    if n >= cap:
+        return True
+    for j in range(n, k, -1):
+        arr[off + 1 + j] = arr[off + j]
+    arr[off + 1 + k] = r
+    arr[off] = n + 1
+    return False
+
+
+@njit(_sigs("boolean", "arr", "int64", "int64"), cache=True, nogil=True, _nrt=False)
+def sp_remove(arr: np.ndarray, off: int, r: int) -> bool:
+    """Remove one entry equal to ``r``; False when there is none."""
+    n = arr[off]
+    for k in range(n):
+        if arr[off + 1 + k] == r:
+            for j in range(k, n - 1):
+                arr[off + 1 + j] = arr[off + 2 + j]
+            arr[off + n] = 0
+            arr[off] = n - 1
+            return True
+    return False
+
+
+@njit(_sigs("int64", "ro", "int64"), cache=True, nogil=True, _nrt=False)
+def sp_distinct(arr: np.ndarray, off: int) -> int:
+    """The number of distinct entries."""
+    n = arr[off]
+    c = 0
+    for k in range(n):
+        if k == 0 or arr[off + 1 + k] != arr[off + k]:
+            c += 1
+    return c
+
+
+@njit(_sigs("void", "arr", "int64"), cache=True, nogil=True, _nrt=False)
+def sp_sort(arr: np.ndarray, off: int) -> None:
+    """Put the entries back in ascending order (after renaming them)."""
+    n = arr[off]
+    for i in range(1, n):
+        x = arr[off + 1 + i]
+        j = i - 1
+        while j >= 0 and arr[off + 1 + j] > x:
+            arr[off + 2 + j] = arr[off + 1 + j]
+            j -= 1
+        arr[off + 2 + j] = x
+
+
+@njit(_sigs("boolean", "ro", "int64", "ro", "int64"), cache=True, nogil=True, _nrt=False)
+def sp_within(a: np.ndarray, aoff: int, b: np.ndarray, boff: int) -> bool:
+    """Whether every entry of sparse set ``a`` is an entry of sparse set ``b``."""
+    j = 0
+    nb = b[boff]
+    for k in range(a[aoff]):
+        x = a[aoff + 1 + k]
+        while j < nb and b[boff + 1 + j] < x:
+            j += 1
+        if j >= nb or b[boff + 1 + j] != x:
             return False
     return True

@@ -429,8 +429,7 @@ class Evaluator:
             rec, name, value = self._expr(e.record), e.field, self._expr(e.value)
             return lambda s, env: rec(s, env).set(name, value(s, env))
         if isinstance(e, ir.VariantLit):
-            case, payload = e.case, self._expr(e.payload)
-            return lambda s, env: Variant(case, payload(s, env))
+            return self._variant_lit(e)
         if isinstance(e, ir.CaseTest):
             subject, case = self._expr(e.subject), e.case
             return lambda s, env: subject(s, env).tag == case
@@ -439,6 +438,30 @@ class Evaluator:
             subject = self._expr(e.subject)
             return lambda s, env: subject(s, env).value
         raise TypeError(f"unknown expression {type(e).__name__}")
+
+    def _variant_lit(self, e: ir.VariantLit) -> ExprFn:
+        """A variant's fields are checked against their declared types when it
+        is built (MC5001 there), so a value of a variant type always is one:
+        every engine can then hold it in its declared representation."""
+        case, payload = e.case, self._expr(e.payload)
+        ptype = e.type.case_type(case)
+        given = dict(e.payload.fields) if isinstance(e.payload, ir.RecordLit) else {}
+        checks = tuple((name, ft, given[name].span or e.span) for name, ft in ptype.fields
+                       if name in given and given[name].type != ft)
+        if not checks and (given or e.payload.type == ptype):
+            return lambda s, env: Variant(case, payload(s, env))
+
+        def build(s: State, env: dict) -> Variant:
+            value = payload(s, env)
+            for name, ft, span in checks or tuple((n, t, e.span) for n, t in ptype.fields):
+                if not in_type(ft, value[name]):
+                    raise _error("MC5001",
+                                 f"the field {name} of {case} is {render_value(ft, value[name])}, "
+                                 f"outside its declared type {render_type(ft)}",
+                                 span, hint="a variant's fields are checked when it is built: "
+                                            "narrow the value, or widen the field's type")
+            return Variant(case, value)
+        return build
 
     def _bag_lit(self, elems_ir: tuple[ir.Expr, ...]) -> ExprFn:
         elems = tuple(self._expr(x) for x in elems_ir)

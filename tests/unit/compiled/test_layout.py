@@ -101,3 +101,39 @@ def test_wide_sets_span_several_words():
     assert [bits for bits, _ in slot_fields(t)] == [64, 36]
     state = (frozenset({0, 63, 64, 99}),)
     assert layout.unpack(layout.pack(state)) == state
+
+
+def test_a_one_value_slot_after_a_full_word_has_a_shift_below_64():
+    # 32 two-bit slots fill word 0 exactly; the one-value slot after them
+    # stores nothing, and its shift must not be 64: a shift by 64 is
+    # undefined in the generated code and once made a whole word poison
+    # (a Raft state lost its server states that way).
+    layout = Layout([("xs", MapType(IntType(0, 31), IntType(0, 3))), ("k", IntType(5, 5)),
+                     ("b", BOOL)])
+    assert all(f.shift < 64 for f in layout.fields)
+    state = ({i: i % 4 for i in range(32)}, 5, True)
+    from modelcheck.ir.values import FrozenDict
+    state = (FrozenDict(state[0]), 5, True)
+    assert layout.unpack(layout.pack(state)) == state
+
+
+FULL_WORD = """
+module full_word
+var xs: map[0..31, 0..3] = {i: 0 for i in 0..31}
+var k: 5..5 = 5
+var flag: bool = false
+action Bump(i: 0..1) { require xs[i] < 3  xs[i] := xs[i] + 1 }
+action Flip() { flag := not flag }
+invariant KStays: k == 5
+"""
+
+
+def test_a_one_value_slot_after_a_full_word_keeps_the_counts():
+    pytest.importorskip("numba")
+    from modelcheck import api
+    model = api.load_source(FULL_WORD)
+    ref = api.check(model, "reference")
+    got = api.check(model, "compiled")
+    assert got.engine == "compiled"
+    assert (got.stats.distinct_states, got.stats.generated_states) == \
+        (ref.stats.distinct_states, ref.stats.generated_states) == (32, 81)

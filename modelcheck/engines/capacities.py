@@ -1,0 +1,217 @@
+"""Static capacities for set expressions over large element types.
+
+An engine that holds a set over a large element type sparsely (a count and
+``cap`` element slots: the compiled engine, Z3) needs a bound on the size of
+every set it computes, not only of the declared ones.  The front end types
+``s | {x}`` or ``{m.src for m in msgs}`` without a capacity; this pass gives
+every such expression ``SetType.capacity`` = a bound derived from its parts:
+
+* a literal: its number of elements; a constant: its size;
+* ``a | b``: the sum; ``a & b``: the smaller; ``a - b``: ``a``'s;
+* a comprehension: the number of values its domain yields;
+* ``if``/``else``: the larger; a ``let`` and a local: their value's;
+* ``distinct(b)``: the bag's capacity; anything read from a declared type
+  (variables, map values, fields): that type's capacity.
+
+Sets over element types of at most ``LARGE`` values keep their types: a
+bitset holds them whole, and a capacity would change how they are ranked as
+elements.  The reference explorer never sees the rewritten IR; the bounds are
+promises about values it computes, so a wrong bound would show up as a
+disagreement in the cross-engine conformance test, not as a wrong verdict
+(writing past a bound fails loudly in the engines that use it).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.ops import Op
+from modelcheck.ir.types import BagType, SeqType, SetType, Type
+from modelcheck.ir.visit import children
+from modelcheck.semantics.types import bounded_size
+
+__all__ = ["LARGE", "with_capacities", "size_bound"]
+
+#: Element types with more values than this get static capacities.
+LARGE = 4096
+
+Env = dict[str, Type]
+
+
+def _large(t: Type) -> bool:
+    return isinstance(t, SetType) and bounded_size(t.elem, LARGE) > LARGE
+
+
+def with_capacities(model: ir.Model) -> ir.Model:
+    """``model`` with a capacity on every large set expression that has a bound."""
+    fix = _Rewriter()
+
+    def props(items: tuple[ir.Property, ...]) -> tuple[ir.Property, ...]:
+        return tuple(dataclasses.replace(p, expr=fix.expr(p.expr, {})) for p in items)
+
+    return dataclasses.replace(
+        model,
+        vars=tuple(dataclasses.replace(v, init=fix.expr(v.init, {})) for v in model.vars),
+        actions=tuple(dataclasses.replace(a, body=fix.body(a.body, {p.name: p.type
+                                                                      for p in a.params}))
+                      for a in model.actions),
+        properties=props(model.properties), terminals=props(model.terminals),
+        constraints=props(model.constraints))
+
+
+def size_bound(t: Type) -> int | None:
+    """How many values iterating over a value of ``t`` yields at most."""
+    if isinstance(t, SetType):
+        n = bounded_size(t.elem, 1 << 62)
+        return n if t.capacity is None else min(t.capacity, n)
+    if isinstance(t, BagType):
+        return t.capacity
+    if isinstance(t, SeqType):
+        return t.capacity
+    return None
+
+
+class _Rewriter:
+    """One walk that rebuilds expressions with their locals' new types in scope."""
+
+    def body(self, stmts: tuple[ir.Stmt, ...], env: Env) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        env = dict(env)
+        for stmt in stmts:
+            if isinstance(stmt, ir.Let):
+                value = self.expr(stmt.value, env)
+                env[stmt.name] = value.type
+                out.append(dataclasses.replace(stmt, value=value))
+            elif isinstance(stmt, ir.Pick):
+                domain = self.expr(stmt.domain, env)
+                env[stmt.name] = _elem_type(domain.type, env.get(stmt.name))
+                out.append(dataclasses.replace(stmt, domain=domain))
+            elif isinstance(stmt, ir.If):
+                out.append(dataclasses.replace(stmt, cond=self.expr(stmt.cond, env),
+                                               then=self.body(stmt.then, env),
+                                               else_=self.body(stmt.else_, env)))
+            elif isinstance(stmt, ir.Either):
+                out.append(dataclasses.replace(
+                    stmt, branches=tuple(self.body(b, env) for b in stmt.branches)))
+            else:
+                out.append(_map_one(stmt, lambda e: self.expr(e, env)))
+        return tuple(out)
+
+    def expr(self, e: ir.Expr, env: Env) -> ir.Expr:
+        if isinstance(e, ir.Local):
+            t = env.get(e.name)
+            return dataclasses.replace(e, type=t) if t is not None and t != e.type else e
+        if isinstance(e, ir.LetExpr):
+            value = self.expr(e.value, env)
+            body = self.expr(e.body, {**env, e.name: value.type})
+            return self._typed(dataclasses.replace(e, value=value, body=body,
+                                                   type=_keep(e.type, body.type)))
+        if isinstance(e, (ir.Quant, ir.SetComp, ir.SumComp)):
+            domain = self.expr(e.domain, env)
+            inner = {**env, e.var: _elem_type(domain.type, None)}
+            changes: dict[str, object] = {"domain": domain}
+            for name in ("body", "cond", "elem"):
+                sub = getattr(e, name, None)
+                if sub is not None:
+                    changes[name] = self.expr(sub, inner)
+            return self._typed(dataclasses.replace(e, **changes))
+        if isinstance(e, ir.MapComp):
+            return dataclasses.replace(e, value=self.expr(e.value, env))
+        rebuilt = _rebuild(e, lambda c: self.expr(c, env))
+        return self._typed(rebuilt)
+
+    def _typed(self, e: ir.Expr) -> ir.Expr:
+        t = e.type
+        if not _large(t) or t.capacity is not None:
+            return e
+        bound = _bound(e)
+        if bound is None:
+            return e
+        bound = min(bound, bounded_size(t.elem, 1 << 62))
+        return dataclasses.replace(e, type=SetType(t.elem, bound))
+
+
+def _keep(old: Type, new: Type) -> Type:
+    return new if isinstance(old, SetType) and isinstance(new, SetType) else old
+
+
+def _elem_type(coll: Type, fallback: Type | None) -> Type:
+    if isinstance(coll, (SetType, BagType, SeqType)):
+        return coll.elem
+    assert fallback is not None
+    return fallback
+
+
+def _cap(e: ir.Expr) -> int | None:
+    """A bound on the size of the set or bag ``e`` (None: none known).  A set
+    over a small type is bounded by that type, however its literal is typed
+    (``{Rec(a=x, b=x)}`` with ``x: 0..1`` is a set of a narrow record type)."""
+    t = e.type
+    if isinstance(t, BagType):
+        return t.capacity
+    if not isinstance(t, SetType):
+        return None
+    if t.capacity is not None:
+        return t.capacity
+    if isinstance(e, (ir.SetLit, ir.Const)):
+        return _bound(e)
+    n = bounded_size(t.elem, LARGE)
+    return n if n <= LARGE else None
+
+
+def _bound(e: ir.Expr) -> int | None:
+    """A bound on the size of the set ``e`` from its (rewritten) parts."""
+    if isinstance(e, ir.Const):
+        return len(e.value)
+    if isinstance(e, ir.SetLit):
+        return len(e.elems)
+    if isinstance(e, ir.SetComp):
+        return size_bound(e.domain.type)
+    if isinstance(e, ir.IfExpr):
+        a, b = _cap(e.then), _cap(e.else_)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(e, ir.LetExpr):
+        return _cap(e.body)
+    if isinstance(e, ir.Apply):
+        caps = [_cap(a) for a in e.args]
+        if e.op is Op.UNION:
+            return None if None in caps else sum(caps)
+        if e.op is Op.INTER:
+            known = [c for c in caps if c is not None]
+            return min(known) if known else None
+        if e.op is Op.DIFF:
+            return caps[0]
+        if e.op is Op.BAG_DISTINCT:
+            return caps[0]
+    return None
+
+
+def _rebuild(e: ir.Expr, fn: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
+    """``e`` with ``fn`` applied to its direct children (binders are handled
+    by the caller)."""
+    kids = children(e)
+    if not kids:
+        return e
+    new = [fn(k) for k in kids]
+    if all(a is b for a, b in zip(kids, new)):
+        return e
+    it = iter(new)
+    if isinstance(e, ir.RecordLit):
+        return dataclasses.replace(e, fields=tuple((n, next(it)) for n, _ in e.fields))
+    for name in ("args", "elems"):
+        if hasattr(e, name):
+            return dataclasses.replace(e, **{name: tuple(it)})
+    changes = {}
+    for name in ("cond", "then", "else_", "record", "value", "payload", "subject"):
+        if getattr(e, name, None) is not None and any(getattr(e, name) is k for k in kids):
+            changes[name] = next(it)
+    return dataclasses.replace(e, **changes)
+
+
+def _map_one(stmt: ir.Stmt, fn: Callable[[ir.Expr], ir.Expr]) -> ir.Stmt:
+    if isinstance(stmt, ir.Require):
+        return dataclasses.replace(stmt, cond=fn(stmt.cond))
+    if isinstance(stmt, ir.Assign):
+        return dataclasses.replace(stmt, value=fn(stmt.value))
+    raise TypeError(f"not an IR statement: {stmt!r}")

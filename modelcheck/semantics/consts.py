@@ -15,7 +15,7 @@ from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (MAX_RANGE_SET, BoolType, EnumType, IntType, ModelType,
-                                 OptionType, Type, render_int, render_type)
+                                 OptionType, Type, VariantType, render_int, render_type)
 from modelcheck.ir.values import FrozenDict, Variant
 
 __all__ = ["parse_const_value", "normalize_name", "normalize_overrides", "fold", "NotConstant",
@@ -85,8 +85,52 @@ def parse_const_value(text: str, t: Type, name: str = "") -> Any:
             return None
         match = re.fullmatch(r"some\((.*)\)", raw)
         return parse_const_value(match.group(1) if match else raw, t.elem, name)
+    if isinstance(t, VariantType):
+        return _parse_variant(raw, t, name, label)
     raise UsageError(f"{label}: a constant of type {render_type(t)} cannot be set with -D",
-                     hint="-D sets ints, bools, enum members and model values")
+                     hint="-D sets ints, bools, enum members, model values, options and "
+                          "variants")
+
+
+def _parse_variant(raw: str, t: VariantType, name: str, label: str) -> Variant:
+    """``Case`` or ``Case(f=v, ...)``, each field read by its own type."""
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z_0-9]*)\s*(?:\((.*)\))?", raw, re.DOTALL)
+    cases = [c for c, _ in t.cases]
+    if not match or match.group(1) not in cases:
+        raise UsageError(f"{label}: expected a case of {t.name}, as written in the spec",
+                         hint=f"{t.name} has: " + ", ".join(cases))
+    case, inner = match.group(1), (match.group(2) or "").strip()
+    payload = t.case_type(case)
+    given: dict[str, str] = {}
+    for part in _top_level_split(inner) if inner else []:
+        field, eq, text = part.partition("=")
+        field = field.strip()
+        if not eq or field not in dict(payload.fields) or field in given:
+            raise UsageError(f"{label}: '{part.strip()}' is not a field of {case} given once "
+                             f"as name=value",
+                             hint=f"{case} has: " + (", ".join(f for f, _ in payload.fields)
+                                                     or "no fields"))
+        given[field] = text
+    missing = [f for f, _ in payload.fields if f not in given]
+    if missing:
+        raise UsageError(f"{label}: {case} needs every field; missing: {', '.join(missing)}")
+    return Variant(case, FrozenDict({f: parse_const_value(given[f], ft, f"{name}.{f}")
+                                     for f, ft in payload.fields}))
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
 
 
 class NotConstant(Exception):

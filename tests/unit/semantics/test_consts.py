@@ -7,11 +7,16 @@ from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.ops import Op
+from modelcheck.ir.values import FrozenDict, Variant
 from modelcheck.semantics.consts import (NotConstant, fold, normalize_name, normalize_overrides,
                                          parse_const_value)
 
 MODE = T.EnumType("Mode", ("always", "when_synced"))
 NODE = T.ModelType("Node", ("node1", "node2"))
+PLAN = T.VariantType("Plan", (
+    ("Fixed", T.RecordType("Fixed", (("n", T.IntType(1, 3)), ("at", T.OptionType(NODE))))),
+    ("Off", T.RecordType("Off", ())),
+))
 
 
 @pytest.mark.parametrize("text, t, value", [
@@ -25,6 +30,9 @@ NODE = T.ModelType("Node", ("node1", "node2"))
     ("node2", NODE, "node2"),
     ("none", T.OptionType(NODE), None),
     ("some(node1)", T.OptionType(NODE), "node1"),
+    ("Off", PLAN, Variant("Off", FrozenDict())),
+    ("Fixed(at=some(node2), n=3)", PLAN,
+     Variant("Fixed", FrozenDict({"n": 3, "at": "node2"}))),
 ])
 def test_values_are_read_by_type(text, t, value):
     assert parse_const_value(text, t, "C") == value
@@ -37,7 +45,14 @@ def test_values_are_read_by_type(text, t, value):
     ("sometimes", MODE, "-D C=sometimes: 'sometimes' is not a value of Mode",
      "Mode has: always, when_synced"),
     ("{}", T.SetType(NODE), "-D C={}: a constant of type set[Node] cannot be set with -D",
-     "-D sets ints, bools, enum members and model values"),
+     "-D sets ints, bools, enum members, model values, options and variants"),
+    ("Fixed(n=4, at=none)", PLAN, "-D C.n=4: 4 is outside 1..3", "C.n is declared 1..3"),
+    ("Fixed(n=1)", PLAN, "-D C=Fixed(n=1): Fixed needs every field; missing: at", None),
+    ("Fast", PLAN, "-D C=Fast: expected a case of Plan, as written in the spec",
+     "Plan has: Fixed, Off"),
+    ("Fixed(n=1, n=2, at=none)", PLAN,
+     "-D C=Fixed(n=1, n=2, at=none): 'n=2' is not a field of Fixed given once as name=value",
+     "Fixed has: n, at"),
 ])
 def test_bad_values(text, t, message, hint):
     with pytest.raises(UsageError) as info:

@@ -56,9 +56,24 @@ def _mode_for(target: Path) -> int:
     try:
         return target.stat().st_mode & 0o7777
     except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask.  Linux shows it in /proc; elsewhere it can only
+    be read by setting it, which changes it for every thread for a moment:
+    the value set meanwhile is a private one, so a file another thread
+    creates then is too private rather than too open."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(path: str | Path, data: str | bytes, *, durable: bool = False) -> None:

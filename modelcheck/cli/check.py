@@ -61,8 +61,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.argument("spec", type=click.Path(exists=True, dir_okay=False)),
         click.option("-D", "--define", "defines", multiple=True, metavar="NAME=VALUE",
                      help="Set a const (repeatable); '-' in names and values reads as '_'."),
-        click.option("--invariant", "invariants", multiple=True, metavar="NAME",
-                     help="Check only this property (repeatable). Default: every property."),
+        click.option("--property", "--invariant", "properties", multiple=True, metavar="NAME",
+                     help="Check only this property, of any kind (repeatable); 'deadlock' "
+                          "names the deadlock check. Default: every property and deadlock."),
         click.option("--engine", type=click.Choice(list(ENGINES)), default=None,
                      help="Engine to run. Default: compiled if numba works, else reference."),
         click.option("--json", "json_mode", is_flag=True,
@@ -117,7 +118,7 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _flags(kw: dict[str, Any]) -> CheckFlags:
     return CheckFlags(
-        invariants=tuple(kw["invariants"]), deadlock=not kw["no_deadlock"],
+        properties=tuple(kw["properties"]), deadlock=not kw["no_deadlock"],
         max_states=kw["max_states"], max_depth=kw["max_depth"], timeout_s=kw["timeout"],
         simulate=kw["simulate"], depth=kw["depth"], seed=kw["seed"], exact=kw["exact"],
         symmetry=not kw["no_symmetry"], checkpoint_dir=kw["checkpoint"],
@@ -133,8 +134,11 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
 @click.pass_context
 def check_cmd(ctx: click.Context, **kw: Any) -> None:
     """Check the properties of SPEC: every invariant, step invariant and
-    sometimes, and deadlock.  Exit code: 0 all hold, 1 a property violated,
-    2 bad input or a spec error, 3 unknown (a bound, timeout or Ctrl-C)."""
+    sometimes, and deadlock (or only those --property names).
+
+    Exit code: 0 all hold, 1 a property violated, 2 bad input or a spec
+    error, 3 unknown (a bound, timeout or Ctrl-C), 4 internal error (a bug
+    in modelcheck)."""
     out, err = out_console(), err_console()
     spec: str = kw["spec"]
     json_mode: bool = kw["json_mode"]

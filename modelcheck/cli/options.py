@@ -106,8 +106,9 @@ def sweep_configs(axes: Sequence[SweepAxis], defines: dict[str, str]) -> list[di
 
 @dataclass(frozen=True)
 class CheckFlags:
-    """The search flags of ``modelcheck check`` as given (None: not given)."""
-    invariants: tuple[str, ...] = ()
+    """The search flags of ``modelcheck check`` as given (None: not given).
+    ``properties`` are the ``--property`` names (empty: every property)."""
+    properties: tuple[str, ...] = ()
     deadlock: bool = True
     max_states: int | None = None
     max_depth: int | None = None
@@ -130,29 +131,43 @@ class CheckFlags:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-def _check_property_names(model: Model, names: Sequence[str], flag: str) -> None:
+def _check_property_names(model: Model, names: Sequence[str], flag: str,
+                          deadlock_ok: bool = False) -> None:
     known = [p.name for p in model.properties]
     for name in names:
-        if name in known:
+        if name in known or (deadlock_ok and name == DEADLOCK):
             continue
         if name == DEADLOCK:
             raise UsageError(f"{flag} {DEADLOCK}: deadlock is not a declared property",
                              hint="deadlock is checked unless --no-deadlock is given")
-        hint = did_you_mean(name, known)
+        hint = did_you_mean(name, known + ([DEADLOCK] if deadlock_ok else []))
         if hint is None:
             hint = ("the spec declares: " + ", ".join(known)) if known else \
                 "the spec declares no properties"
         raise UsageError(f"{flag} {name}: no property of that name in {model.name}", hint=hint)
 
 
+def _selection(flags: CheckFlags) -> tuple[tuple[str, ...] | None, bool]:
+    """``(invariants, deadlock)`` of ``CheckOptions``: with no ``--property``
+    every property and deadlock (unless ``--no-deadlock``); with some, only
+    those, and deadlock only when ``deadlock`` is one of them."""
+    if not flags.properties:
+        return None, flags.deadlock
+    if DEADLOCK in flags.properties and not flags.deadlock:
+        raise UsageError("--property deadlock and --no-deadlock contradict each other",
+                         hint="drop one of them")
+    return tuple(n for n in flags.properties if n != DEADLOCK), DEADLOCK in flags.properties
+
+
 def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
     """``CheckOptions`` for ``model`` from the command-line flags; property and
     lemma names are checked against the spec here, before any search starts."""
-    _check_property_names(model, flags.invariants, "--invariant")
+    _check_property_names(model, flags.properties, "--property", deadlock_ok=True)
     _check_property_names(model, flags.lemmas, "--lemma")
+    invariants, deadlock = _selection(flags)
     options = CheckOptions(
-        invariants=tuple(flags.invariants) or None,
-        deadlock=flags.deadlock,
+        invariants=invariants,
+        deadlock=deadlock,
         max_states=flags.max_states,
         max_depth=flags.max_depth,
         timeout_s=flags.timeout_s,

@@ -131,7 +131,9 @@ def _print_coverage(console: Console, model: Model, result: CheckResult) -> None
     ordered = names + sorted(set(counts) - set(names))
     line.append(", ".join(f"{name} {counts.get(name, 0):,}" for name in ordered))
     console.print(line)
-    if result.stats.never_enabled:
+    # Only a finished search may say an action is never enabled: a cut-short
+    # one has not seen every state.
+    if result.stats.never_enabled and result.complete:
         console.print(Text("never enabled: " + ", ".join(result.stats.never_enabled),
                            style="yellow"))
 

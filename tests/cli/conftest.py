@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from modelcheck.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-#: No colour, a fixed width: the output must not depend on the machine.
+#: No colour, a fixed width, no timed progress lines (a slow machine would
+#: print one): the output must not depend on the machine.
 ENV = {"COLUMNS": "100", "NO_COLOR": "1", "FORCE_COLOR": None, "TTY_COMPATIBLE": None,
-       "TTY_INTERACTIVE": None}
+       "TTY_INTERACTIVE": None, "MODELCHECK_PROGRESS_EVERY": "off"}
 
 
 @dataclass

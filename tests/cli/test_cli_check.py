@@ -3,6 +3,8 @@ for every path, the traces written."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 
 import pytest
@@ -115,14 +117,37 @@ def test_json_of_an_unknown_result(mc):
     assert obj["consts"] == {"N": 3}
 
 
-def test_invariant_selects_properties_and_typos_get_a_hint(mc):
-    run = mc("check", "tests/cli/specs/reach.mc", *REF, "--invariant", "Top", "--no-deadlock",
+def test_property_selects_properties_and_typos_get_a_hint(mc):
+    run = mc("check", "tests/cli/specs/reach.mc", *REF, "--property", "Top",
              "--json", "--out", "OUT")
     assert run.exit_code == 0 and list(json.loads(run.stdout)["properties"]) == ["Top"]
-    run = mc("check", "tests/cli/specs/reach.mc", *REF, "--invariant", "Tpo")
+    run = mc("check", "tests/cli/specs/reach.mc", *REF, "--property", "Tpo")
     assert run.exit_code == 2
-    assert run.stderr == ("error: --invariant Tpo: no property of that name in reach\n"
+    assert run.stderr == ("error: --property Tpo: no property of that name in reach\n"
                           "   = hint: did you mean 'Top'?\n")
+
+
+def test_a_named_property_is_all_that_decides_the_exit_code(mc):
+    # deadlocks.mc deadlocks in 2 steps; naming its invariant leaves deadlock out.
+    spec = "tests/cli/specs/deadlocks.mc"
+    for flag in ("--property", "--invariant"):
+        run = mc("check", spec, *REF, flag, "Bounded", "--json", "--out", "OUT")
+        assert run.exit_code == 0, flag
+        assert list(json.loads(run.stdout)["properties"]) == ["Bounded"]
+    run = mc("check", spec, *REF, "--property", "deadlock", "--json", "--out", "OUT")
+    assert run.exit_code == 1
+    assert list(json.loads(run.stdout)["properties"]) == ["deadlock"]
+    run = mc("check", spec, *REF, "--property", "deadlock", "--no-deadlock")
+    assert run.exit_code == 2 and "contradict" in run.stderr
+
+
+def test_never_enabled_is_only_said_after_a_finished_search(mc):
+    spec = "tests/cli/specs/reach.mc"
+    run = mc("check", spec, *REF, "--out", "OUT")
+    assert run.exit_code == 0 and "never enabled: Never" in run.stdout
+    run = mc("check", spec, *REF, "--max-depth", "1", "--out", "OUT")
+    assert run.exit_code == 3 and "search incomplete" in run.stdout
+    assert "never enabled" not in run.stdout
 
 
 def test_internal_error_exits_4_without_a_traceback(mc, monkeypatch):
@@ -223,3 +248,22 @@ def test_a_variant_field_outside_its_type_is_mc5001_where_it_is_built(mc, golden
     assert run.exit_code == 2
     assert "compiled engine unavailable" not in run.transcript()
     golden.check(f"cli/check_variant_field_{engine}.txt", run.transcript())
+
+
+def test_check_help_lists_every_exit_code(mc):
+    run = mc("check", "--help")
+    text = " ".join(run.stdout.split())
+    for code, meaning in [(0, "all hold"), (1, "a property violated"), (2, "bad input"),
+                          (3, "unknown"), (4, "internal error")]:
+        assert f"{code} {meaning}" in text, code
+
+
+def test_counterexample_files_get_the_users_umask(mc):
+    mask = os.umask(0o002)
+    try:
+        run = mc("check", DIE_HARD, *REF, "--out", "OUT")
+    finally:
+        os.umask(mask)
+    assert run.exit_code == 1
+    path, = mc.out_dir.glob("die_hard-NotFour-*.itf.json")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o664

@@ -58,7 +58,7 @@ def test_bad_sweeps_are_usage_errors(raws, defines, message):
 
 
 def test_flags_map_onto_check_options():
-    flags = CheckFlags(invariants=("Safe",), deadlock=False, max_states=10, max_depth=4,
+    flags = CheckFlags(properties=("Safe",), deadlock=False, max_states=10, max_depth=4,
                        timeout_s=1.5, simulate=3, depth=7, seed=9, exact=True, symmetry=False,
                        checkpoint_dir="ck", checkpoint_every_s=5.0, resume_dir="rs",
                        dump_kernel="k.py", k=2, lemmas=("Reach",), master="local[2]",
@@ -80,22 +80,37 @@ def test_flags_not_given_keep_the_option_defaults():
     assert (o.sim_depth, o.depth, o.checkpoint_every_s, o.k) == (100, None, 300.0, 1)
 
 
-def test_unknown_invariant_gets_a_did_you_mean_hint():
+def test_unknown_property_gets_a_did_you_mean_hint():
     with pytest.raises(UsageError) as err:
-        build_options(_model(), CheckFlags(invariants=("Saf",)))
-    assert "--invariant Saf" in str(err.value)
+        build_options(_model(), CheckFlags(properties=("Saf",)))
+    assert "--property Saf" in str(err.value)
     assert err.value.hint == "did you mean 'Safe'?"
 
 
-def test_unrelated_invariant_lists_the_declared_properties():
+def test_unrelated_lemma_lists_the_declared_properties():
     with pytest.raises(UsageError) as err:
         build_options(_model(), CheckFlags(lemmas=("Zzzzzz",)))
     assert err.value.hint == "the spec declares: Safe, Reach"
 
 
-def test_deadlock_is_not_an_invariant_name():
+def test_naming_properties_checks_only_those_and_deadlock_only_when_named():
+    o = build_options(_model(), CheckFlags(properties=("Safe",)))
+    assert (o.invariants, o.deadlock) == (("Safe",), False)
+    o = build_options(_model(), CheckFlags(properties=("Reach", "deadlock")))
+    assert (o.invariants, o.deadlock) == (("Reach",), True)
+    # deadlock alone: no declared property at all, not every one
+    o = build_options(_model(), CheckFlags(properties=("deadlock",)))
+    assert (o.invariants, o.deadlock) == ((), True)
+
+
+def test_deadlock_named_and_refused_at_once_is_a_usage_error():
+    with pytest.raises(UsageError, match="contradict"):
+        build_options(_model(), CheckFlags(properties=("deadlock",), deadlock=False))
+
+
+def test_deadlock_is_not_a_lemma_name():
     with pytest.raises(UsageError) as err:
-        build_options(_model(), CheckFlags(invariants=("deadlock",)))
+        build_options(_model(), CheckFlags(lemmas=("deadlock",)))
     assert "--no-deadlock" in err.value.hint
 
 

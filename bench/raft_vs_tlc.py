@@ -87,6 +87,7 @@ class Figures:
     bytes_per_state: float | None = None
     note: str = ""
     cpu_s: float | None = None         # CPU seconds of the whole run (user + system)
+    search_cpu_s: float | None = None  # ours: CPU seconds of the search alone
 
 
 def _children_cpu() -> float:
@@ -144,14 +145,14 @@ def run_ours(case: Case) -> Figures:
     except Unsupported as declined:
         return Figures(note=f"compiled engine declines: {declined}")
     compile_s = time.perf_counter() - began
-    began = time.perf_counter()
+    began, search_cpu = time.perf_counter(), _own_cpu()
     result = CompiledSearch(kernels, options, NullReporter()).run()
-    search_s = time.perf_counter() - began
+    search_s, search_cpu = time.perf_counter() - began, _own_cpu() - search_cpu
     s = result.stats
     return Figures(s.distinct_states, s.generated_states, s.depth, compile_s, search_s,
                    s.extras.get("words_per_state"), s.extras.get("bytes_per_state"),
                    "" if result.complete else f"incomplete: {result.reason or result.error}",
-                   cpu_s=_own_cpu() + _children_cpu() - cpu)
+                   cpu_s=_own_cpu() + _children_cpu() - cpu, search_cpu_s=search_cpu)
 
 
 def _cell(value, fmt: str = ",") -> str:
@@ -167,6 +168,9 @@ def report(case: Case, tlc: Figures | None, ours: Figures) -> bool:
               f"depth {_cell(f.depth, 'd'):>3}   start-up {_cell(f.startup_s, '.1f'):>6} s "
               f"search {_cell(f.search_s, '.1f'):>7} s  CPU {_cell(f.cpu_s, '.1f'):>7} s  "
               f"{f.note}")
+    if ours.search_cpu_s is not None:
+        print(f"  ours: search {ours.search_cpu_s:.1f} CPU s, start-up (compile) "
+              f"{ours.cpu_s - ours.search_cpu_s:.1f} CPU s")
     if ours.words is not None:
         print(f"  state: {ours.words} words, {_cell(ours.bytes_per_state, '.1f')} bytes per state "
               f"in the table")
@@ -175,6 +179,9 @@ def report(case: Case, tlc: Figures | None, ours: Figures) -> bool:
     if tlc.search_s and ours.search_s:
         print(f"  search time ours / TLC: {ours.search_s / max(tlc.search_s, 1.0):.2f} "
               f"(TLC's search time is to the second)")
+    if tlc.cpu_s and ours.search_cpu_s:
+        print(f"  CPU seconds, TLC / ours: {tlc.cpu_s / ours.search_cpu_s:.1f}x (search), "
+              f"{tlc.cpu_s / ours.cpu_s:.1f}x (start-up included)")
     same = (tlc.distinct, tlc.generated, tlc.depth) == (ours.distinct, ours.generated, ours.depth)
     if not same:
         print("  ^ the counts differ")

@@ -4,15 +4,18 @@ part, ``explain`` says why an invariant failed, ``html`` writes the trace
 page, ``serve`` serves the pages of a folder of traces on 127.0.0.1.
 
 A trace is read with the types of its spec when the spec is known: given
-with ``--spec``, or named in the file's ``#meta`` (``source``, as modelcheck
-writes it) and still there.  The spec's consts are those the file records,
-overridden by ``-D``.  With a spec, the trace is replayed first (filling in
-the actions of traces that do not name them); without one, values are shown
-by their shape.
+with ``--spec``, or named in the file's ``#meta`` and found from here, from
+the trace's folder or at its absolute path (``trace.spec_source``, which also
+tells an edited spec by its hash).  The spec's consts are those the file
+records, overridden by ``-D``.  A spec named but not found is said in one
+line, with ``--spec``, by every command.  With a spec, the trace is replayed
+first (filling in the actions of traces that do not name them); without one,
+values are shown by their shape.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableSequence, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -32,10 +35,14 @@ from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
 from modelcheck.trace.itf import itf_header, itf_steps, open_itf
 from modelcheck.trace.replay import ReplayStream
+from modelcheck.trace.spec_source import find_spec, given_spec
 from modelcheck.trace.trace import Step, Trace
-from modelcheck.trace.view import EDGE_STEPS, KeptSteps, step_window, var_names
+from modelcheck.trace.view import EDGE_STEPS, KeptSteps, format_value, step_window, var_names
 
-__all__ = ["trace", "LoadedTrace", "load_trace", "render_diff", "render_explanation"]
+__all__ = ["trace", "LoadedTrace", "load_trace", "render_diff", "render_explanation", "SPEC_HINT"]
+
+#: What to do when the spec a trace names is not found.
+SPEC_HINT = "give the spec with --spec PATH (and -D for its consts)"
 
 
 @dataclass
@@ -46,6 +53,12 @@ class LoadedTrace:
     trace: Trace
     model: Model | None
     notes: list[str] = field(default_factory=list)
+    #: Why the spec the file names was not found (None: found, given, or
+    #: the file names none); ``SPEC_HINT`` says what to do about it.
+    missing_spec: str | None = None
+    #: The consts the trace was made under, as text: the model's when read
+    #: with one, else those the file records.
+    consts: dict[str, str] = field(default_factory=dict)
 
 
 def _const_text(value: Any) -> str | None:
@@ -97,11 +110,11 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
     meta = head.get("#meta") if isinstance(head, dict) and isinstance(head.get("#meta"), dict) else {}
     recorded = _recorded_consts(meta)
     notes: list[str] = []
-    spec_path = spec
-    source = meta.get("source")
-    if (spec_path is None and isinstance(source, str) and source.endswith(".mc")
-            and Path(source).is_file()):
-        spec_path = source        # a trace modelcheck wrote names its spec
+    lookup = given_spec(meta, spec) if spec is not None else find_spec(meta, path)
+    spec_path = lookup.path
+    if lookup.changed:
+        notes.append(f"the spec {spec_path} is not the text the trace was written from (it has "
+                     f"changed since): read with the spec as it is now")
     model = None
     if spec_path is not None:
         if spec is not None:
@@ -115,8 +128,12 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
                 notes.append(f"read without types: the spec {spec_path} it names does not compile "
                              f"({type(err).__name__})")
     if model is None and need_model:
+        if lookup.missing is not None:
+            raise UsageError(f"{path}: {lookup.missing}", hint=SPEC_HINT)
         raise UsageError(f"{path}: this needs the spec the trace is from",
                          hint="give it with --spec SPEC (and -D for its consts)")
+    if lookup.missing is not None:
+        notes.append(f"read without types: {lookup.missing}; {SPEC_HINT}")
     keeper: Callable[[], MutableSequence[Step] | KeptSteps] = keep if keep is not None else list
     if model is not None:
         try:
@@ -139,11 +156,12 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
         for step in itf_steps(head, states, None, path, text):
             kept.append(step)
         trace.steps = cast(list[Step], kept)
-        return LoadedTrace(path, trace, None, notes)
+        return LoadedTrace(path, trace, None, notes, lookup.missing, {**recorded, **defines})
     result = replaying.result()
     if not result.ok:
         notes.append(f"this trace is not a behaviour of {model.name}: {result.reason}")
-    return LoadedTrace(path, trace, model, notes)
+    consts = {name: format_value(value, t) for name, t, value in model.consts}
+    return LoadedTrace(path, trace, model, notes, None, consts)
 
 
 def _notes(console: Any, loaded: LoadedTrace) -> None:
@@ -187,10 +205,25 @@ def show_cmd(file: str, spec: str | None, defines: Sequence[str], vars_: str | N
     keep = None if by is not None else (lambda: KeptSteps(steps, show_all))
     loaded = load_trace(file, spec, parse_defines(defines), keep=keep)
     window = step_window(len(loaded.trace.steps), steps, show_all)
+    with _spec_needed_for(loaded, by):
+        shown = render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by,
+                             window=window)
     console = out_console()
     _notes(console, loaded)
-    console.print(render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by,
-                               window=window))
+    console.print(shown)
+
+
+@contextmanager
+def _spec_needed_for(loaded: LoadedTrace, by: str | None) -> Iterator[None]:
+    """A ``--by`` that names nothing in a trace read without its spec because
+    the spec was not found: say that, in one line, rather than that the
+    trace has no such type."""
+    try:
+        yield
+    except UsageError:
+        if by is None or loaded.missing_spec is None:
+            raise
+        raise UsageError(f"--by {by}: {loaded.path}: {loaded.missing_spec}", hint=SPEC_HINT) from None
 
 
 # ------------------------------------------------------------------ diff
@@ -200,6 +233,12 @@ def render_diff(d: TraceDiff, name_a: str, name_b: str) -> RenderableType:
     if d.same:
         return Text(f"The traces are the same ({d.steps_a} steps).")
     parts: list[RenderableType] = []
+    if d.consts:
+        parts.append(Text("The traces are made under other consts (A → B):", style="bold"))
+        parts.append(render_changes(d.consts, "    "))
+    if d.index is None:
+        parts.append(Text(f"Their steps are the same ({d.steps_a} steps)."))
+        return Group(*parts)
     if d.index == 0:
         head = "The traces part in the initial state."
     elif d.index == 1:
@@ -240,7 +279,7 @@ def diff_cmd(file_a: str, file_b: str, spec: str | None, defines: Sequence[str])
     console = out_console()
     _notes(console, a)
     _notes(console, b)
-    d = diff_traces(a.trace, b.trace, a.model or b.model)
+    d = diff_traces(a.trace, b.trace, a.model, b.model, consts_a=a.consts, consts_b=b.consts)
     console.print(render_diff(d, file_a, file_b))
     if not d.same:
         raise click.exceptions.Exit(1)
@@ -322,23 +361,42 @@ def render_explanation(e: Explanation) -> RenderableType:
 
 @trace.command("explain")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--invariant", "name", required=True, metavar="NAME",
-              help="The property to explain (an invariant, a step invariant, or a sometimes property).")
+@click.option("--property", "--invariant", "name", default=None, metavar="NAME",
+              help="The property to explain (an invariant, a step invariant, or a sometimes "
+                   "property).  Default: the one the trace is about.")
 @_spec_option
 @_define_option
-def explain_cmd(file: str, name: str, spec: str | None, defines: Sequence[str]) -> None:
+def explain_cmd(file: str, name: str | None, spec: str | None, defines: Sequence[str]) -> None:
     """Why a property failed: the step where it turned false, and the
     smallest sub-formula that made it false, with its values.
 
     Exit 0 with an explanation, 1 when the property never fails on the trace."""
     loaded = load_trace(file, spec, parse_defines(defines), need_model=True)
     assert loaded.model is not None
+    name = name if name is not None else _traced_property(loaded, loaded.model)
     console = out_console()
     _notes(console, loaded)
     result = explain(loaded.trace, loaded.model, name)
     console.print(render_explanation(result))
     if result.step is None:
         raise click.exceptions.Exit(1)
+
+
+def _traced_property(loaded: LoadedTrace, model: Model) -> str:
+    """The property the trace is about, when it is one ``explain`` can take."""
+    name = loaded.trace.property_name
+    declared = [p.name for p in model.properties]
+    if name in declared:
+        return name
+    hint = "name one with --property NAME" + (f" ({', '.join(declared)})" if declared else "")
+    if name == "deadlock" or loaded.trace.kind == "error":
+        end = "a deadlock" if name == "deadlock" else "a run-time error"
+        raise UsageError(f"{loaded.path}: the trace ends in {end}, which is no formula to explain",
+                         hint=hint)
+    if name is None:
+        raise UsageError(f"{loaded.path}: the trace does not name the property it is about", hint=hint)
+    raise UsageError(f"{loaded.path}: the trace is about '{name}', which {model.name} does not declare",
+                     hint=hint)
 
 
 # ------------------------------------------------------------------ html and serve
@@ -376,7 +434,9 @@ def html_cmd(file: str, output: str | None, spec: str | None, defines: Sequence[
     loaded = load_trace(file, spec, parse_defines(defines))
     window = step_window(len(loaded.trace.steps), steps, show_all)
     names = select_vars(var_names(loaded.trace, loaded.model), vars_, hide)
-    page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file, window=window)
+    with _spec_needed_for(loaded, by):
+        page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file, window=window,
+                           notes=loaded.notes)
     target = Path(output or _default_html_path(file))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

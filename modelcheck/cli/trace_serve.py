@@ -120,7 +120,7 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
             raise FileNotFoundError(rel)
         try:
             loaded = load_trace(str(target), spec, defines)
-            return render_html(loaded.trace, loaded.model, source=rel)
+            return render_html(loaded.trace, loaded.model, source=rel, notes=loaded.notes)
         except ModelcheckError as err:
             raise ValueError(render_error(err)) from None
 

@@ -307,15 +307,16 @@ class _Explainer:
             elems = _canonical(domain, e.domain.type)
             elem_type = getattr(e.domain.type, "elem", None)
             word = "every" if e.kind is ir.QuantKind.ALL else "no"
+            written = self.name(e.var, e.body)
             children = []
             for x in elems[:MAX_INSTANCES]:
                 inner = dict(env)
                 inner[e.var] = x
                 children.append(self.explain(e.body, expected, inner,
-                                             ((self.name(e.var, e.body), format_value(x, elem_type)),)))
+                                             ((written, format_value(x, elem_type)),)))
             more = f" ({len(elems) - MAX_INSTANCES} more not shown)" if len(elems) > MAX_INSTANCES else ""
             return Finding(self.text(e), e.span, _word(got), expected,
-                           f"{word} {e.var} in {format_value(domain, e.domain.type)} satisfies "
+                           f"{word} {written} in {format_value(domain, e.domain.type)} satisfies "
                            f"the body{more}", bindings, (), tuple(children))
         # The instance that decides it; quantifiers of the same kind nested
         # directly inside are opened too, so one line shows the whole instance.

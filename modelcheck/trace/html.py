@@ -345,12 +345,14 @@ def _step_list(trace: Trace, model: Model | None, types: Mapping[str, Type | Non
 
 def render_html(trace: Trace, model: Model | None = None, *, by: str | None = None,
                 names: Sequence[str] | None = None, source: str | None = None,
-                window: StepWindow | None = None) -> str:
+                window: StepWindow | None = None, notes: Sequence[str] = ()) -> str:
     """The trace page.  ``by`` picks the lanes (a model-value type or a map
     variable; default: the first model-value type that keys map variables);
     ``names`` the variables shown (default all); ``source`` the file the trace
     came from, shown under the title; ``window`` the steps shown (default:
-    the first and last ``EDGE_STEPS`` of a long trace, see ``step_window``).
+    the first and last ``EDGE_STEPS`` of a long trace, see ``step_window``);
+    ``notes`` what the reader should know (the spec was not found, so the
+    page has no lanes), shown under the title.
     Raises ``UsageError`` for an unknown ``by`` name."""
     window = window if window is not None else step_window(len(trace.steps))
     lanes = build_lanes(trace, model, by)
@@ -368,6 +370,7 @@ def render_html(trace: Trace, model: Model | None = None, *, by: str | None = No
     panels = "\n".join(_state_panel(trace, i, model, lanes, shown, types, colors, first=k == 0)
                        for k, i in enumerate(window))
     sub = f'<p class="sub">{_e(source)}</p>' if source else ""
+    sub += "".join(f'\n<p class="note">note: {_e(note)}</p>' for note in notes)
     data_json = _script_json(data)
     return f"""<!DOCTYPE html>
 <html lang="en">

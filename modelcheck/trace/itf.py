@@ -32,6 +32,7 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, 
 from modelcheck.ir.values import FrozenDict, Variant, domain, sort_values
 from modelcheck.trace.itf_json import (MAX_INT_DIGITS, States, TraceFileError, bad_trace, loads_itf,
                                        stream_itf)
+from modelcheck.trace.spec_source import ABSOLUTE_KEY, HASH_KEY, spec_identity
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "open_itf", "itf_header",
@@ -90,6 +91,7 @@ def to_itf(trace: Trace, model: ir.Model) -> dict[str, Any]:
         "format": "ITF",
         "format-description": ITF_FORMAT_DESCRIPTION,
         "source": model.path,
+        **spec_identity(model.path, model.sources),
         "description": _description(trace),
         "generated-by": "modelcheck",
         "spec": model.name,
@@ -351,8 +353,11 @@ def itf_header(head: Any, model: ir.Model | None = None) -> Trace:
     without its steps."""
     meta = head.get("#meta") if isinstance(head, dict) and isinstance(head.get("#meta"), dict) else {}
     name = model.name if model is not None else _text(meta.get("spec") or meta.get("source") or "")
+    # The spec's identity describes the file, not the trace: a trace written
+    # again (with another model) must not carry the old spec's hash.
     extra = {k: v for k, v in meta.items()
-             if k not in ("spec", "property", "kind", "consts", "var-types", "const-types")}
+             if k not in ("spec", "property", "kind", "consts", "var-types", "const-types",
+                          ABSOLUTE_KEY, HASH_KEY)}
     prop = meta.get("property")
     return Trace(name, [], kind=_text(meta.get("kind") or "counterexample"),
                  property_name=prop if isinstance(prop, str) else None, meta=extra)

@@ -19,7 +19,7 @@ from modelcheck.engines.z3.ranks import position
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                            SSeq, SSet, SSparse, SVariant, Sym, Syms)
+                                            SSeq, SSet, SSparse, SSparseBag, SVariant, Sym, Syms)
 from modelcheck.ir.types import BagType, IntType, RecordType, Type
 from modelcheck.ir.values import FrozenDict, Variant
 
@@ -203,6 +203,8 @@ class Containers:
         canonical order, a sequence's elements in order."""
         if isinstance(s, SSparse):
             return self.sy.sparse.elements(s)
+        if isinstance(s, SSparseBag):
+            return self.sy.sparse_bags.elements(s)
         if isinstance(s, SSet):
             dom = self.sy.domain(s.elem)
             return [(b, self.sy.const(x, s.elem)) for x, b in zip(dom, s.all_bits())
@@ -336,8 +338,11 @@ class Containers:
         return disj(conj([g, self.sy.eq(e, x)]) for g, e in self.elements(s))
 
     # ---------------------------------------------------------------- bags
+    # A bag over a large element type is an ``SSparseBag`` (``sparsebags``).
 
-    def bag_of(self, elem: Type, items: list[Sym]) -> SBag:
+    def bag_of(self, elem: Type, items: list[Sym]) -> SBag | SSparseBag:
+        if is_large(elem):
+            return self.sy.sparse_bags.of(elem, [(TRUE, x) for x in items])
         n = self.nums
         dom = self.sy.domain(elem)
         counts = [n.const(0) for _ in dom]
@@ -350,7 +355,9 @@ class Containers:
         et = self.sy.join(b.elem, x.type)
         return b if et == b.elem else self.sy.coerce(b, BagType(et, b.cap))
 
-    def bag_count(self, b: SBag, x: Sym) -> SNum:
+    def bag_count(self, b: SBag | SSparseBag, x: Sym) -> SNum:
+        if isinstance(b, SSparseBag):
+            return self.sy.sparse_bags.count(b, x)
         n = self.nums
         choices = self.select(x, b.elem, len(b.counts))
         total = n.const(0)
@@ -359,7 +366,9 @@ class Containers:
                 else b.counts[i]
         return total
 
-    def bag_put(self, b: SBag, x: Sym) -> SBag:
+    def bag_put(self, b: SBag | SSparseBag, x: Sym) -> SBag | SSparseBag:
+        if isinstance(b, SSparseBag):
+            return self.sy.sparse_bags.put(b, x)
         n = self.nums
         b = self._bag_for(b, x)
         counts = list(b.counts)
@@ -367,7 +376,9 @@ class Containers:
             counts[i] = n.add(counts[i], n.ite(cond, n.const(1), n.const(0)))
         return SBag(b.elem, b.cap + 1, tuple(counts))
 
-    def bag_take(self, b: SBag, x: Sym) -> tuple[SBag, z3.BoolRef]:
+    def bag_take(self, b: SBag | SSparseBag, x: Sym) -> tuple[SBag | SSparseBag, z3.BoolRef]:
+        if isinstance(b, SSparseBag):
+            return self.sy.sparse_bags.take(b, x)
         n = self.nums
         absent = n.eq_const(self.bag_count(b, x), 0)
         counts = list(b.counts)
@@ -376,9 +387,13 @@ class Containers:
             counts[i] = n.narrow(dec, 0, dec.hi) if dec.lo < 0 else dec
         return SBag(b.elem, b.cap, tuple(counts)), absent
 
-    def bag_size(self, b: SBag) -> SNum:
+    def bag_size(self, b: SBag | SSparseBag) -> SNum:
+        if isinstance(b, SSparseBag):
+            return self.sy.sparse_bags.size(b)
         return self.nums.total(list(b.counts))
 
-    def distinct(self, b: SBag) -> SSet:
+    def distinct(self, b: SBag | SSparseBag) -> SSet | SSparse:
+        if isinstance(b, SSparseBag):
+            return self.sy.sparse_bags.distinct(b)
         n = self.nums
         return self.sy.make_set(b.elem, [n.cmp(">", c, n.const(0)) for c in b.counts])

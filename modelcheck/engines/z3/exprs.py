@@ -18,7 +18,7 @@ from modelcheck.diagnostics import Span
 from modelcheck.engines.z3.containers import Containers
 from modelcheck.engines.z3.logic import TRUE, conj, disj, implies, is_false, neg
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                            SSeq, SSet, SSparse, SVariant, Sym, Syms)
+                                            SSeq, SSet, SSparse, SSparseBag, SVariant, Sym, Syms)
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (MAX_RANGE_SET, BagType, MapType, RecordType, TupleType, Type,
@@ -289,6 +289,8 @@ class Exprs:
             x, s = args
             if isinstance(s, (SSet, SSparse)):
                 return SBool(co.member(s, x))
+            if isinstance(s, SSparseBag):
+                return SBool(self.sy.sparse_bags.member(s, x))
             if isinstance(s, SBag):
                 return SBool(n.cmp(">", co.bag_count(s, x), n.const(0)))
             if isinstance(s, SSeq):
@@ -319,7 +321,7 @@ class Exprs:
                 return co.size(s)
             if isinstance(s, SSeq):
                 return s.length
-            if isinstance(s, SBag):
+            if isinstance(s, (SBag, SSparseBag)):
                 return co.bag_size(s)
             raise EncodingUnsupported(f"len of a value of type {s.type}")
         if op is Op.MAP_GET:

@@ -23,7 +23,8 @@ from modelcheck.engines.z3.logic import FALSE, TRUE, conj, implies, neg
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symvalues import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
-                                             SSeq, SSet, SSparse, SVariant, Sym, part_types)
+                                             SSeq, SSet, SSparse, SSparseBag, SVariant, Sym,
+                                             part_types)
 from modelcheck.ir.types import (BagType, MapType, OptionType, RecordType, SeqType, SetType,
                                  TupleType, Type, VariantType, join)
 
@@ -32,7 +33,7 @@ __all__ = ["Shapes"]
 
 class Shapes:
     """Mixin of ``Syms``: uses its ``nums``, ``domain``, ``position``,
-    ``make_set``, ``within``, ``sparse``, ``default`` and ``ite``."""
+    ``make_set``, ``within``, ``sparse``, ``sparse_bags``, ``default`` and ``ite``."""
 
     def join(self, a: Type, b: Type) -> Type:
         if a == b:
@@ -70,6 +71,10 @@ class Shapes:
             slots = [self.coerce(x, t.elem) for x in s.slots]
             slots += [self.default(t.elem) for _ in range(t.capacity - s.cap)]
             return SSeq(t.elem, t.capacity, self.nums.widen(s.length, 0, t.capacity), tuple(slots))
+        if isinstance(s, SBag) and is_large(t.elem):
+            s = self.sparse_bags.from_counts(s, t.elem)
+        if isinstance(s, SSparseBag):
+            return self.sparse_bags.coerce(s, t)
         if isinstance(s, SBag):
             zero = self.nums.const(0)
             counts = self._remap(s.elem, list(s.counts), t.elem, zero)
@@ -119,6 +124,10 @@ class Shapes:
                 inside = self.nums.cmp(">", s.length, self.nums.const(j))
                 parts.append(implies(inside, self.in_type(x, t.elem)))
             return conj(parts)
+        if isinstance(s, SBag) and is_large(t.elem):
+            s = self.sparse_bags.from_counts(s, t.elem)
+        if isinstance(s, SSparseBag):
+            return self.sparse_bags.in_type(s, t)
         if isinstance(s, SBag):
             parts = [self.nums.cmp("<=", self.nums.total(list(s.counts)), self.nums.const(t.capacity))]
             for x, c in zip(self.domain(s.elem), s.counts):
@@ -162,6 +171,10 @@ class Shapes:
                 inside = self.nums.cmp(">", length, self.nums.const(j))
                 slots.append(self.ite(inside, self.convert(s.slots[j], t.elem), d, t.elem))
             return SSeq(t.elem, t.capacity, length, tuple(slots))
+        if isinstance(s, SBag) and is_large(t.elem):
+            s = self.sparse_bags.from_counts(s, t.elem)
+        if isinstance(s, SSparseBag):
+            return self.sparse_bags.convert(s, t)
         if isinstance(s, SBag):
             zero = self.nums.const(0)
             counts = self._remap(s.elem, list(s.counts), t.elem, zero)

@@ -54,7 +54,7 @@ class Sparse:
                                    if not is_false(g)))
 
     def rank(self, x: Sym, elem: Type) -> SNum:
-        r = position(self.nums, x, elem)
+        r = position(self.nums, x, elem, self.sy)
         if r is None:
             raise EncodingUnsupported(f"a set of {render_type(elem)}: its elements have no "
                                       f"order the Z3 encoding can compute")

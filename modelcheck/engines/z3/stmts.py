@@ -29,7 +29,7 @@ import z3
 
 from modelcheck.engines.z3.exprs import Exprs, Fault, Scope
 from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, neg
-from modelcheck.engines.z3.symbolic import Sym, Syms
+from modelcheck.engines.z3.symbolic import SSparse, SSparseBag, Sym, Syms
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import IntType, SeqType, Type, render_type
 
@@ -171,8 +171,10 @@ class _Run:
         elems = self.ex.co.elements(dom)
         if not elems:
             return self.sy.default(_elem_type(dom)), FALSE
-        if isinstance(dom.type, SeqType):
-            # A sequence may hold an element twice: choose a position.
+        if isinstance(dom.type, SeqType) or isinstance(dom, (SSparse, SSparseBag)):
+            # A sequence may hold an element twice: choose a position.  So
+            # for a set or bag over a large type, whose element as a choice
+            # would have to be quantified over (enabledness, deadlock).
             pos = self.new_choice("pick", IntType(0, len(elems) - 1)).value
             value = elems[-1][1]
             for i in range(len(elems) - 2, -1, -1):

@@ -7,7 +7,8 @@ case and one record per case, a bounded sequence into a length and
 ``cap`` slots, a bag into one count per element of its element type, a
 set over a finite domain into one bit per element (over a domain too large
 for that, ``set[T, cap]`` into a count and ``cap`` sorted slots: ``sparse``) (one bit-vector, or one
-boolean per element: the ``set_mode`` encoding choice).
+boolean per element: the ``set_mode`` encoding choice); a bag over such a domain into a count and
+``cap`` sorted slots, one per copy (``sparsebags``).
 
 Each symbolic value carries its *shape*, an IR type (``.type``).  Shapes are
 computed here: an int's interval grows with arithmetic, a sequence's capacity
@@ -31,15 +32,16 @@ from modelcheck.engines.z3.logic import (FALSE, TRUE, bite, boolean, conj,
 from modelcheck.engines.z3.scalars import Nums, SNum
 from modelcheck.engines.z3.shapes import Shapes
 from modelcheck.engines.z3.sparse import Sparse, is_large
+from modelcheck.engines.z3.sparsebags import SparseBags
 from modelcheck.engines.z3.symvalues import (MAX_DOMAIN, SET_MODES, EncodingUnsupported, Leaf, SBag,
                                              SBool, SMap, SOpt, SProd, SSeq, SSet, SSparse,
-                                             SVariant, Sym, default_value)
+                                             SSparseBag, SVariant, Sym, default_value)
 from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, MapType, ModelType,
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  VariantType, render_type)
 from modelcheck.ir.values import FrozenDict, Variant, domain, domain_size, render_value
 
-__all__ = ["SBool", "SSet", "SSparse", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym", "Leaf",
+__all__ = ["SBool", "SSet", "SSparse", "SSparseBag", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym", "Leaf",
            "Syms",
            "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN"]
 
@@ -59,6 +61,7 @@ class Syms(Shapes):
         self._positions: dict[Type, dict[Any, int]] = {}
         self._consts: dict[tuple[Type, Any], Sym] = {}
         self.sparse = Sparse(self)
+        self.sparse_bags = SparseBags(self)
 
     # ---------------------------------------------------------------- domains
 
@@ -125,6 +128,8 @@ class Syms(Shapes):
                      for j in range(t.capacity)]
             return SSeq(t.elem, t.capacity, self.nums.widen(self.nums.const(len(v)), 0, t.capacity),
                         tuple(slots))
+        if isinstance(t, BagType) and is_large(t.elem):
+            return self.sparse_bags.const(v, t)
         if isinstance(t, BagType):
             counts = [self.nums.widen(self.nums.const(v.get(x, 0)), 0, t.capacity)
                       for x in self.domain(t.elem)]
@@ -207,6 +212,8 @@ class Syms(Shapes):
                 wf.append(implies(neg(inside), self.eq(slot, self.default(t.elem))))
                 slots.append(slot)
             return SSeq(t.elem, t.capacity, length, tuple(slots))
+        if isinstance(t, BagType) and is_large(t.elem):
+            return self.sparse_bags.fresh(t, name, wf, leaves, guard, tag)
         if isinstance(t, BagType):
             counts = []
             for x in self.collection_domain(t):
@@ -308,6 +315,8 @@ class Syms(Shapes):
             return tuple(vals)
         if isinstance(s, SSparse):
             return self.sparse.decode(model, s)
+        if isinstance(s, SSparseBag):
+            return self.sparse_bags.decode(model, s)
         if isinstance(s, SVariant):
             i = self.nums.decode(model, s.tag)
             return Variant(s.vtype.cases[i][0], self.decode(model, s.payloads[i]))
@@ -354,6 +363,8 @@ class Syms(Shapes):
             return conj(self.eq(x, y) for x, y in zip(a.parts, b.parts))
         if isinstance(a, SSparse):
             return self.sparse.eq(a, b)
+        if isinstance(a, SSparseBag):
+            return self.sparse_bags.eq(a, b)
         if isinstance(a, SVariant):
             n = self.nums
             parts = [n.eq(a.tag, b.tag)]
@@ -394,6 +405,8 @@ class Syms(Shapes):
                                         for x, y, pt in zip(a.parts, b.parts, a.part_types())))
         if isinstance(a, SSparse):
             return self.sparse.ite(c, a, b)
+        if isinstance(a, SSparseBag):
+            return self.sparse_bags.ite(c, a, b)
         if isinstance(a, SVariant):
             return SVariant(a.vtype, self.nums.ite(c, a.tag, b.tag),
                             tuple(self.ite(c, x, y, ct)
@@ -423,6 +436,8 @@ class Syms(Shapes):
             return [x for p in s.parts for x in self.terms(p)]
         if isinstance(s, SSparse):
             return self.sparse.terms(s)
+        if isinstance(s, SSparseBag):
+            return self.sparse_bags.terms(s)
         if isinstance(s, SVariant):
             return [s.tag.term] + [x for p in s.payloads for x in self.terms(p)]
         raise TypeError(s)

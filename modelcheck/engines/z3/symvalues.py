@@ -16,7 +16,7 @@ from modelcheck.ir.types import (BOOL, BagType, BoolType, EnumType, IntType, Map
                                  VariantType)
 from modelcheck.ir.values import FrozenDict, Variant, domain
 
-__all__ = ["SBool", "SSet", "SSparse", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym",
+__all__ = ["SBool", "SSet", "SSparse", "SSparseBag", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym",
            "Leaf", "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN", "part_types", "default_value"]
 
 #: The representations of sets an encoding may choose.
@@ -79,6 +79,28 @@ class SSparse:
     @property
     def type(self) -> Type:
         return SetType(self.elem)
+
+
+@dataclass(frozen=True)
+class SSparseBag:
+    """A bag over an element type too large for one count per element: one
+    copy of each item's element whose guard holds.  Inside an expression
+    items come in any order; a canonical value (a state's, one converted to
+    a declared type) has ``count`` set, and its items are ``(count > j,
+    slot j)`` in non-decreasing rank, one slot per copy, the slots past the
+    count holding the element type's default (see ``sparsebags``).  Its
+    shape's capacity is the number of items: how many copies it may hold."""
+    elem: Type
+    items: tuple[tuple[z3.BoolRef, "Sym"], ...]
+    count: SNum | None = None
+
+    @property
+    def cap(self) -> int:
+        return len(self.items)
+
+    @property
+    def type(self) -> Type:
+        return BagType(self.elem, len(self.items))
 
 
 @dataclass(frozen=True)
@@ -158,7 +180,7 @@ class SVariant:
         return self.vtype
 
 
-Sym = Union[SBool, SNum, SSet, SSparse, SMap, SSeq, SBag, SOpt, SProd, SVariant]
+Sym = Union[SBool, SNum, SSet, SSparse, SSparseBag, SMap, SSeq, SBag, SOpt, SProd, SVariant]
 
 
 @dataclass(frozen=True)

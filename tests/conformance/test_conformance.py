@@ -135,8 +135,8 @@ def test_bmc_agrees_with_reference(spec, consts, no_deadlock, row_id, reference_
     assert got.error is None
     if got.reason and got.reason.startswith(Z3_DECLINES):
         # Outside the encoding's declared capabilities (docs/engines/z3.md,
-        # e.g. a bag over a large element type): UNKNOWN for every property,
-        # never a verdict.
+        # e.g. a state variable of a large set type without a capacity):
+        # UNKNOWN for every property, never a verdict.
         assert all(p.trace is None and p.status is Status.UNKNOWN for p in got.properties)
         return
     for p in got.properties:

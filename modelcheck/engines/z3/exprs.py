@@ -147,13 +147,13 @@ class Exprs:
             payload = self.tr(e.payload, scope, guard)
             assert isinstance(payload, SProd)
             i = t.case_index(e.case)
-            # The shape keeps a field past its declared bound (see shapes).
-            shape = self.sy.join(t.cases[i][1], payload.type)
-            if shape != t.cases[i][1]:
-                t = VariantType(t.name, tuple((c, shape if j == i else ct)
-                                              for j, (c, ct) in enumerate(t.cases)))
+            # A variant's fields are checked where it is built (MC5001), as
+            # the reference does; after that it holds its declared types.
+            ptype = t.cases[i][1]
+            self.fault(guard, neg(self.sy.in_type(payload, ptype)), "MC5001",
+                       f"a field of {e.case} is outside its declared type", e.span)
             tag = self.nums.widen(self.nums.const(i), 0, len(t.cases) - 1)
-            payload = self.sy.coerce(payload, shape)
+            payload = self.sy.convert(payload, ptype)
             return SVariant(t, tag, tuple(payload if j == i else self.sy.default(ct)
                                           for j, (_, ct) in enumerate(t.cases)))
         subject = self.tr(e.subject, scope, guard)

@@ -176,6 +176,27 @@ def test_a_field_past_its_bound_inside_a_set_is_the_references_mc5001():
     assert got.error.diagnostic.message == ref.error.diagnostic.message
 
 
+LOOKED_UP = """
+module looked_up
+type Msg = variant { Req(term: 0..1), Stop }
+var t: 0..2 = 0
+var seen: bool = false
+action Tick() { require t < 2  t := t + 1 }
+action Look() { seen := Req(term=t) is Req }
+invariant Bounded: t <= 2
+"""
+
+
+def test_a_field_past_its_bound_is_mc5001_where_the_variant_is_built():
+    # Req(term=2) is never stored, only tested: the error is at its building.
+    model = load_source(LOOKED_UP, "looked_up.mc")
+    ref = api.check(model, "reference", CheckOptions(deadlock=False))
+    got = check(model, 4)
+    assert got.error is not None and got.error.diagnostic.code == ref.error.diagnostic.code
+    assert len(got.error.trace) == len(ref.error.trace)
+    assert got.error.diagnostic.message == ref.error.diagnostic.message
+
+
 def test_equal_values_have_equal_fields():
     # The cases not taken hold their defaults, so equality by meaning and
     # equality field by field agree on well-formed values.

@@ -27,7 +27,8 @@ from typing import Callable
 
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
-from modelcheck.ir.types import BagType, SeqType, SetType, Type
+from modelcheck.ir.types import (BagType, MapType, OptionType, RecordType, SeqType, SetType,
+                                 TupleType, Type, join)
 from modelcheck.ir.visit import children
 from modelcheck.semantics.types import bounded_size
 
@@ -119,10 +120,14 @@ class _Rewriter:
         if isinstance(e, ir.MapComp):
             return dataclasses.replace(e, value=self.expr(e.value, env))
         rebuilt = _rebuild(e, lambda c: self.expr(c, env))
+        if isinstance(rebuilt, ir.Apply) and rebuilt.op in _COMPARED:
+            rebuilt = _bounded_operands(rebuilt)
         return self._typed(rebuilt)
 
     def _typed(self, e: ir.Expr) -> ir.Expr:
         t = e.type
+        if _unbounded(t) and not isinstance(t, SetType):
+            return _updated(e)
         if not _large(t) or t.capacity is not None:
             return e
         bound = _bound(e)
@@ -130,6 +135,76 @@ class _Rewriter:
             return e
         bound = min(bound, bounded_size(t.elem, 1 << 62))
         return dataclasses.replace(e, type=SetType(t.elem, bound))
+
+
+def _unbounded(t: Type) -> bool:
+    """Whether ``t`` holds a set over a large type without a capacity."""
+    if isinstance(t, SetType):
+        return (_large(t) and t.capacity is None) or _unbounded(t.elem)
+    if isinstance(t, (BagType, SeqType, OptionType)):
+        return _unbounded(t.elem)
+    if isinstance(t, MapType):
+        return _unbounded(t.value)
+    if isinstance(t, (RecordType, TupleType)):
+        return any(_unbounded(f) for f in (t.elems if isinstance(t, TupleType)
+                                           else [ft for _, ft in t.fields]))
+    return False
+
+
+def _updated(e: ir.Expr) -> ir.Expr:
+    """A part update (``m with [k] = v``, ``r with .f = v``) typed from its
+    container and its new part, now that the part has a capacity: the front
+    end's type joined the container with the part before it had one."""
+    t: Type | None = None
+    if isinstance(e, ir.Apply) and e.op is Op.MAP_SET:
+        m, _, v = e.args
+        value = join(m.type.value, _bounded_type(v))
+        t = None if value is None else MapType(m.type.key, value)
+    elif isinstance(e, ir.Apply) and e.op is Op.SEQ_SET:
+        s, _, v = e.args
+        elem = join(s.type.elem, _bounded_type(v))
+        t = None if elem is None else SeqType(elem, s.type.capacity)
+    elif isinstance(e, ir.FieldSet) and isinstance(e.record.type, RecordType):
+        rt = e.record.type
+        field_t = join(dict(rt.fields)[e.field], _bounded_type(e.value))
+        if field_t is not None:
+            t = RecordType(rt.name, tuple((n, field_t if n == e.field else ft)
+                                          for n, ft in rt.fields))
+    if t is None or _unbounded(t):
+        return e
+    return dataclasses.replace(e, type=t)
+
+
+def _bounded_type(e: ir.Expr) -> Type:
+    """``e``'s type, with a capacity if it is a set with a known bound."""
+    t = e.type
+    if isinstance(t, SetType) and t.capacity is None:
+        cap = _cap(e)
+        if cap is not None:
+            return SetType(t.elem, cap)
+    return t
+
+
+#: Operations whose set operands meet in one representation (their join).
+_COMPARED = (Op.EQ, Op.NE, Op.SUBSET)
+
+
+def _bounded_operands(e: ir.Apply) -> ir.Apply:
+    """``e`` with a capacity on each set operand that has a bound but no
+    capacity, where the operands join into a set over a large type: a literal
+    of a narrow record type compared with a set of the full type would
+    otherwise join into a set with no bound (the join takes no capacity from
+    a side without one)."""
+    if not all(isinstance(a.type, SetType) for a in e.args):
+        return e
+    elems = [a.type.elem for a in e.args]
+    if not any(_large(SetType(t)) for t in elems):
+        return e
+    args = []
+    for a in e.args:
+        cap = _cap(a) if a.type.capacity is None else None
+        args.append(a if cap is None else dataclasses.replace(a, type=SetType(a.type.elem, cap)))
+    return dataclasses.replace(e, args=tuple(args))
 
 
 def _keep(old: Type, new: Type) -> Type:

@@ -413,6 +413,10 @@ class ExprGen(ValueGen):
 
     def _into_setop(self, e: ir.Apply, dst: Region, t: Type, holds: str | None) -> None:
         a, b = e.args
+        if sparse(t) and e.op is Op.INTER:
+            # t's capacity is the smaller operand's: a itself may not fit it
+            self._sparse_inter(e, dst, t)
+            return
         self.gen_into(a, dst, t, holds)
         src = self.src
         if isinstance(b, ir.SetLit) and e.op in (Op.UNION, Op.DIFF):
@@ -439,30 +443,35 @@ class ExprGen(ValueGen):
     _into_UNION = _into_INTER = _into_DIFF = _into_setop
 
     def _sparse_setop(self, e: ir.Apply, dst: Region, t: Type) -> None:
-        """dst (holding a) op= b, element by element: b may be dense or sparse."""
+        """dst (holding a) |= b or -= b, element by element: b may be dense or sparse."""
         b = e.args[1]
         src = self.src
         rb, tb = self.region(b), b.type
-        same = b.type.elem == t.elem
-        if e.op is Op.INTER:
-            kept = src.alloc(width(t))
-            self.zero(kept, width(t))
-            with self.each_element(dst, t, canonical=False) as r:
-                rk, valid = (r, None) if same else self.rank(self.unrank(r, t.elem), t.elem,
-                                                            tb.elem)
-                test = self.contains(rb, tb, rk)
-                with src.block(f"if {test if valid is None else f'{valid} and {test}'}:"):
-                    self.add_rank(kept, t, r, fail=self.failer(e))
-            self.copy(dst, kept, width(t))
-            return
         with self.each_element(rb, tb, canonical=False) as r:
-            rk, valid = (r, None) if same else self.rank(self.unrank(r, tb.elem), tb.elem,
-                                                        t.elem)
+            rk, valid = (r, None) if tb.elem == t.elem else \
+                self.rank(self.unrank(r, tb.elem), tb.elem, t.elem)
             with src.block(f"if {valid or 'True'}:"):
                 if e.op is Op.UNION:
                     self.add_rank(dst, t, rk, fail=self.failer(e))
                 else:
                     self.remove_rank(dst, t, rk)
+
+    def _sparse_inter(self, e: ir.Apply, dst: Region, t: Type) -> None:
+        """dst := the elements of a that are in b (a and b dense or sparse)."""
+        a, b = e.args
+        src = self.src
+        ra, ta = self.region(a), a.type
+        rb, tb = self.region(b), b.type
+        self.zero(dst, width(t))
+        with self.each_element(ra, ta, canonical=False) as r:
+            rt, valid_t = (r, None) if ta.elem == t.elem else \
+                self.rank(self.unrank(r, ta.elem), ta.elem, t.elem)
+            rk, valid_b = (r, None) if ta.elem == tb.elem else \
+                self.rank(self.unrank(r, ta.elem), ta.elem, tb.elem)
+            test = " and ".join(v for v in (valid_t, valid_b) if v) or "True"
+            with src.block(f"if {test}:"):
+                with src.block(f"if {self.contains(rb, tb, rk)}:"):
+                    self.add_rank(dst, t, rt, fail=self.failer(e))
 
     def _into_BAG_ADD(self, e: ir.Apply, dst: Region, t: Type, holds: str | None) -> None:
         b, x = e.args

@@ -8,7 +8,11 @@ states) and every engine can be compared with the reference explorer on it.
 Each spec also takes some of the optional features, so that no one spec
 grows large: variants (a variant var, a capped set of them, ``match`` as a
 statement and as an expression, ``is``), capped sets and bags of records,
-a state ``constraint``, and several updates of one map in one action.
+a state ``constraint``, several updates of one map in one action, and
+sparse collections: a set and a bag of capacity 2 over a record of 100,000
+values, a set of capacity 2 over 0..99999 (the compiled engine holds these
+as sorted element ranks, not bitsets).  Each action writes only a few of
+their values, so they add few states.
 """
 from __future__ import annotations
 
@@ -36,6 +40,9 @@ FEATURES = {
                 {"v": ("Msg", "Stop"), "net": ("set[Msg, 2]", "{}")}),
     "records": ("type R = record { k: Node, c: 0..1 }\n",
                 {"rs": ("set[R, 2]", "{}"), "bg": ("bag[R, 2]", "{}")}),
+    "sparse": ("type Big = record { k: Node, w: 0..49999 }\n",
+               {"bs": ("set[Big, 2]", "{}"), "bb": ("bag[Big, 2]", "{Big(k=node2, w=49999)}")}),
+    "bigints": ("", {"ns": ("set[0..99999, 2]", "{99999}")}),
     "constraint": ("", {}),
     "multi": ("", {}),
 }
@@ -59,6 +66,11 @@ def _int(draw, ctx, depth=0):
         leaves += ["len(net)"]
     if ctx.has("records"):
         leaves += ["len(rs)", "len(bg)"]
+    if ctx.has("sparse"):
+        leaves += ["len(bs)", "len(bb)", f"count(bb, Big(k={n}, w=0))",
+                   "sum(g.w // 5000 for g in bs)"]
+    if ctx.has("bigints"):
+        leaves += ["(if ns == {} then 0 else max(ns) // 33334)", "min(ns | {3}) % 4"]
     if depth >= 2:
         return draw(st.sampled_from(leaves))
     kind = draw(st.integers(0, 6))
@@ -95,6 +107,12 @@ def _bool(draw, ctx, depth=0):
     if ctx.has("records"):
         leaves += [f"any(w.k == {n} for w in rs)", f"count(bg, R(k={n}, c=0)) > 0",
                    "all(w.c == 0 for w in rs)"]
+    if ctx.has("sparse"):
+        leaves += [f"Big(k={n}, w=0) in bs", "any(g.w > 0 for g in bs)", "distinct(bb) <= bs",
+                   "bs == {}", f"Big(k={n}, w=5000) not in bb", "all(g in bs for g in bb)",
+                   "bs != distinct(bb)", "bs & distinct(bb) == {}"]
+    if ctx.has("bigints"):
+        leaves += ["25000 in ns", "ns != {99999}", "len(ns - {0, 99999}) > 0"]
     if depth >= 2:
         return draw(st.sampled_from(leaves))
     kind = draw(st.integers(0, 6))
@@ -148,6 +166,28 @@ def _assignment(draw, ctx, var):
         return draw(st.sampled_from([
             "require len(rs) < 2\n    rs := rs | {R(k=n, c=min(y, 1))}",
             "rs := {w for w in rs if w.k != n}",
+        ]))
+    if var == "bs":
+        return draw(st.sampled_from([
+            "require len(bs) < 2\n    bs := bs | {Big(k=n, w=min(x, 1) * 5000)}",
+            "bs := bs - {Big(k=n, w=0)}",
+            "bs := {g for g in bs if g.k != n}",
+            "pick hs in bs\n    bs := bs - {hs}",
+            "bs := bs & {Big(k=n, w=0), Big(k=node1, w=5000)}",
+            "bs := distinct(bb) - bs",
+        ]))
+    if var == "bb":
+        return draw(st.sampled_from([
+            "require len(bb) < 2\n    bb := put(bb, Big(k=n, w=0))",
+            "pick hb in bb\n    bb := take(bb, hb)",
+            "bb := {}",
+        ]))
+    if var == "ns":
+        return draw(st.sampled_from([
+            "require len(ns) < 2\n    ns := ns | {min(x, 1) * 25000}",
+            "ns := ns - {99999}",
+            "ns := {v for v in ns if v != 0} | {}",
+            "ns := {0, 99999} - ns",
         ]))
     if var == "bg":
         return draw(st.sampled_from([

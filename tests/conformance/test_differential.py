@@ -1,13 +1,14 @@
 """Differential testing on generated specs (tests/conformance/spec_gen.py:
 variants and match, capped sets and bags of records, state constraints,
-several updates of one map in a step): every explicit engine must give the
+several updates of one map in a step, sparse sets and bags over large element
+types): every explicit engine must give the
 reference explorer's exact figures and verdicts on small random specs, an
 engine that declines a spec falls back and must still agree, and BMC must
 find exactly the reference's shortest traces within its depth."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
@@ -31,6 +32,17 @@ def test_generated_specs_compile():
     def check(source):
         api.load_source(source, path="generated.mc")
     check()
+
+
+@pytest.mark.parametrize("var", ["bs", "bb", "ns"])
+def test_generated_specs_include_sparse_collections(var):
+    """The generator's large-element collections must be ones the compiled
+    engine lays out sparsely, or the test below never reaches that layout."""
+    from modelcheck.engines.compiled import reps
+    source = find(specs(), lambda text: f"var {var}:" in text,
+                  settings=settings(max_examples=500, database=None))
+    model = api.load_source(source, path="generated.mc")
+    assert reps.sparse(model.var(var).type)
 
 
 @pytest.mark.parametrize("engine", ["compiled"])

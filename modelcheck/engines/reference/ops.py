@@ -13,7 +13,7 @@ from typing import Any
 
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import MAX_RANGE_SET, BagType, Type, render_int
-from modelcheck.ir.values import FrozenDict
+from modelcheck.ir.values import FrozenDict, render_value
 
 __all__ = ["Fault", "handler_for", "can_fault", "bag_size", "SHORT_CIRCUIT"]
 
@@ -118,10 +118,11 @@ def _bag_add(b: FrozenDict, x: Any) -> FrozenDict:
     return b.set(x, b.get(x, 0) + 1)
 
 
-def _bag_remove(b: FrozenDict, x: Any) -> FrozenDict:
+def _bag_remove(b: FrozenDict, x: Any, t: Type | None = None) -> FrozenDict:
     n = b.get(x, 0)
     if n == 0:
-        raise Fault("MC5005", f"take of {x!r}, which is not in the bag")
+        shown = repr(x) if t is None else render_value(t, x)
+        raise Fault("MC5005", f"take of {shown}, which is not in the bag")
     if n == 1:
         return FrozenDict((k, c) for k, c in b.items() if k != x)
     return b.set(x, n - 1)
@@ -186,6 +187,10 @@ def handler_for(op: Op, arg_types: tuple[Type, ...]) -> Callable[..., Any]:
     # a bag's size counts repeated elements.
     if op is Op.LEN and arg_types and isinstance(arg_types[0], BagType):
         return bag_size
+    if op is Op.BAG_REMOVE and len(arg_types) == 2:
+        # the message shows the element as the spec writes it
+        elem = arg_types[1]
+        return lambda b, x: _bag_remove(b, x, elem)
     try:
         return _HANDLERS[op]
     except KeyError:

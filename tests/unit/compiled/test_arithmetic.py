@@ -202,7 +202,7 @@ def test_compiled_agrees_with_the_reference_on_extreme_ints(source):
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(small_specs())
 def test_compiled_agrees_with_the_reference_on_extreme_ints_long(source):
     _differential(source)

@@ -147,7 +147,7 @@ def test_expressions_at_extreme_values_match_the_reference(source, seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(specs(depth=3), st.integers(0, 2 ** 16))
 def test_expressions_at_extreme_values_match_the_reference_long(source, seed):
     _expression_agrees(source, seed)

@@ -84,14 +84,15 @@ def encode_value(t: Type, v: Any) -> Any:
     raise TypeError(f"cannot encode a value of type {t!r}")
 
 
-def to_itf(trace: Trace, model: ir.Model) -> dict[str, Any]:
-    """The trace as an ITF JSON object (``json.dump`` it)."""
+def to_itf(trace: Trace, model: ir.Model, folder: Path | None = None) -> dict[str, Any]:
+    """The trace as an ITF JSON object (``json.dump`` it); ``folder``: where
+    the file will be written, if it is known."""
     var_types = {d.name: d.type for d in model.vars}
     meta: dict[str, Any] = {
         "format": "ITF",
         "format-description": ITF_FORMAT_DESCRIPTION,
         "source": model.path,
-        **spec_identity(model.path, model.sources),
+        **spec_identity(model.path, model.sources, folder),
         "description": _description(trace),
         "generated-by": "modelcheck",
         "spec": model.name,
@@ -116,11 +117,12 @@ def to_itf(trace: Trace, model: ir.Model) -> dict[str, Any]:
     return {"#meta": meta, "vars": [d.name for d in model.vars], "states": states}
 
 
-def dumps_itf(trace: Trace, model: ir.Model) -> str:
-    """The ITF JSON text of a trace, as written to files."""
+def dumps_itf(trace: Trace, model: ir.Model, folder: Path | None = None) -> str:
+    """The ITF JSON text of a trace, as written to files (into ``folder``)."""
     # default=str: free-form entries a caller put in trace.meta must not make
     # the trace unwritable.
-    return json.dumps(to_itf(trace, model), indent=2, ensure_ascii=False, default=str) + "\n"
+    return json.dumps(to_itf(trace, model, folder), indent=2, ensure_ascii=False,
+                      default=str) + "\n"
 
 
 def _description(trace: Trace) -> str:

@@ -55,20 +55,39 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def spec_identity(path: str, sources: Mapping[str, str]) -> dict[str, str]:
+def spec_identity(path: str, sources: Mapping[str, str],
+                  folder: Path | None = None) -> dict[str, str]:
     """The ``#meta`` entries beside ``source`` that let a reader find the
-    spec again: its absolute path (when it is a file) and its text's hash
-    (when the text is at hand).  Empty for a spec held only in memory."""
+    spec again: its text's hash (when the text is at hand) and its absolute
+    path (when it is a file), unless ``folder``, where the trace is written,
+    lies inside the working folder that ``source`` is relative to: the search
+    from the trace file's folder upwards finds it then, and the file stays
+    the same on every machine (a project's committed counterexamples do not
+    change when they are written again elsewhere).  Empty for a spec held
+    only in memory."""
     out: dict[str, str] = {}
     if not path or path.startswith("<"):
         return out
     p = Path(path)
-    if p.is_file():
+    if p.is_file() and not _found_upwards(p, folder):
         out[ABSOLUTE_KEY] = str(p.resolve())
     text = dict(sources).get(path)
     if text is not None:
         out[HASH_KEY] = text_sha256(text)
     return out
+
+
+def _found_upwards(spec: Path, folder: Path | None) -> bool:
+    """Whether a reader's search from ``folder`` upwards reaches the working
+    folder that the relative path ``spec`` starts from."""
+    if folder is None or spec.is_absolute() or ".." in spec.parts:
+        return False
+    cwd = Path.cwd().resolve()
+    try:
+        depth = len(folder.resolve().relative_to(cwd).parts)
+    except ValueError:
+        return False
+    return depth <= _MAX_UP
 
 
 def _file_sha256(path: Path) -> str | None:

@@ -37,8 +37,8 @@ def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_D
     problem = trace_problem(model, trace)
     if problem is not None:
         raise TraceReplayError(f"internal error: refusing to write a trace that {problem}")
-    text = dumps_itf(trace, model)
     folder = Path(directory)
+    text = dumps_itf(trace, model, folder)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / (name or _unused_name(folder, default_trace_name(trace, model)))
     write_atomic(target, text, durable=True)

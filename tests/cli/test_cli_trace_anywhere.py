@@ -71,11 +71,29 @@ def written(tmp_path: Path, monkeypatch) -> Path:
     return trace
 
 
-def test_the_trace_records_where_its_spec_is_and_its_hash(written):
+def test_the_trace_records_its_spec_and_its_hash(written):
+    # Written inside the folder the check ran in: the search from the trace's
+    # folder upwards finds the spec, so no machine's path is written and the
+    # file is the same wherever the project lives.
     meta = json.loads(written.read_text())["#meta"]
     assert meta["source"] == "specs/relay.mc"
-    assert Path(meta["source-absolute"]) == (written.parents[1] / "specs" / "relay.mc").resolve()
+    assert "source-absolute" not in meta
     assert len(meta["source-sha256"]) == 64
+
+
+def test_a_trace_written_outside_the_project_records_the_absolute_path(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    (project / "specs").mkdir(parents=True)
+    (project / "specs" / "relay.mc").write_text(SPEC)
+    monkeypatch.chdir(project)
+    outside = tmp_path / "traces"
+    assert invoke("check", "specs/relay.mc", "--engine", "reference", "--no-deadlock",
+                  "--out", str(outside)).exit_code == 1
+    (trace,) = outside.glob("relay-Kept-*.itf.json")
+    meta = json.loads(trace.read_text())["#meta"]
+    assert Path(meta["source-absolute"]) == (project / "specs" / "relay.mc").resolve()
+    monkeypatch.chdir(tmp_path)
+    assert invoke("trace", "show", str(trace), "--by", "Node").exit_code == 0
 
 
 def test_show_by_lays_out_lanes_from_another_folder(written):

@@ -29,7 +29,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (BagType, MapType, OptionType, RecordType, SeqType, SetType,
                                  TupleType, Type, join)
-from modelcheck.ir.visit import children
+from modelcheck.ir.visit import map_children
 from modelcheck.semantics.types import bounded_size
 
 __all__ = ["LARGE", "with_capacities", "size_bound"]
@@ -74,7 +74,7 @@ def size_bound(t: Type) -> int | None:
 
 
 class _Rewriter:
-    """One walk that rebuilds expressions with their locals' new types in scope."""
+    """One walk that rebuilds expressions with their lets' new types in scope."""
 
     def body(self, stmts: tuple[ir.Stmt, ...], env: Env) -> tuple[ir.Stmt, ...]:
         out: list[ir.Stmt] = []
@@ -85,9 +85,8 @@ class _Rewriter:
                 env[stmt.name] = value.type
                 out.append(dataclasses.replace(stmt, value=value))
             elif isinstance(stmt, ir.Pick):
-                domain = self.expr(stmt.domain, env)
-                env[stmt.name] = _elem_type(domain.type, env.get(stmt.name))
-                out.append(dataclasses.replace(stmt, domain=domain))
+                out.append(dataclasses.replace(stmt, domain=self.expr(stmt.domain, env)))
+                env.pop(stmt.name, None)
             elif isinstance(stmt, ir.If):
                 out.append(dataclasses.replace(stmt, cond=self.expr(stmt.cond, env),
                                                then=self.body(stmt.then, env),
@@ -108,18 +107,13 @@ class _Rewriter:
             body = self.expr(e.body, {**env, e.name: value.type})
             return self._typed(dataclasses.replace(e, value=value, body=body,
                                                    type=_keep(e.type, body.type)))
-        if isinstance(e, (ir.Quant, ir.SetComp, ir.SumComp)):
-            domain = self.expr(e.domain, env)
-            inner = {**env, e.var: _elem_type(domain.type, None)}
-            changes: dict[str, object] = {"domain": domain}
-            for name in ("body", "cond", "elem"):
-                sub = getattr(e, name, None)
-                if sub is not None:
-                    changes[name] = self.expr(sub, inner)
-            return self._typed(dataclasses.replace(e, **changes))
-        if isinstance(e, ir.MapComp):
-            return dataclasses.replace(e, value=self.expr(e.value, env))
-        rebuilt = _rebuild(e, lambda c: self.expr(c, env))
+        if isinstance(e, (ir.Quant, ir.SetComp, ir.SumComp, ir.MapComp)):
+            # an element binder keeps its type (only sets' capacities change);
+            # it hides a let of the same name
+            inner = {k: t for k, t in env.items() if k != e.var}
+            return self._typed(map_children(
+                e, lambda c: self.expr(c, env if c is getattr(e, "domain", None) else inner)))
+        rebuilt = map_children(e, lambda c: self.expr(c, env))
         if isinstance(rebuilt, ir.Apply) and rebuilt.op in _COMPARED:
             rebuilt = _bounded_operands(rebuilt)
         return self._typed(rebuilt)
@@ -200,22 +194,12 @@ def _bounded_operands(e: ir.Apply) -> ir.Apply:
     elems = [a.type.elem for a in e.args]
     if not any(_large(SetType(t)) for t in elems):
         return e
-    args = []
-    for a in e.args:
-        cap = _cap(a) if a.type.capacity is None else None
-        args.append(a if cap is None else dataclasses.replace(a, type=SetType(a.type.elem, cap)))
-    return dataclasses.replace(e, args=tuple(args))
+    return dataclasses.replace(e, args=tuple(dataclasses.replace(a, type=_bounded_type(a))
+                                             for a in e.args))
 
 
 def _keep(old: Type, new: Type) -> Type:
     return new if isinstance(old, SetType) and isinstance(new, SetType) else old
-
-
-def _elem_type(coll: Type, fallback: Type | None) -> Type:
-    if isinstance(coll, (SetType, BagType, SeqType)):
-        return coll.elem
-    assert fallback is not None
-    return fallback
 
 
 def _cap(e: ir.Expr) -> int | None:
@@ -260,28 +244,6 @@ def _bound(e: ir.Expr) -> int | None:
         if e.op is Op.BAG_DISTINCT:
             return caps[0]
     return None
-
-
-def _rebuild(e: ir.Expr, fn: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
-    """``e`` with ``fn`` applied to its direct children (binders are handled
-    by the caller)."""
-    kids = children(e)
-    if not kids:
-        return e
-    new = [fn(k) for k in kids]
-    if all(a is b for a, b in zip(kids, new)):
-        return e
-    it = iter(new)
-    if isinstance(e, ir.RecordLit):
-        return dataclasses.replace(e, fields=tuple((n, next(it)) for n, _ in e.fields))
-    for name in ("args", "elems"):
-        if hasattr(e, name):
-            return dataclasses.replace(e, **{name: tuple(it)})
-    changes = {}
-    for name in ("cond", "then", "else_", "record", "value", "payload", "subject"):
-        if getattr(e, name, None) is not None and any(getattr(e, name) is k for k in kids):
-            changes[name] = next(it)
-    return dataclasses.replace(e, **changes)
 
 
 def _map_one(stmt: ir.Stmt, fn: Callable[[ir.Expr], ir.Expr]) -> ir.Stmt:

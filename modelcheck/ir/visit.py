@@ -1,8 +1,8 @@
 """Generic traversal of IR expressions and statements.
 
 Engines and the front end use these instead of each writing its own
-``isinstance`` ladder: ``children`` and ``walk`` to look, ``map_expr`` to
-rebuild bottom-up, ``stmt_exprs``/``walk_stmts``/``map_stmts`` for bodies, and
+``isinstance`` ladder: ``children`` and ``walk`` to look, ``map_children`` and ``map_expr``
+to rebuild, ``stmt_exprs``/``walk_stmts``/``map_stmts`` for bodies, and
 the variable queries ``free_vars``, ``state_vars_read``,
 ``stmts_assigned_vars`` and ``binders``.
 """
@@ -16,7 +16,7 @@ from modelcheck.ir.nodes import (Action, Apply, Assign, BagLit, CasePayload, Cas
                                  MapComp, Pick, Quant, RecordLit, Require, SeqLit, SetComp, SetLit,
                                  Stmt, SumComp, TupleLit, Var, VariantLit)
 
-__all__ = ["children", "walk", "map_expr", "stmt_exprs", "walk_stmts", "map_stmts",
+__all__ = ["children", "walk", "map_children", "map_expr", "stmt_exprs", "walk_stmts", "map_stmts",
            "free_vars", "state_vars_read", "stmts_assigned_vars", "binders", "body_exprs"]
 
 # Node type -> names of its fields that hold one expression, and of those that
@@ -66,20 +66,19 @@ def walk(expr: Expr) -> Iterator[Expr]:
         stack.extend(reversed(children(node)))
 
 
-def map_expr(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
-    """Rebuild ``expr`` bottom-up: children first, then ``fn`` on the node
-    rebuilt from the new children.  Nodes whose children did not change are
-    passed to ``fn`` as they are (no copy)."""
+def map_children(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """``expr`` rebuilt with ``fn`` applied to each direct sub-expression
+    (``expr`` itself when none changed).  Binders are the caller's concern."""
     kind = type(expr)
     changes: dict[str, object] = {}
     if kind in _TUPLE_FIELDS:
         name = _TUPLE_FIELDS[kind]
         old = getattr(expr, name)
-        new = tuple(map_expr(e, fn) for e in old)
+        new = tuple(fn(e) for e in old)
         if any(a is not b for a, b in zip(old, new)):
             changes[name] = new
     elif kind is RecordLit:
-        new_fields = tuple((n, map_expr(v, fn)) for n, v in expr.fields)
+        new_fields = tuple((n, fn(v)) for n, v in expr.fields)
         if any(a[1] is not b[1] for a, b in zip(expr.fields, new_fields)):
             changes["fields"] = new_fields
     else:
@@ -87,12 +86,17 @@ def map_expr(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
             old = getattr(expr, name)
             if old is None:
                 continue
-            new = map_expr(old, fn)
+            new = fn(old)
             if new is not old:
                 changes[name] = new
-    if changes:
-        expr = dataclasses.replace(expr, **changes)
-    return fn(expr)
+    return dataclasses.replace(expr, **changes) if changes else expr
+
+
+def map_expr(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """Rebuild ``expr`` bottom-up: children first, then ``fn`` on the node
+    rebuilt from the new children.  Nodes whose children did not change are
+    passed to ``fn`` as they are (no copy)."""
+    return fn(map_children(expr, lambda child: map_expr(child, fn)))
 
 
 def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:

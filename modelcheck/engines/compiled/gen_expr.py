@@ -448,8 +448,7 @@ class ExprGen(ValueGen):
         src = self.src
         rb, tb = self.region(b), b.type
         with self.each_element(rb, tb, canonical=False) as r:
-            rk, valid = (r, None) if tb.elem == t.elem else \
-                self.rank(self.unrank(r, tb.elem), tb.elem, t.elem)
+            rk, valid = self.rerank(r, tb.elem, t.elem)
             with src.block(f"if {valid or 'True'}:"):
                 if e.op is Op.UNION:
                     self.add_rank(dst, t, rk, fail=self.failer(e))
@@ -464,10 +463,8 @@ class ExprGen(ValueGen):
         rb, tb = self.region(b), b.type
         self.zero(dst, width(t))
         with self.each_element(ra, ta, canonical=False) as r:
-            rt, valid_t = (r, None) if ta.elem == t.elem else \
-                self.rank(self.unrank(r, ta.elem), ta.elem, t.elem)
-            rk, valid_b = (r, None) if ta.elem == tb.elem else \
-                self.rank(self.unrank(r, ta.elem), ta.elem, tb.elem)
+            rt, valid_t = self.rerank(r, ta.elem, t.elem)
+            rk, valid_b = self.rerank(r, ta.elem, tb.elem)
             test = " and ".join(v for v in (valid_t, valid_b) if v) or "True"
             with src.block(f"if {test}:"):
                 with src.block(f"if {self.contains(rb, tb, rk)}:"):

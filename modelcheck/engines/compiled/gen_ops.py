@@ -173,8 +173,6 @@ def _set_extreme(lowest: bool) -> Callable:
         region, t = g.region(s), s.type
         if not isinstance(t.elem, IntType):
             raise Unsupported("min/max of a set of non-ints")
-        n = rank_size(t.elem)
-        found, r = g.src.fresh("f"), g.src.fresh("r")
         if sparse(t):
             # ranks ascend with the ints; the last entry is at the count
             count = g.src.let(slot(region), "n")
@@ -182,6 +180,8 @@ def _set_extreme(lowest: bool) -> Callable:
                 g.fail("MC5006", e)
             at = "1" if lowest else count
             return Scalar(g.src.let(f"{slot(region, at)} + {t.elem.lo}", "i"))
+        n = rank_size(t.elem)
+        found, r = g.src.fresh("f"), g.src.fresh("r")
         g.src.line(f"{found} = -1")
         order = f"range({n})" if lowest else f"range({n - 1}, -1, -1)"
         with g.src.block(f"for {r} in {order}:"):

@@ -258,10 +258,7 @@ class ValueGen(Elements):
             return
         self.zero(dst, width(to))
         with self.each_entry(v, frm) as (r, copies):
-            if frm.elem == to.elem:
-                rk, valid = r, None
-            else:
-                rk, valid = self.rank(self.unrank(r, frm.elem), frm.elem, to.elem)
+            rk, valid = self.rerank(r, frm.elem, to.elem)
             with src.block(f"if {valid or 'True'}:"):
                 self.add_rank(dst, to, rk, copies)
         if sparse(to) and frm.elem != to.elem:
@@ -430,6 +427,13 @@ class ValueGen(Elements):
             src.line(f"{r} = {r} + {table}[min({n}, {to.capacity + 1})]")
             return r, ok
         raise Unsupported(f"a {type(to).__name__} used as a set element or map key")
+
+    def rerank(self, r: str, frm: Type, to: Type) -> tuple[str, str | None]:
+        """The rank among ``to``'s values of the value ranked ``r`` among
+        ``frm``'s (and its validity, as ``rank`` gives it)."""
+        if frm == to:
+            return r, None
+        return self.rank(self.unrank(r, frm), frm, to)
 
     def _variant_rank(self, v: Region, t: VariantType) -> str:
         src = self.src

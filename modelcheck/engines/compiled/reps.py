@@ -97,10 +97,8 @@ def _elem_ranks(t: Type, coll: Type | None = None) -> int:
         if isinstance(coll, SetType) and coll.capacity is None:
             hint = f"; give it a capacity: set[{render_type(t)}, cap]"
         else:
-            # The sparse layout (a count, then ``cap`` element ranks) is not
-            # built: expressions such as ``s | {x}`` have no capacity of their
-            # own, so it needs a static bound on every intermediate set first.
-            hint = " (a sparse layout by capacity is not built yet)"
+            # ``sparse`` declined it: its capacity is near the type's size
+            hint = "; a smaller capacity would hold it sparsely"
         raise Unsupported(f"a collection over more than {MAX_BITSET_RANKS:,} possible "
                           f"elements ({render_type(t)}) does not fit a bitset{hint}")
     return n

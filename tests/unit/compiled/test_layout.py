@@ -111,9 +111,8 @@ def test_a_one_value_slot_after_a_full_word_has_a_shift_below_64():
     layout = Layout([("xs", MapType(IntType(0, 31), IntType(0, 3))), ("k", IntType(5, 5)),
                      ("b", BOOL)])
     assert all(f.shift < 64 for f in layout.fields)
-    state = ({i: i % 4 for i in range(32)}, 5, True)
     from modelcheck.ir.values import FrozenDict
-    state = (FrozenDict(state[0]), 5, True)
+    state = (FrozenDict({i: i % 4 for i in range(32)}), 5, True)
     assert layout.unpack(layout.pack(state)) == state
 
 

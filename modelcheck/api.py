@@ -14,6 +14,7 @@ from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
 from modelcheck.engines.initial import demote_vacuous
 from modelcheck.engines.reference.explorer import select_properties
+from modelcheck.engines.temporal import settle_unchecked
 from modelcheck.ir.nodes import Model
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.verify import verify_trace
@@ -51,6 +52,7 @@ def check(model: Model, engine: str = "reference", options: CheckOptions | None 
     # No engine reports HOLDS over a spec with no initial state: that verdict
     # would be true of nothing.
     result = demote_vacuous(model, get_engine(engine).check(model, options, reporter))
+    settle_unchecked(model, options, result, engine)
     for prop in result.properties:
         if prop.trace is not None:
             verify_trace(model, prop.trace, engine)

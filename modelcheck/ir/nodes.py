@@ -36,6 +36,7 @@ __all__ = [
     "RecordLit", "FieldGet", "FieldSet", "VariantLit", "CaseTest", "CasePayload", "Expr",
     "Require", "Let", "Pick", "Assign", "If", "Either", "Stmt",
     "Param", "Action", "VarDecl", "InitKind", "Property", "PropertyKind", "Model",
+    "TemporalKind", "Temporal", "FairKind", "FairArgKind", "FairArg", "FairBinder", "Fairness",
     "is_range", "asks_a_range",
 ]
 
@@ -341,6 +342,7 @@ class PropertyKind(enum.Enum):
     SOMETIMES = "sometimes"      # reachable: the answer is a witness trace
     TERMINAL = "terminal"        # states where no enabled action is not a deadlock
     CONSTRAINT = "constraint"    # states the search does not store (TLC's CONSTRAINT)
+    LIVENESS = "liveness"        # a temporal property (Model.temporals); kind of its results
 
 
 @dataclass(frozen=True)
@@ -348,6 +350,66 @@ class Property:
     name: str
     kind: PropertyKind
     expr: Expr
+    span: Span | None = _span()
+
+
+class TemporalKind(enum.Enum):
+    """The temporal forms (docs/design.md, "Liveness"); TLA+ in the comments."""
+    EVENTUALLY = "eventually"                # <>Q
+    LEADS_TO = "leads to"                    # P ~> Q
+    ALWAYS_EVENTUALLY = "always eventually"  # []<>Q
+    EVENTUALLY_ALWAYS = "eventually always"  # <>[]Q
+
+
+@dataclass(frozen=True)
+class Temporal:
+    """``liveness Name(params): <form>``.  One property per binding of the
+    params (each must hold), like an action's instances.  ``p`` is the left
+    side of LEADS_TO (None otherwise); ``q`` the predicate of every form.
+    Both are state predicates (no primes) over the params and the state."""
+    name: str
+    kind: TemporalKind
+    params: tuple["Param", ...]
+    p: Expr | None
+    q: Expr
+    span: Span | None = _span()
+
+
+class FairKind(enum.Enum):
+    WEAK = "weak"        # WF: continuously enabled => eventually taken
+    STRONG = "strong"    # SF: enabled infinitely often => eventually taken
+
+
+class FairArgKind(enum.Enum):
+    VALUE = "value"      # this value (an expression over the for-binders and consts)
+    ANY = "any"          # ``_``: any value, the bindings taken together (TLA+ \E)
+    EACH = "each"        # ``*``: each value separately (TLA+ \A ... : WF(A(p)))
+
+
+@dataclass(frozen=True)
+class FairArg:
+    kind: FairArgKind
+    value: Expr | None = None
+
+
+@dataclass(frozen=True)
+class FairBinder:
+    """``for name in domain [if cond]``: the domain is constant."""
+    name: str
+    domain: Expr
+    cond: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """``fair weak A(args) for x in D``.  ``args`` has one entry per
+    parameter of the action (``fair weak A`` without parentheses: all ANY, the
+    action as a whole, TLA+ WF_vars(A)).  The for-binders and EACH arguments
+    make one fairness condition per binding."""
+    kind: FairKind
+    action: str
+    args: tuple[FairArg, ...]
+    binders: tuple[FairBinder, ...] = ()
     span: Span | None = _span()
 
 
@@ -364,6 +426,9 @@ class Model:
     # (docs/design.md, "State constraints"); engines that cannot follow that
     # rule must decline a model where this is not empty.
     constraints: tuple[Property, ...] = ()
+    # ``liveness`` and ``fair`` declarations (docs/design.md, "Liveness").
+    temporals: tuple[Temporal, ...] = ()
+    fairness: tuple[Fairness, ...] = ()
     path: str = field(default="", compare=False)
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 

@@ -16,7 +16,7 @@ from modelcheck.ir.nodes import (Action, Apply, Assign, BagLit, CasePayload, Cas
                                  MapComp, Pick, Quant, RecordLit, Require, SeqLit, SetComp, SetLit,
                                  Stmt, SumComp, TupleLit, Var, VariantLit)
 
-__all__ = ["children", "walk", "map_children", "map_expr", "stmt_exprs", "walk_stmts", "map_stmts",
+__all__ = ["substitute", "children", "walk", "map_children", "map_expr", "stmt_exprs", "walk_stmts", "map_stmts",
            "free_vars", "state_vars_read", "stmts_assigned_vars", "binders", "body_exprs"]
 
 # Node type -> names of its fields that hold one expression, and of those that
@@ -235,3 +235,18 @@ def _names_in(exprs: Iterable[Expr]) -> list[str]:
             if name is not None:
                 out.append(name)
     return out
+
+
+def substitute(expr: Expr, values: dict[str, Expr]) -> Expr:
+    """``expr`` with each free ``Local`` named in ``values`` replaced by its
+    expression (a binder inside ``expr`` that reuses a name hides it)."""
+    if not values:
+        return expr
+    if isinstance(expr, Local):
+        return values.get(expr.name, expr)
+    name, scoped = _bound_here(expr)
+    if name is None or name not in values:
+        return map_children(expr, lambda child: substitute(child, values))
+    inner = {k: v for k, v in values.items() if k != name}
+    return map_children(expr, lambda child: substitute(
+        child, inner if any(child is s for s in scoped) else values))

@@ -19,6 +19,7 @@ CODES = MappingProxyType({
     "MC1004": "nested too deeply",
     "MC1005": "integer literal too large",
     "MC1006": "file is not UTF-8",
+    "MC1007": "badly formed liveness or fairness declaration",
     # names
     "MC2001": "unknown name",
     "MC2002": "duplicate definition",

@@ -150,6 +150,10 @@ def _item_word(item: Any) -> str:
         return "an action"
     if isinstance(item, ast.PropertyDecl):
         return f"a property ({item.kind})"
+    if isinstance(item, ast.LivenessDecl):
+        return "a property (liveness)"
+    if isinstance(item, ast.FairDecl):
+        return "a fairness declaration"
     return "this declaration"
 
 
@@ -174,7 +178,7 @@ def _declared_names(item: Any) -> list[tuple[str, str, Span | None]]:
         return [(item.name, "def", item.name_span)]
     if isinstance(item, ast.ActionDecl):
         return [(item.name, "action", item.name_span)]
-    if isinstance(item, ast.PropertyDecl):
+    if isinstance(item, (ast.PropertyDecl, ast.LivenessDecl)):
         return [(item.name, "property", item.name_span)]
     return []
 
@@ -264,6 +268,23 @@ class _NameChecker:
                 self.block(item.body, self.params(item.params))
             elif isinstance(item, ast.PropertyDecl):
                 self.expr(item.expr, frozenset())
+            elif isinstance(item, ast.LivenessDecl):
+                scope = self.params(item.params)
+                if item.p is not None:
+                    self.expr(item.p, scope)
+                self.expr(item.q, scope)
+            elif isinstance(item, ast.FairDecl):
+                self.fair(item)
+
+    def fair(self, item: ast.FairDecl) -> None:
+        sym = self.symbols.get(item.action)
+        if sym is None or sym.kind != "action":
+            actions = [n for n, s in self.symbols.items() if s.kind == "action"]
+            self._unknown("MC2001", "action", item.action, item.action_span, actions)
+        scope = self.fors(item.fors, frozenset())
+        for arg in item.args or ():
+            if arg.expr is not None:
+                self.expr(arg.expr, scope)
 
     def params(self, params: tuple[ast.Param, ...]) -> frozenset[str]:
         seen: dict[str, ast.Param] = {}

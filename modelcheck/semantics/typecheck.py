@@ -37,6 +37,7 @@ _PROPERTY_KINDS = {"invariant": ir.PropertyKind.INVARIANT,
                    "sometimes": ir.PropertyKind.SOMETIMES,
                    "terminal": ir.PropertyKind.TERMINAL,
                    "constraint": ir.PropertyKind.CONSTRAINT}
+_TEMPORAL_KINDS = {k.value: k for k in ir.TemporalKind}
 
 
 def typecheck(resolved: Resolved, consts: Mapping[str, Any] | None = None) -> ir.Model:
@@ -169,6 +170,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
 
     def run(self) -> ir.Model:
         consts, types, vars_, actions, props, terminals, constraints = [], [], [], [], [], [], []
+        temporals: list[ir.Temporal] = []
+        fair_decls: list[ast.FairDecl] = []
         lists = {"terminal": terminals, "constraint": constraints}
         for item in self.resolved.items:
             try:
@@ -186,6 +189,10 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
                 elif isinstance(item, ast.PropertyDecl):
                     prop = self.property(item)
                     lists.get(item.kind, props).append(prop)
+                elif isinstance(item, ast.LivenessDecl):
+                    temporals.append(self.liveness(item))
+                elif isinstance(item, ast.FairDecl):
+                    fair_decls.append(item)   # after the loop: it reads the action's params
             except Abort:
                 continue
             except RecursionError:
@@ -193,13 +200,21 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
                 self.report("MC1004", f"'{getattr(item, 'name', '')}' nests too deeply once "
                             "its defs are inlined", getattr(item, "span", None),
                             hint="flatten the chain of defs calling defs")
+        fairness = []
+        by_name = {a.name: a for a in actions}
+        for item in fair_decls:
+            try:
+                if item.action in by_name:
+                    fairness.append(self.fairness(item, by_name[item.action]))
+            except Abort:
+                continue
         if self.diagnostics:
             raise CompileError(self.sorted_diagnostics(), self.resolved.source_map())
         return ir.Model(
             name=self.resolved.module.name, consts=tuple(consts), types=tuple(types),
             vars=tuple(vars_), actions=tuple(actions), properties=tuple(props),
             terminals=tuple(terminals), constraints=tuple(constraints),
-            path=self.resolved.path, sources=self.resolved.sources)
+            temporals=tuple(temporals), fairness=tuple(fairness), path=self.resolved.path, sources=self.resolved.sources)
 
     def sorted_diagnostics(self) -> list[Diagnostic]:
         order = {path: i for i, (path, _) in enumerate(self.resolved.sources)}
@@ -249,6 +264,16 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
             self.expect_type(body, result, decl.body.span, f"as the result of '{decl.name}'")
 
     def action(self, decl: ast.ActionDecl) -> ir.Action:
+        params, scope = self.instance_params(decl)
+        self._check_instances(decl, params)
+        unit = Unit(f"action '{decl.name}'", used={p.name for p in decl.params})
+        body, _ = self.block(decl.body, Env(unit, scope), {})
+        return ir.Action(decl.name, tuple(params), body, decl.span)
+
+    def instance_params(self, decl: ast.ActionDecl | ast.LivenessDecl
+                        ) -> tuple[list[ir.Param], dict[str, ir.Local | None]]:
+        """The parameters of an action or a liveness property: every binding
+        is an instance, so each type must be small enough to enumerate."""
         params = []
         scope: dict[str, ir.Local | None] = {}
         for p in decl.params:
@@ -260,19 +285,18 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
                           "a state variable (pick m in network)")
             params.append(ir.Param(p.name, t, p.span))
             scope[p.name] = ir.Local(p.name, t)
-        self._check_instances(decl, params)
-        unit = Unit(f"action '{decl.name}'", used={p.name for p in decl.params})
-        body, _ = self.block(decl.body, Env(unit, scope), {})
-        return ir.Action(decl.name, tuple(params), body, decl.span)
+        return params, scope
 
-    def _check_instances(self, decl: ast.ActionDecl, params: list[ir.Param]) -> None:
+    def _check_instances(self, decl: ast.ActionDecl | ast.LivenessDecl,
+                         params: list[ir.Param]) -> None:
         # Engines list every binding of the parameters up front: three
         # parameters of 65536 values each are 2**48 instances.
         count = 1
         for p in params:
             count = min(count * bounded_size(p.type), MAX_INSTANCES + 1)
         if count > MAX_INSTANCES:
-            self.fail("MC4007", f"action '{decl.name}' has more than {MAX_INSTANCES} "
+            what = "action" if isinstance(decl, ast.ActionDecl) else "liveness property"
+            self.fail("MC4007", f"{what} '{decl.name}' has more than {MAX_INSTANCES} "
                       "instances (the product of its parameter types' sizes)",
                       decl.name_span or decl.span,
                       hint="use smaller parameter types, or pick some values inside the body")
@@ -282,3 +306,39 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
         unit = Unit(f"{decl.kind} '{decl.name}'", primed=kind is ir.PropertyKind.STEP)
         expr = self.bool_expr(decl.expr, Env(unit, {}), f"for {decl.kind} '{decl.name}'")
         return ir.Property(decl.name, kind, expr, decl.span)
+
+    def liveness(self, decl: ast.LivenessDecl) -> ir.Temporal:
+        params, scope = self.instance_params(decl)
+        self._check_instances(decl, params)
+        unit = Unit(f"liveness '{decl.name}'", used={p.name for p in decl.params})
+        what = f"for liveness '{decl.name}'"
+        p = None if decl.p is None else self.bool_expr(decl.p, Env(unit, scope), what)
+        q = self.bool_expr(decl.q, Env(unit, scope), what)
+        return ir.Temporal(decl.name, _TEMPORAL_KINDS[decl.kind], tuple(params), p, q, decl.span)
+
+    def fairness(self, decl: ast.FairDecl, action: ir.Action) -> ir.Fairness:
+        unit = Unit(f"an argument of 'fair {decl.kind} {decl.action}'", const=True)
+        clauses, env = self.fors(decl.fors, Env(unit, {}))
+        binders = tuple(ir.FairBinder(name, dom, cond) for name, dom, cond in clauses)
+        if decl.args is None:
+            args = tuple(ir.FairArg(ir.FairArgKind.ANY) for _ in action.params)
+        else:
+            if len(decl.args) != len(action.params):
+                self.fail("MC3003", f"action '{action.name}' takes {len(action.params)} "
+                          f"argument{'s' * (len(action.params) != 1)}, this gives "
+                          f"{len(decl.args)}", decl.action_span,
+                          hint=f"fair {decl.kind} {action.name}("
+                               + ", ".join(p.name for p in action.params) + ") with each "
+                               "argument a value, _ (any value) or * (each value)")
+            args = tuple(self._fair_arg(arg, param, env)
+                         for arg, param in zip(decl.args, action.params))
+        return ir.Fairness(ir.FairKind(decl.kind), action.name, args, binders, decl.span)
+
+    def _fair_arg(self, arg: ast.FairArg, param: ir.Param, env: Env) -> ir.FairArg:
+        if arg.kind == "any":
+            return ir.FairArg(ir.FairArgKind.ANY)
+        if arg.kind == "each":
+            return ir.FairArg(ir.FairArgKind.EACH)
+        value = self.expr(arg.expr, env, param.type)
+        self.expect_type(value, param.type, arg.span, f"for parameter '{param.name}'")
+        return ir.FairArg(ir.FairArgKind.VALUE, value)

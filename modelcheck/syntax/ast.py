@@ -28,7 +28,8 @@ __all__ = [
     "IfStmt", "EitherStmt", "MatchStmtArm", "MatchStmt", "Stmt",
     # declarations
     "Param", "ImportDecl", "ConstDecl", "TypeDecl", "VarDecl", "DefDecl", "ActionDecl",
-    "PropertyDecl", "Item", "Module", "PROPERTY_KINDS",
+    "PropertyDecl", "Item", "Module", "PROPERTY_KINDS", "TEMPORAL_FORMS", "LivenessDecl",
+    "FairArg", "FairDecl",
 ]
 
 
@@ -547,7 +548,44 @@ class PropertyDecl:
     name_span: Span | None = _span()
 
 
-Item = Union[ImportDecl, ConstDecl, TypeDecl, VarDecl, DefDecl, ActionDecl, PropertyDecl]
+#: The temporal forms, as written (``kind`` of a LivenessDecl).
+TEMPORAL_FORMS = ("eventually", "leads to", "always eventually", "eventually always")
+
+
+@dataclass(frozen=True)
+class LivenessDecl:
+    """``liveness Name(params): form``; ``p`` is the left side of ``leads to``."""
+    name: str
+    params: tuple[Param, ...]
+    kind: str
+    p: Expr | None
+    q: Expr
+    span: Span | None = _span()
+    name_span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class FairArg:
+    """One argument of a ``fair`` declaration: ``kind`` is "value" (``expr``),
+    "any" (``_``) or "each" (``*``)."""
+    kind: str
+    expr: Expr | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class FairDecl:
+    """``fair weak A(args) for x in D``; ``args`` is None without parentheses."""
+    kind: str
+    action: str
+    args: tuple[FairArg, ...] | None
+    fors: tuple["CompFor", ...]
+    span: Span | None = _span()
+    action_span: Span | None = _span()
+
+
+Item = Union[ImportDecl, ConstDecl, TypeDecl, VarDecl, DefDecl, ActionDecl, PropertyDecl,
+             LivenessDecl, FairDecl]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ _TYPE_START = frozenset({"bool", "int", "set", "map", "seq", "bag", "option", "t
                          "record", "enum", "model", "variant"})
 _STMT_START = frozenset({"require", "let", "pick", "if", "either", "match", "NAME"})
 _ITEM_START = frozenset({"const", "type", "symmetric", "var", "def", "action", "invariant",
-                         "constraint", "step", "sometimes", "terminal", "import"})
+                         "constraint", "step", "sometimes", "terminal", "import", "liveness",
+                         "fair"})
 _OPERATORS = frozenset({"and", "or", "COMP_OP", "in", "is", "not", "|", "&", "+", "-", "*", "//",
                         "%", "..", "=>", "with", ".", "[", "'"})
 

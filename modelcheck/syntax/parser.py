@@ -42,7 +42,8 @@ MAX_NESTING = 120
 # A top-level declaration starts a line with one of these keywords: where the
 # parser resumes after a syntax error.
 _ITEM_START = re.compile(
-    r"^(const|type|symmetric|var|def|action|invariant|constraint|step|sometimes|terminal|import)\b",
+    r"^(const|type|symmetric|var|def|action|invariant|constraint|step|sometimes|terminal|import"
+    r"|liveness|fair)\b",
     re.MULTILINE)
 
 
@@ -279,6 +280,62 @@ class _ToAst(Transformer):
 
     def terminal_decl(self, meta, ch):
         return self._prop("terminal", meta, ch)
+
+    def liveness_decl(self, meta, ch):
+        name, params, (kind, p, q) = ch
+        return ast.LivenessDecl(self._n(name), params or (), kind, p, q, self._sp(meta),
+                                self._tsp(name))
+
+    def eventually(self, meta, ch):
+        return ("eventually", None, ch[-1])
+
+    def eventually_always(self, meta, ch):
+        return ("eventually always", None, ch[-1])
+
+    def always_eventually(self, meta, ch):
+        return ("always eventually", None, ch[-1])
+
+    def leads_to(self, meta, ch):
+        return ("leads to", ch[0], ch[2])
+
+    def always_only(self, meta, ch):
+        self.errors.append(Diagnostic(
+            "MC1007", "'always P' alone is a safety property: write it as an invariant",
+            self._sp(meta), hint="invariant Name: P   (liveness takes eventually P, "
+                                 "P leads to Q, always eventually P or eventually always P)"))
+        return ("always eventually", None, ch[-1])
+
+    def fair_decl(self, meta, ch):
+        kind_tok, action, args, *fors = ch
+        if action is None:
+            # `fair Up`: the kind is missing (the one name read is the action)
+            self.errors.append(Diagnostic(
+                "MC1007", f"'fair {kind_tok}': say whether the fairness is weak or strong",
+                self._tsp(kind_tok), hint=f"fair weak {kind_tok}   (weak: TLA+ WF, "
+                                          "strong: TLA+ SF)"))
+            return ast.FairDecl("weak", self._n(kind_tok), args, tuple(fors), self._sp(meta),
+                                self._tsp(kind_tok))
+        kind = str(kind_tok)
+        if kind not in ("weak", "strong"):
+            self.errors.append(Diagnostic(
+                "MC1007", f"'fair {kind}': fairness is 'weak' or 'strong'", self._tsp(kind_tok),
+                hint=f"fair weak {kind}   (weak: TLA+ WF, strong: TLA+ SF)"))
+        return ast.FairDecl(kind, self._n(action), args, tuple(fors), self._sp(meta),
+                            self._tsp(action))
+
+    def fair_args(self, meta, ch):
+        out = []
+        for arg in ch:
+            if isinstance(arg, ast.FairArg):
+                out.append(arg)
+            elif isinstance(arg, ast.NameRef) and arg.name == "_":
+                out.append(ast.FairArg("any", None, arg.span))
+            else:
+                out.append(ast.FairArg("value", arg, getattr(arg, "span", None)))
+        return tuple(out)
+
+    def each_arg(self, meta, ch):
+        return ast.FairArg("each", None, self._sp(meta))
 
     # ------------------------------------------------------------ types
 

@@ -36,6 +36,13 @@ class Trace:
     kind: str = "counterexample"
     property_name: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # A lasso (a liveness counterexample, docs/design.md "Liveness"): after
+    # the last step the behaviour returns to steps[loop] and goes round
+    # forever.  ``loop_back`` is the step from the last state back to
+    # steps[loop] (its state is steps[loop].state); it is None exactly when
+    # loop is the last index: the last state then stutters forever.
+    loop: int | None = None
+    loop_back: Step | None = None
 
     def __len__(self) -> int:
         """The number of steps taken (actions), not counting the initial state."""

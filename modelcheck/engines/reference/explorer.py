@@ -14,9 +14,12 @@ from typing import Any
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
                                      Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
+from modelcheck.engines.temporal import (FairCondition, LivenessCheck, fair_conditions,
+                                         liveness_checks, selected_temporals)
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
-from modelcheck.trace.trace import Trace
+from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S"]
 
@@ -29,7 +32,7 @@ def select_properties(model: Model, options: CheckOptions) -> list[Property]:
     names a subset; ``deadlock`` may be named there too and is handled apart)."""
     if options.invariants is None:
         return list(model.properties)
-    known = {p.name for p in model.properties}
+    known = {p.name for p in model.properties} | {t.name for t in model.temporals}
     unknown = [n for n in options.invariants if n not in known and n != DEADLOCK]
     if unknown:
         raise UsageError(f"no property named {unknown[0]!r} in spec {model.name!r}",
@@ -115,6 +118,10 @@ class _Search:
         self.last_tick = self.start
         self.stopped_on_first = False
         self.cut_at_depth = False
+        # Liveness needs the state graph itself (reference/liveness.py).
+        self.live = liveness_checks(selected_temporals(model, options))
+        self.conditions: list[FairCondition] = []
+        self.graph = Graph([], [], [])
 
     # -------------------------------------------------------------- traces
 
@@ -212,12 +219,17 @@ class _Search:
 
     def run(self) -> None:
         self.ev = Evaluator(self.model, heartbeat=self.heartbeat)
+        if self.live:
+            self.conditions = fair_conditions(self.model,
+                                              lambda e, env: self.ev.eval(e, (), env))
         initial = self.ev.initial_states()
         # TLC reports depth 1 even when every initial state fails a constraint.
         self.depth = 1 if initial else 0
         for state in initial:
             self.generated += 1
             self.add(state, -1, None, ())
+            if self.live and state in self.index:
+                self.graph.initial.append(self.index[state])
             if self.stopped_on_first:
                 return
         level_end = len(self.states)
@@ -245,6 +257,11 @@ class _Search:
                 and not self.guarded(i, None, self.ev.is_terminal, state):
             self.found(DEADLOCK, None, Status.VIOLATED, self.trace_to(i, "counterexample", DEADLOCK))
         counts = self.action_counts
+        if self.live:
+            enabled: set[int] = set()
+            out: dict[tuple, Edge] = {}
+            self.graph.edges.append([])
+            self.graph.enabled.append(frozenset())
         for action, params, new in transitions:
             counts[action] += 1
             for name in self.steps:
@@ -261,8 +278,18 @@ class _Search:
                     self.cut_at_depth = True
                 continue
             self.add(new, i, action, params)
+            if self.live and new != state:
+                takes = frozenset(f for f, c in enumerate(self.conditions)
+                                  if c.matches(action, params))
+                enabled |= takes
+                j = self.index.get(new)
+                if j is not None:
+                    out.setdefault((j, action, params), Edge(j, (action, params), takes))
             if self.stopped_on_first:
                 return
+        if self.live:
+            self.graph.edges[i] = list(out.values())
+            self.graph.enabled[i] = frozenset(enabled)
 
     def guarded(self, i: int, last: tuple | None, check: Any, *args: Any) -> Any:
         """Run a property check, attaching the trace to state ``i`` (and the
@@ -279,6 +306,49 @@ class _Search:
         except EvalError as err:
             attach_error_trace(err, self.trace_to(i, "error", None))
             raise
+
+    # -------------------------------------------------------------- liveness
+
+    def liveness_results(self, reason: str | None) -> list[PropertyResult]:
+        """One verdict per temporal property: the first binding violated, in
+        order, gives the lasso; only a finished search can say HOLDS."""
+        out: dict[str, PropertyResult] = {}
+        for check in self.live:
+            if check.name in out and out[check.name].status is not Status.HOLDS:
+                continue
+            if reason is not None:
+                out[check.name] = PropertyResult(check.name, PropertyKind.LIVENESS,
+                                                 Status.UNKNOWN, reason=reason)
+                continue
+            lasso = find_lasso(self.graph, check, self.conditions, self.holds)
+            if lasso is None:
+                out[check.name] = PropertyResult(check.name, PropertyKind.LIVENESS, Status.HOLDS)
+            else:
+                out[check.name] = PropertyResult(check.name, PropertyKind.LIVENESS,
+                                                 Status.VIOLATED, self.lasso_trace(check, lasso))
+        return list(out.values())
+
+    def holds(self, expr: Any, i: int) -> bool:
+        try:
+            return bool(self.ev.eval(expr, self.states[i]))
+        except EvalError as err:
+            attach_error_trace(err, self.trace_to(i, "error", None))
+            raise
+
+    def lasso_trace(self, check: LivenessCheck, lasso: Any) -> Trace:
+        path = [(None if label is None else label[0], () if label is None else label[1],
+                 self.states[u]) for u, label in lasso.prefix]
+        loop = len(path) - 1
+        for u, (action, params) in lasso.cycle[:-1]:
+            path.append((action, params, self.states[u]))
+        trace = self.ev.trace(path, "counterexample", check.name)
+        trace.loop = loop
+        if lasso.cycle:
+            u, (action, params) = lasso.cycle[-1]
+            trace.loop_back = Step(action, tuple(params), self.ev.state_dict(self.states[u]))
+        if check.instance:
+            trace.meta["instance"] = check.label
+        return trace
 
     def stats(self) -> Stats:
         elapsed = time.monotonic() - self.start
@@ -312,8 +382,11 @@ def explore(model: Model, options: CheckOptions, reporter: Reporter) -> CheckRes
         reason = f"stopped by a run-time error ({err.diagnostic.code})"
     if search.stopped_on_first and reason is None:
         reason = "stopped at the first violation (stop_on_first)"
+    results = search.verdicts.results(reason is None, reason)
+    if search.live:
+        results.extend(search.liveness_results(reason))
     stats = search.stats()
     if reason is None:
         search.report(0, time.monotonic())
-    return CheckResult(model.name, "reference", search.verdicts.results(reason is None, reason),
+    return CheckResult(model.name, "reference", results,
                        stats, reason=None if error is not None else reason, error=error)

@@ -67,6 +67,10 @@ def select_invariants(model: ir.Model, invariants: Sequence[str] | None,
 
     def get(name: str) -> ir.Property:
         p = by_name.get(name)
+        if p is None and any(t.name == name for t in model.temporals):
+            raise UsageError(f"'{name}' is a liveness property: prove handles invariants",
+                             hint=f"check it with: modelcheck check SPEC --property {name} "
+                                  "(the reference and compiled engines check liveness)")
         if p is None or p.kind is not ir.PropertyKind.INVARIANT:
             what = "no invariant" if p is None else f"'{name}' is a {p.kind.value}, not an invariant:"
             raise UsageError(f"{what} named {name!r} in spec {model.name!r}" if p is None else

@@ -74,15 +74,35 @@ def render_diagnostic(diag: Diagnostic, source: str | None) -> str:
     return "\n".join(lines)
 
 
+#: Words from Python and TLA+ habits, and what the language writes instead.
+#: A habit is offered only when its replacement is among the choices.
+HABITS = {
+    "True": "true", "False": "false", "None": "none", "TRUE": "true", "FALSE": "false",
+    "exists": "any", "forall": "all", "Cardinality": "len", "Len": "len",
+    "Append": "append", "Head": "head", "Tail": "tail", "elif": "else if",
+}
+
+
 def did_you_mean(word: str, choices: Iterable[str], listing: str | None = None,
                  most_listed: int = 12) -> str | None:
-    """The one "did you mean 'x'?" hint of the project.  With nothing close and
-    a ``listing`` label, the choices themselves (when there are few enough to
-    read), so the user still learns what would have been accepted."""
+    """The one "did you mean 'x'?" hint of the project: a Python or TLA+
+    habit first (``True`` -> ``true``, ``exists`` -> ``any``), then a name
+    equal but for case, then the closest name ignoring case.  With nothing
+    close and a ``listing`` label, the choices themselves (when there are few
+    enough to read), so the user still learns what would have been accepted."""
     options = list(choices)
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    habit = HABITS.get(word)
+    if habit is not None and habit in options:
+        return f"did you mean '{habit}'?"
+    folded: dict[str, str] = {}
+    for option in options:
+        folded.setdefault(option.lower(), option)
+    same = folded.get(word.lower())
+    if same is not None and same != word:
+        return f"did you mean '{same}'?"
+    close = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
     if close:
-        return f"did you mean '{close[0]}'?"
+        return f"did you mean '{folded[close[0]]}'?"
     if listing is not None and options and len(options) <= most_listed:
         return f"{listing}: " + ", ".join(options)
     return None

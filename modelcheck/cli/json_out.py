@@ -34,13 +34,18 @@ def _sort_key(v: Any) -> str:
 
 
 def property_json(prop: PropertyResult) -> dict[str, Any]:
-    return {
+    out = {
         "kind": prop.kind.value if prop.kind is not None else "deadlock",
         "status": prop.status.value,
         "steps": prop.steps,
         "trace_file": prop.trace_file,
         "reason": prop.reason,
     }
+    if prop.trace is not None and prop.trace.loop is not None:
+        # A lasso: where its cycle starts, and which binding it breaks.
+        out["loop"] = prop.trace.loop
+        out["instance"] = prop.trace.meta.get("instance")
+    return out
 
 
 def _diagnostic_json(diag: Diagnostic) -> dict[str, Any]:

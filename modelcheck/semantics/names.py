@@ -28,6 +28,8 @@ BUILTINS = frozenset({"len", "min", "max", "append", "head", "tail", "some", "is
                       "is_none", "put", "take", "count", "distinct", "sum", "all", "any"})
 #: Built-ins that take a generator: ``all(p for x in S)``.
 GEN_BUILTINS = frozenset({"all", "any", "sum"})
+#: Keywords that are values: offered by did-you-mean for ``True``, ``None``...
+LITERAL_WORDS = ("true", "false", "none")
 
 _IMPORTABLE = (ast.ConstDecl, ast.TypeDecl, ast.DefDecl, ast.ImportDecl)
 
@@ -323,7 +325,7 @@ class _NameChecker:
             return
         candidates = sorted(scope) + [n for n, s in self.symbols.items()
                                       if s.kind not in ("action", "property")]
-        self._unknown("MC2001", "name", name, span, candidates)
+        self._unknown("MC2001", "name", name, span, candidates + list(LITERAL_WORDS))
 
     def type_expr(self, t: Any) -> None:
         if isinstance(t, ast.NamedTypeExpr):
@@ -469,6 +471,6 @@ class _NameChecker:
     def call_target(self, func: str, span: Span | None, scope: frozenset[str]) -> None:
         if func in BUILTINS or func in self.symbols or func in scope:
             return
-        candidates = sorted(BUILTINS) + [n for n, s in self.symbols.items()
-                                         if s.kind in ("def", "type", "variant_case")]
+        candidates = sorted(BUILTINS | GEN_BUILTINS) + [
+            n for n, s in self.symbols.items() if s.kind in ("def", "type", "variant_case")]
         self._unknown("MC2001", "function", func, span, candidates)

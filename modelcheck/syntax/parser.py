@@ -111,6 +111,8 @@ def _too_deep(tree: Tree, path: str) -> Diagnostic | None:
 def _collect_syntax_errors(parser: Lark, source: str, path: str,
                            first: UnexpectedInput) -> list[Diagnostic]:
     diagnostics = [describe_syntax_error(parser, first, source, path)]
+    if diagnostics[0].message == "a spec starts with its 'module' line":
+        return diagnostics      # every later declaration would repeat it
     text = source
     error = first
     while len(diagnostics) < MAX_SYNTAX_ERRORS:

@@ -10,11 +10,12 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from modelcheck.cli.trace_render import render_trace
+from modelcheck.cli.trace_render import render_lasso_report, render_trace
 from modelcheck.diagnostics import Diagnostic, render_diagnostic
 from modelcheck.engines.base import CheckResult, PropertyResult, Status
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.ir.values import render_value
+from modelcheck.trace.lasso import analyse_lasso, lasso_phrase
 from modelcheck.trace.trace import Trace
 
 __all__ = ["verdict_phrase", "status_phrase", "status_style", "kind_name", "consts_text", "print_summary",
@@ -42,6 +43,10 @@ def verdict_phrase(kind: PropertyKind | None, status: Status, steps: int | None,
     if status is Status.VIOLATED:
         if sometimes:
             return "violated: never reachable"
+        if kind is PropertyKind.LIVENESS and steps is not None:
+            # the counterexample is a lasso: its steps are the prefix and
+            # the first time round the cycle (status_phrase says more)
+            return f"violated: a lasso of {steps_text(steps)}"
         if steps is not None:
             return f"violated in {steps_text(steps)}"
         return "violated"
@@ -53,6 +58,9 @@ def verdict_phrase(kind: PropertyKind | None, status: Status, steps: int | None,
 
 
 def status_phrase(prop: PropertyResult) -> str:
+    if prop.status is Status.VIOLATED and prop.trace is not None and prop.trace.loop is not None:
+        # A liveness counterexample is a lasso: its length alone misleads.
+        return f"violated: {lasso_phrase(prop.trace)}"
     return verdict_phrase(prop.kind, prop.status, prop.steps, prop.reason)
 
 
@@ -174,6 +182,10 @@ def print_trace(console: Console, model: Model, trace: Trace, trace_file: str | 
     and the file it was written to."""
     console.print()
     console.print(render_trace(trace, model))
+    if trace.loop is not None:
+        # Verified already (api.check): the report names the actions that
+        # stay enabled round the cycle, the usual misreading of a violation.
+        console.print(render_lasso_report(analyse_lasso(model, trace), fairness=False))
     if trace_file:
         console.print(Text(f"written to {trace_file}; see it again with: "
                            f"modelcheck trace show {trace_file}", style="dim"))

@@ -24,6 +24,7 @@ from modelcheck.errors import CompileError, UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.ir.values import render_value
 from modelcheck.trace.itf import to_itf
+from modelcheck.trace.lasso import lasso_phrase
 from modelcheck.trace.scenario import Scenario, load_scenario
 from modelcheck.trace.scenario_run import Guard, ReplayReport, run_scenario
 from modelcheck.trace.view import step_label
@@ -116,7 +117,12 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
     parts.append(Text("properties along the way:", style="bold"))
     rows = []
     for p in report.properties:
-        if p.status in ("violated", "reached"):
+        if p.kind is PropertyKind.LIVENESS:
+            # a lasso's property: violated by the whole behaviour, not at a step
+            words = f"violated: {lasso_phrase(p.trace)}" if p.trace is not None \
+                else f"not shown by this lasso: it {p.reason}"
+            rows.append((p.name, p.kind.value, words, OLD_STYLE if p.status == "violated" else "yellow"))
+        elif p.status in ("violated", "reached"):
             style = OLD_STYLE if p.status == "violated" else NEW_STYLE
             label = step_label(p.trace.steps[p.step], model, p.step) \
                 if p.step and p.trace is not None else None
@@ -204,7 +210,8 @@ def report_json(report: ReplayReport, model: Model) -> dict[str, Any]:
         "failed_action": report.failed_label,
         "blocked": [{"require": g.text, "at": _span_json(g.span)} for g in report.blocked],
         "branching": list(report.branching),
-        "properties": [{"name": p.name, "kind": p.kind.value, "status": p.status, "step": p.step}
+        "properties": [{"name": p.name, "kind": p.kind.value, "status": p.status, "step": p.step,
+                        **({"reason": p.reason} if p.reason is not None else {})}
                        for p in report.properties],
         "expectations": [{"expect": r.expectation.text(), "met": r.met, "actual": r.actual}
                          for r in report.expectations],

@@ -26,14 +26,15 @@ from rich.text import Text
 
 from modelcheck.cli.console import out_console
 from modelcheck.cli.options import parse_defines
-from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes, render_trace,
-                                         select_vars, two_columns)
+from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes,
+                                         render_lasso_report, render_trace, select_vars, two_columns)
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import write_atomic
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
-from modelcheck.trace.itf import itf_header, itf_steps, open_itf
+from modelcheck.trace.itf import itf_header, itf_loop, itf_steps, open_itf
+from modelcheck.trace.lasso import analyse_lasso, complete_loop_back, lasso_problem
 from modelcheck.trace.replay import ReplayStream
 from modelcheck.trace.spec_source import find_spec, given_spec
 from modelcheck.trace.trace import Step, Trace
@@ -134,7 +135,11 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
                          hint="give it with --spec SPEC (and -D for its consts)")
     if lookup.missing is not None:
         notes.append(f"read without types: {lookup.missing}; {SPEC_HINT}")
-    keeper: Callable[[], MutableSequence[Step] | KeptSteps] = keep if keep is not None else list
+    lasso = isinstance(head, dict) and head.get("loop") is not None
+    # A lasso's cycle is checked whole, and its loop-back step needs the
+    # state it returns to: every step of it is kept (lassos are short).
+    keeper: Callable[[], MutableSequence[Step] | KeptSteps] = \
+        keep if keep is not None and not lasso else list
     if model is not None:
         try:
             # Read, converted and replayed one state at a time: only the
@@ -145,6 +150,7 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
             for step in itf_steps(head, states, model, path, text):
                 kept.append(replaying.feed(step))
             trace.steps = cast(list[Step], kept)
+            itf_loop(head, trace, model, path, text)
         except UsageError as err:
             if spec is not None or need_model:
                 raise
@@ -156,10 +162,16 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
         for step in itf_steps(head, states, None, path, text):
             kept.append(step)
         trace.steps = cast(list[Step], kept)
+        itf_loop(head, trace, None, path, text)
         return LoadedTrace(path, trace, None, notes, lookup.missing, {**recorded, **defines})
     result = replaying.result()
     if not result.ok:
         notes.append(f"this trace is not a behaviour of {model.name}: {result.reason}")
+    elif trace.loop is not None:
+        complete_loop_back(model, trace)
+        problem = lasso_problem(model, trace)
+        if problem is not None:
+            notes.append(f"this lasso {problem}")
     consts = {name: format_value(value, t) for name, t, value in model.consts}
     return LoadedTrace(path, trace, model, notes, None, consts)
 
@@ -236,6 +248,15 @@ def render_diff(d: TraceDiff, name_a: str, name_b: str) -> RenderableType:
     if d.consts:
         parts.append(Text("The traces are made under other consts (A → B):", style="bold"))
         parts.append(render_changes(d.consts, "    "))
+    if d.index is None and d.loops is not None:
+        parts.append(Text(f"Their steps are the same ({d.steps_a} steps); what follows the last "
+                          f"one is not:", style="bold"))
+        for tag, name, words in (("A", name_a, d.loops[0]), ("B", name_b, d.loops[1])):
+            line = Text(f"  {tag} ", style="bold")
+            line.append(f"{name}: ", style="dim")
+            line.append(words, style="yellow")
+            parts.append(line)
+        return Group(*parts)
     if d.index is None:
         parts.append(Text(f"Their steps are the same ({d.steps_a} steps)."))
         return Group(*parts)
@@ -373,13 +394,29 @@ def explain_cmd(file: str, name: str | None, spec: str | None, defines: Sequence
     Exit 0 with an explanation, 1 when the property never fails on the trace."""
     loaded = load_trace(file, spec, parse_defines(defines), need_model=True)
     assert loaded.model is not None
-    name = name if name is not None else _traced_property(loaded, loaded.model)
     console = out_console()
+    if loaded.trace.loop is not None and name in (None, loaded.trace.property_name):
+        _explain_lasso(console, loaded, loaded.model)
+        return
+    if name is not None and any(t.name == name for t in loaded.model.temporals):
+        raise UsageError(f"{loaded.path}: {name} is a liveness property: only a lasso that "
+                         f"violates it (a trace written by check) can explain it")
+    name = name if name is not None else _traced_property(loaded, loaded.model)
     _notes(console, loaded)
     result = explain(loaded.trace, loaded.model, name)
     console.print(render_explanation(result))
     if result.step is None:
         raise click.exceptions.Exit(1)
+
+
+def _explain_lasso(console: Any, loaded: LoadedTrace, model: Model) -> None:
+    """A liveness counterexample: why the lasso violates its property, how
+    its cycle is fair, and what stays enabled round it without firing."""
+    problem = lasso_problem(model, loaded.trace)
+    if problem is not None:
+        raise UsageError(f"{loaded.path}: this lasso {problem}")
+    _notes(console, loaded)
+    console.print(render_lasso_report(analyse_lasso(model, loaded.trace)))
 
 
 def _traced_property(loaded: LoadedTrace, model: Model) -> str:

@@ -21,11 +21,14 @@ from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import LaneSet, choose_lane_set
+from modelcheck.trace.lasso import LassoReport, cycle_end_phrase, lasso_phrase
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, param_texts,
-                                   step_changes, var_names, var_types)
+                                   loop_back_changes, step_changes, step_label, var_names,
+                                   var_types)
 
-__all__ = ["render_trace", "render_step_title", "render_changes", "two_columns", "select_vars", "trace_title",
+__all__ = ["render_trace", "render_step_title", "loop_start_line", "loop_end_line", "LOOP_STYLE",
+           "render_lasso_report", "render_changes", "two_columns", "select_vars", "trace_title",
            "OLD_STYLE", "NEW_STYLE", "NAME_STYLE"]
 
 OLD_STYLE = "red"
@@ -39,6 +42,8 @@ VALUE_WIDTH = 60
 CELL_WIDTH = 28
 #: How far a step's changes are indented under its title.
 INDENT = "    "
+#: The lines that mark a lasso's cycle.
+LOOP_STYLE = "bold magenta"
 
 
 def _names(value: str | Sequence[str] | None) -> list[str] | None:
@@ -72,8 +77,25 @@ def trace_title(trace: Trace) -> Text:
     steps = len(trace)
     text = Text(what, style="bold")
     text.append(f" in {trace.model_name}" if trace.model_name else "")
+    if trace.loop is not None:
+        text.append(f": {lasso_phrase(trace)}")
+        return text
     text.append(f": {steps} step{'s' if steps != 1 else ''}")
     return text
+
+
+def loop_start_line(trace: Trace) -> Text:
+    """The line above the state where a lasso's cycle starts."""
+    if trace.loop_back is None:
+        return Text(f"↻ from state {trace.loop} on, the behaviour stays here forever", style=LOOP_STYLE)
+    return Text(f"↻ the cycle starts here: states {trace.loop} to {len(trace.steps) - 1} repeat "
+                f"forever", style=LOOP_STYLE)
+
+
+def loop_end_line(trace: Trace, model: Model | None = None) -> Text:
+    """The line after a lasso's last step: where it goes back to, and how."""
+    back = None if trace.loop_back is None else step_label(trace.loop_back, model, 1)
+    return Text(cycle_end_phrase(trace, back), style=LOOP_STYLE)
 
 
 def render_step_title(trace: Trace, index: int, model: Model | None = None) -> Text:
@@ -235,11 +257,19 @@ def render_trace(trace: Trace, model: Model | None = None, *, vars: str | Sequen
         if run.start > after:
             parts.append(Text(window.omitted_note(run.start - after), style="dim"))
         for index in run:
+            if index == trace.loop and trace.loop_back is not None:
+                parts.append(loop_start_line(trace))
             parts.append(render_step_title(trace, index, model))
             parts.append(_step_body(trace, index, shown, types, lanes, full or 0 < index == run.start))
         after = run.stop
     if after < window.total:
         parts.append(Text(window.omitted_note(window.total - after), style="dim"))
+    if trace.loop is not None:
+        parts.append(loop_end_line(trace, model))
+        keep = set(shown)
+        back = [c for c in loop_back_changes(trace, types) if c.var in keep]
+        if back:
+            parts.append(render_changes(back, INDENT))
     return Group(*parts)
 
 
@@ -268,3 +298,34 @@ def _step_body(trace: Trace, index: int, shown: Sequence[str], types: Mapping[st
     if not pieces:
         pieces.append(Text(INDENT + "(no change to the variables shown)", style="dim"))
     return Group(*pieces)
+
+
+def render_lasso_report(report: LassoReport, *, fairness: bool = True) -> RenderableType:
+    """Why a lasso violates its property and is fair: how the cycle meets
+    each fairness condition (``fairness``), and the actions that stay
+    enabled round the cycle but never fire, with the declaration that would
+    rule the cycle out."""
+    parts: list[RenderableType] = []
+    title = Text(f"{report.property_label} ({report.kind.value}) is violated: ", style="bold")
+    title.append(report.violation)
+    parts.append(title)
+    if fairness:
+        if report.fairness:
+            parts.append(Text("The cycle is fair:", style="bold"))
+            parts.append(two_columns([(Text(f.label, style=NAME_STYLE), Text(f.how))
+                                      for f in report.fairness], "  "))
+        else:
+            parts.append(Text("No fairness is declared: any cycle is fair.", style="dim"))
+    if report.starved:
+        parts.append(Text("No fairness declared rules the cycle out:", style="bold"))
+    for label, suggestion in zip(report.starved, report.suggestions):
+        line = Text("  ")
+        line.append(label, style=ACTION_STYLE)
+        line.append(" stays enabled but never fires: declare ")
+        line.append(f"`{suggestion}`", style="bold")
+        line.append(" if the system guarantees it runs")
+        parts.append(line)
+    if report.starved_more:
+        parts.append(Text(f"  ... and {report.starved_more} more action bindings that stay enabled "
+                          f"but never fire", style="dim"))
+    return Group(*parts)

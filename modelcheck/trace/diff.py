@@ -9,6 +9,7 @@ from typing import Any
 
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import Type
+from modelcheck.trace.lasso import cycle_end_phrase
 from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.view import (Change, format_value, param_texts, step_label, value_changes,
                                    var_names, var_types)
@@ -27,7 +28,9 @@ class TraceDiff:
     trace takes there (None where that trace has already ended).  ``changes``
     go from A's state to B's at ``index``.  ``rejoin``: the first pair of later
     steps (in A, in B) that reach the same state, if any.  ``consts``: the
-    consts whose values differ (A → B), or that only one trace records."""
+    consts whose values differ (A → B), or that only one trace records.
+    ``loops``: what follows each trace's last state (a lasso's return, or
+    "the trace ends"), when the two differ."""
     index: int | None
     steps_a: int
     steps_b: int
@@ -37,11 +40,12 @@ class TraceDiff:
     changes: tuple[Change, ...] = ()
     rejoin: tuple[int, int] | None = None
     consts: tuple[Change, ...] = ()
+    loops: tuple[str, str] | None = None
 
     @property
     def same(self) -> bool:
-        """The same steps under the same consts."""
-        return self.index is None and not self.consts
+        """The same steps, the same cycle (for lassos), under the same consts."""
+        return self.index is None and not self.consts and self.loops is None
 
 
 class _Side:
@@ -87,7 +91,8 @@ def diff_traces(a: Trace, b: Trace, model: Model | None = None, model_b: Model |
            and side_a.step_key(a.steps[common]) == side_b.step_key(b.steps[common])):
         common += 1
     if common == len(a.steps) == len(b.steps):
-        return TraceDiff(None, len(a), len(b), consts=consts)
+        return TraceDiff(None, len(a), len(b), consts=consts,
+                         loops=_loop_difference(side_a, side_b))
     step_a = a.steps[common] if common < len(a.steps) else None
     step_b = b.steps[common] if common < len(b.steps) else None
     changes: list[Change] = []
@@ -115,6 +120,25 @@ def diff_traces(a: Trace, b: Trace, model: Model | None = None, model_b: Model |
         rejoin=_rejoin(side_a, side_b, common),
         consts=consts,
     )
+
+
+def _loop_difference(a: _Side, b: _Side) -> tuple[str, str] | None:
+    """What follows the last state of each of two traces with the same steps,
+    when that differs: a lasso goes back into its cycle, another trace ends."""
+    def key(side: _Side) -> tuple[Any, ...]:
+        back = side.trace.loop_back
+        return side.trace.loop, None if back is None else side.step_key(back)[:2]
+    if key(a) == key(b):
+        return None
+    return _loop_words(a), _loop_words(b)
+
+
+def _loop_words(side: _Side) -> str:
+    trace = side.trace
+    if trace.loop is None:
+        return "the trace ends"
+    back = None if trace.loop_back is None else step_label(trace.loop_back, side.model, 1)
+    return cycle_end_phrase(trace, back)
 
 
 def _var_changes(name: str, old: Any, new: Any, side_a: _Side, side_b: _Side) -> list[Change]:

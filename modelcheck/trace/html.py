@@ -8,6 +8,13 @@ touches and its messages drawn as arrows, from the sender's lane at the step
 that sent the message to the receiver's lane at the step that took it out of
 the network (a horizontal dashed arrow while it is still in flight).
 
+A lasso (a liveness counterexample) gets its cycle drawn: the row where
+the cycle starts and the last row are marked, an arrow on the right of the
+diagram goes from the last step back to the cycle's first state (a small
+loop on the last row when it stutters forever), and a panel says why the
+lasso violates its property, how its cycle meets each fairness condition,
+and which actions stay enabled round it but never fire.
+
 A long trace is shown through a ``StepWindow`` (by default its first and last
 ``EDGE_STEPS`` steps), so that the page stays bounded whatever the trace's length.
 
@@ -27,15 +34,20 @@ from typing import Any
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import Lanes, Message, build_lanes
+from modelcheck.trace.lasso import LassoReport, analyse_lasso, cycle_end_phrase, lasso_phrase
+from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, param_texts,
-                                   step_changes, step_label, step_window, var_names, var_types)
+from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, loop_back_changes,
+                                   param_texts, step_changes, step_label, step_window, var_names,
+                                   var_types)
 
 __all__ = ["render_html", "page_title", "ROW_HEIGHT", "LANE_WIDTH"]
 
 ROW_HEIGHT = 30
 HEADER_HEIGHT = 36
 LANE_WIDTH = 112
+#: Room on the right of the diagram for a lasso's return arrow.
+LOOP_MARGIN = 44
 #: Width of a value in a per-node table cell before it goes over several lines.
 CELL_WIDTH = 44
 #: Lane shown when a spec has no model-value type to lay out by.
@@ -88,6 +100,8 @@ def page_title(trace: Trace) -> str:
         what = kind
     where = f" in {trace.model_name}" if trace.model_name else ""
     n = len(trace)
+    if trace.loop is not None:
+        return f"{what}{where}: {lasso_phrase(trace)}"
     return f"{what}{where} ({n} step{'s' if n != 1 else ''})"
 
 
@@ -146,7 +160,7 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
          window: StepWindow) -> str:
     columns = _lane_columns(trace, lanes, window)
     x_of = {name: LANE_WIDTH // 2 + k * LANE_WIDTH for k, name in enumerate(columns)}
-    width = LANE_WIDTH * len(columns)
+    width = LANE_WIDTH * len(columns) + (LOOP_MARGIN if trace.loop is not None else 0)
     row_of = _rows(window)
     rows = max(row_of.values(), default=-1) + 1
     label = lanes.lane_set.label if lanes.lane_set is not None else format_value
@@ -162,7 +176,9 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
              f'aria-label="swimlane diagram">',
              '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
-             'fill="#374151"/></marker></defs>']
+             'fill="#374151"/></marker><marker id="loophead" viewBox="0 0 10 10" refX="9" refY="5" '
+             'markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+             'fill="#c026d3"/></marker></defs>']
     for i, row in row_of.items():
         parts.append(f'<rect class="row-bg" data-step="{i}" x="0" y="{HEADER_HEIGHT + row * ROW_HEIGHT}" '
                      f'width="{width}" height="{ROW_HEIGHT}"/>')
@@ -194,6 +210,11 @@ def _svg(trace: Trace, model: Model | None, lanes: Lanes, colors: Mapping[str | 
         parts.append('</g>')
     for arrow in _arrows(lanes, window):
         parts.append(_arrow_svg(arrow, x_of, y, label))
+    if trace.loop is not None:
+        # A cycle whose first state a long trace leaves out returns to the
+        # first row shown after it.
+        back_row = min((i for i in row_of if i >= trace.loop), default=len(trace.steps) - 1)
+        parts.append(_loop_svg(trace, model, width, y, back_row))
     for i in window:
         for msg in lanes.steps[i].received:
             name = label(msg.dst)
@@ -219,6 +240,67 @@ def _arrow_svg(arrow: _Arrow, x_of: Mapping[str, int], y: Any, label: Any) -> st
     x2 = x_of[dst] + (-9 if x_of[dst] > x1 else 9)
     y2 = y(arrow.received) - 4 if arrow.received is not None else y1
     return f'<line {common} x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}">{title}</line>'
+
+
+def _loop_svg(trace: Trace, model: Model | None, width: int, y: Any, back_row: int) -> str:
+    """A lasso's return: an arrow in the right margin from the last row up to
+    the row of the state the cycle starts in, or a small loop on the last
+    row when the last state stutters forever."""
+    last = len(trace.steps) - 1
+    x = width - LOOP_MARGIN + 8
+    words = _e(cycle_end_phrase(trace, None if trace.loop_back is None
+                                else step_label(trace.loop_back, model, 1)))
+    if trace.loop_back is None:
+        y0 = y(last)
+        return (f'<path class="loop-back stutter" data-from="{last}" data-to="{last}" '
+                f'marker-end="url(#loophead)" d="M{x},{y0 - 6} C{x + 30},{y0 - 18} {x + 30},{y0 + 18} '
+                f'{x + 2},{y0 + 7}"><title>{words}</title></path>')
+    y1, y2 = y(last), y(back_row)
+    xr = x + 24
+    return (f'<path class="loop-back" data-from="{last}" data-to="{trace.loop}" '
+            f'marker-end="url(#loophead)" d="M{x},{y1} L{xr - 8},{y1} Q{xr},{y1} {xr},{y1 - 8} '
+            f'L{xr},{y2 + 8} Q{xr},{y2} {xr - 8},{y2} L{x + 2},{y2}"><title>{words}</title></path>')
+
+
+def _lasso_report(trace: Trace, model: Model | None) -> LassoReport | None:
+    """The lasso's report, when it is one the model shows to be a fair
+    violation of its property (a page of a bad lasso says so in a note)."""
+    if trace.loop is None or model is None:
+        return None
+    try:
+        return analyse_lasso(model, trace)
+    except TraceReplayError:
+        return None
+
+
+def _lasso_panel(trace: Trace, model: Model | None, report: LassoReport | None,
+                 names: Sequence[str], types: Mapping[str, Type | None]) -> str:
+    """What the cycle is and why it is a counterexample, under the title."""
+    back = None if trace.loop_back is None else step_label(trace.loop_back, model, 1)
+    parts = ['<section id="lasso" aria-label="the cycle">',
+             f'<p class="cycle">{_e(cycle_end_phrase(trace, back))}</p>']
+    changes = [c for c in loop_back_changes(trace, types) if c.var in set(names)]
+    if changes:
+        parts.append('<ul class="changes">' + "".join(_change_item(c) for c in changes) + "</ul>")
+    if report is not None:
+        parts.append(f'<p class="violation"><b>{_e(report.property_label)}</b> '
+                     f'({_e(report.kind.value)}) is violated: {_e(report.violation)}</p>')
+        if report.fairness:
+            parts.append('<p>The cycle is fair:</p><ul class="fairness">' + "".join(
+                f'<li><span class="cond">{_e(f.label)}</span> {_e(f.how)}</li>'
+                for f in report.fairness) + "</ul>")
+        else:
+            parts.append('<p class="nofair">No fairness is declared: any cycle is fair.</p>')
+        if report.starved:
+            parts.append('<p>No fairness declared rules the cycle out:</p><ul class="starved">' + "".join(
+                f'<li><span class="action">{_e(label)}</span> stays enabled but never fires: '
+                f'declare <code>{_e(suggestion)}</code> if the system guarantees it runs</li>'
+                for label, suggestion in zip(report.starved, report.suggestions)) + "</ul>")
+        if report.starved_more:
+            parts.append(f'<p>... and {report.starved_more} more action bindings that stay '
+                         f'enabled but never fire</p>')
+    parts.append("</section>")
+    return "".join(parts)
 
 
 # ------------------------------------------------------------------ state panels
@@ -330,7 +412,8 @@ def _step_list(trace: Trace, model: Model | None, types: Mapping[str, Type | Non
         changed = [] if i == 0 else sorted({c.var for c in step_changes(trace, i, types)},
                                           key=list(step.state).index)
         summary = ", ".join(changed)
-        items.append(f'<li class="step{" selected" if i == window.runs[0].start else ""}" '
+        marks = _loop_marks(trace, i)
+        items.append(f'<li class="step{" selected" if i == window.runs[0].start else ""}{marks}" '
                      f'data-step="{i}" id="step-{i}" '
                      f'title="{_e(label)}"><span class="idx">{i}</span>'
                      f'<span class="dot" style="background:{colors[step.action]}"></span>'
@@ -339,6 +422,21 @@ def _step_list(trace: Trace, model: Model | None, types: Mapping[str, Type | Non
     if after < window.total:
         items.append(f'<li class="omitted">{_e(window.omitted_note(window.total - after))}</li>')
     return '<ol id="steps">' + "".join(items) + "</ol>"
+
+
+def _loop_marks(trace: Trace, i: int) -> str:
+    """The classes that mark a lasso's cycle in the step list (its rows line
+    up with the diagram's, so the marks are styles, not rows)."""
+    if trace.loop is None:
+        return ""
+    marks = ""
+    if i == trace.loop:
+        marks += " loop-start"
+    if i == len(trace.steps) - 1:
+        marks += " loop-end"
+    if i >= trace.loop:
+        marks += " in-cycle"
+    return marks
 
 
 # ------------------------------------------------------------------ the page
@@ -371,6 +469,8 @@ def render_html(trace: Trace, model: Model | None = None, *, by: str | None = No
                        for k, i in enumerate(window))
     sub = f'<p class="sub">{_e(source)}</p>' if source else ""
     sub += "".join(f'\n<p class="note">note: {_e(note)}</p>' for note in notes)
+    if trace.loop is not None:
+        sub += "\n" + _lasso_panel(trace, model, _lasso_report(trace, model), shown, types)
     data_json = _script_json(data)
     return f"""<!DOCTYPE html>
 <html lang="en">

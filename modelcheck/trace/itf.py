@@ -36,7 +36,7 @@ from modelcheck.trace.spec_source import ABSOLUTE_KEY, HASH_KEY, spec_identity
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["ITF_FORMAT_DESCRIPTION", "to_itf", "from_itf", "read_itf", "open_itf", "itf_header",
-           "itf_steps", "dumps_itf",
+           "itf_steps", "itf_loop", "dumps_itf",
            "encode_value", "decode_value", "decode_generic"]
 
 ITF_FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -114,7 +114,14 @@ def to_itf(trace: Trace, model: ir.Model, folder: Path | None = None) -> dict[st
         for decl in model.vars:
             state[decl.name] = encode_value(decl.type, step.state[decl.name])
         states.append(state)
-    return {"#meta": meta, "vars": [d.name for d in model.vars], "states": states}
+    out: dict[str, Any] = {"#meta": meta, "vars": [d.name for d in model.vars], "states": states}
+    if trace.loop is not None:
+        # ADR-015's lasso: the last state is followed by states[loop].
+        out["loop"] = trace.loop
+        if trace.loop_back is not None:
+            meta["loop-back"] = {"action": trace.loop_back.action,
+                                 "params": _encode_params(model, trace.loop_back)}
+    return out
 
 
 def dumps_itf(trace: Trace, model: ir.Model, folder: Path | None = None) -> str:
@@ -128,6 +135,10 @@ def dumps_itf(trace: Trace, model: ir.Model, folder: Path | None = None) -> str:
 def _description(trace: Trace) -> str:
     what = {"counterexample": "counterexample to", "witness": "witness for",
             "error": "trace to a run-time error", "scenario": "scenario"}.get(trace.kind, trace.kind)
+    if trace.loop is not None:
+        cycle = "the last state stutters forever" if trace.loop_back is None else \
+            f"then back to state {trace.loop}, forever"
+        return f"{what} {trace.property_name} in {trace.model_name} ({len(trace)} steps, {cycle})"
     if trace.property_name:
         return f"{what} {trace.property_name} in {trace.model_name} ({len(trace)} steps)"
     return f"{what} in {trace.model_name} ({len(trace)} steps)"
@@ -347,6 +358,7 @@ def from_itf(data: dict[str, Any], model: ir.Model | None = None, source: str = 
     head = {k: v for k, v in data.items() if k != "states"}
     trace = itf_header(head, model)
     trace.steps = list(itf_steps(head, lambda: iter(states), model, source, text))
+    itf_loop(head, trace, model, source, text)
     return trace
 
 
@@ -359,7 +371,7 @@ def itf_header(head: Any, model: ir.Model | None = None) -> Trace:
     # again (with another model) must not carry the old spec's hash.
     extra = {k: v for k, v in meta.items()
              if k not in ("spec", "property", "kind", "consts", "var-types", "const-types",
-                          ABSOLUTE_KEY, HASH_KEY)}
+                          "loop-back", ABSOLUTE_KEY, HASH_KEY)}
     prop = meta.get("property")
     return Trace(name, [], kind=_text(meta.get("kind") or "counterexample"),
                  property_name=prop if isinstance(prop, str) else None, meta=extra)
@@ -386,6 +398,17 @@ def itf_steps(head: Any, states: States | None, model: ir.Model | None = None,
         if text is not None:
             loads_itf(text, source)     # a JSON error later in the file comes first
         raise
+
+
+def itf_loop(head: Any, trace: Trace, model: ir.Model | None = None, source: str = "<itf>",
+             text: str | None = None) -> None:
+    """Set the trace's ``loop`` and ``loop_back`` from the file's top-level
+    members, once its steps are read (the loop-back step's state is the state
+    it returns to).  Raises TraceFileError: MC3203 for a loop index that is
+    not the index of a state, or a loop-back step that is no step."""
+    if not isinstance(head, dict) or head.get("loop") is None:
+        return      # not a lasso (and a long trace's steps may not all be kept)
+    trace.loop, trace.loop_back = _Reader(model, source, text).loop(head, list(trace.steps))
 
 
 def _text(value: Any) -> str:
@@ -451,10 +474,12 @@ class _Reader:
                 return action, tuple((k, decode_generic(v)) for k, v in params_json.items())
             except ValueError as bad:
                 raise self.bad(_value_code(str(bad)), f"the parameters of {action}: {bad}", ("states", i, "#meta", "params")) from None
-        return action, self.params(action, params_json, i, where)
+        return action, self.params(action, params_json, ("states", i, "#meta"), where)
 
-    def params(self, action: str, params_json: dict[str, Any], i: int,
+    def params(self, action: str, params_json: dict[str, Any], base: tuple[str | int, ...],
                where: tuple[str | int, ...]) -> tuple[tuple[str, Any], ...]:
+        """The parameters of ``action`` given by ``params_json``, which is
+        ``params`` in the object at ``base`` (its action named at ``where``)."""
         assert self.model is not None
         try:
             decl = self.model.action(action)
@@ -468,14 +493,44 @@ class _Reader:
         for p in decl.params:
             if p.name not in params_json:
                 raise self.bad("MC3201", f"{action} is taken without a value for its "
-                               f"parameter '{p.name}'", ("states", i, "#meta"))
+                               f"parameter '{p.name}'", base)
             try:
                 params.append((p.name, decode_value(p.type, params_json[p.name])))
             except ValueError as bad:
                 raise self.bad(_value_code(str(bad)), f"the parameter '{p.name}' of {action}: {bad}",
-                               ("states", i, "#meta", "params", p.name),
+                               (*base, "params", p.name),
                                getattr(bad, "hint", None)) from None
         return tuple(params)
+
+    def loop(self, head: dict[str, Any], steps: list[Step]) -> tuple[int | None, Step | None]:
+        """A lasso's loop index (top-level ``loop``, as Apalache writes it)
+        and its loop-back step (``#meta.loop-back``), or (None, None)."""
+        loop = head.get("loop")
+        if loop is None:
+            return None, None
+        if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(steps):
+            raise self.bad("MC3203", f"the loop index {_show(loop)} is not the index of a state "
+                           f"(there are {len(steps)})", ("loop",),
+                           hint="a lasso's last state is followed by states[loop]")
+        meta = head.get("#meta") if isinstance(head.get("#meta"), dict) else {}
+        back = meta.get("loop-back")
+        base: tuple[str | int, ...] = ("#meta", "loop-back")
+        if back is None:
+            return loop, None
+        if not isinstance(back, dict) or not isinstance(back.get("action"), str) \
+                or not isinstance(back.get("params", {}), dict):
+            raise self.bad("MC3203", "the loop-back step is {\"action\": name, \"params\": {...}}, "
+                           f"found {_show(back)}", base)
+        action, params_json = back["action"], back.get("params", {})
+        state = steps[loop].state
+        if self.model is None:
+            try:
+                return loop, Step(action, tuple((k, decode_generic(v)) for k, v in params_json.items()),
+                                  state)
+            except ValueError as bad:
+                raise self.bad(_value_code(str(bad)), f"the parameters of {action}: {bad}",
+                               (*base, "params")) from None
+        return loop, Step(action, self.params(action, params_json, base, (*base, "action")), state)
 
 
 def _value_code(message: str) -> str:
@@ -503,4 +558,5 @@ def read_itf(path: str | Path, model: ir.Model | None = None) -> Trace:
     head, states, text = open_itf(path)
     trace = itf_header(head, model)
     trace.steps = list(itf_steps(head, states, model, str(path), text))
+    itf_loop(head, trace, model, str(path), text)
     return trace

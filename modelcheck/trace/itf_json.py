@@ -19,7 +19,8 @@ file gets the same diagnostic either way.
 
 Codes (docs/itf.md): MC1201 not JSON or not an ITF trace, MC1202 nested too
 deeply, MC2201 an unknown action, MC3201 a value that does not fit its type
-(or is missing), MC3202 a number ITF cannot hold.
+(or is missing), MC3202 a number ITF cannot hold, MC3203 a lasso's loop index
+that is not the index of a state (or a loop-back step that is not a step).
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ TRACE_FILE_CODES = {
     "MC2201": "unknown action in a trace",
     "MC3201": "value that does not fit its type, or is missing",
     "MC3202": "number ITF cannot hold (a float, or too many digits)",
+    "MC3203": "lasso loop index that is not a state, or a bad loop-back step",
 }
 
 #: Lines longer than this are not shown under a diagnostic (a whole trace

@@ -85,11 +85,17 @@ class Expectation:
 
 @dataclass(frozen=True)
 class Scenario:
+    """``lasso``: for an ITF lasso (a liveness counterexample), its loop
+    index; its loop-back step, if it has one, is then the last of ``steps``
+    (replayed like the others, it must lead back to the state at ``lasso``),
+    and ``about`` names the property and its binding (``#meta.instance``)."""
     path: str
     source: str
     consts: tuple[ConstLine, ...]
     expectations: tuple[Expectation, ...]
     steps: tuple[ScenarioStep, ...]
+    lasso: int | None = None
+    about: tuple[str | None, str | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -340,6 +346,17 @@ def scenario_from_json(source: str, path: str) -> Scenario:
 
 def _from_itf(data: dict, path: str, source: str, whole: Span) -> Scenario:
     steps = []
+    loop = data.get("loop")
+    head = data.get("#meta") if isinstance(data.get("#meta"), dict) else {}
+    if loop is not None:
+        if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop < len(data["states"]):
+            raise ValueError(f"the loop index {loop!r} is not the index of a state")
+        back = head.get("loop-back")
+        if back is None and loop < len(data["states"]) - 1:
+            raise ValueError("the lasso does not record the step back to its cycle (#meta.loop-back)")
+        if back is not None:
+            # The loop-back step is replayed like any other, as the last.
+            data = {**data, "states": [*data["states"], {"#meta": back}]}
     for i, state in enumerate(data["states"][1:], start=1):
         meta = state.get("#meta", {}) if isinstance(state, dict) else {}
         action = meta.get("action") or state.get("mbt::actionTaken")
@@ -355,7 +372,10 @@ def _from_itf(data: dict, path: str, source: str, whole: Span) -> Scenario:
                 continue  # a Quint nondet pick that did not happen
             lits.append((k, _json_lit(v, whole), whole))
         steps.append(ScenarioStep(str(action), tuple(lits), whole))
-    return Scenario(path, source, (), (), tuple(steps))
+    prop, instance = head.get("property"), head.get("instance")
+    return Scenario(path, source, (), (), tuple(steps), loop,
+                    (prop if isinstance(prop, str) else None,
+                     instance if isinstance(instance, str) else None))
 
 
 def load_scenario(path: str | Path) -> Scenario:

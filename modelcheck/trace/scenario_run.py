@@ -13,6 +13,11 @@ Along the way every invariant and step invariant is checked on every state
 Where the spec chose, a property is reported violated (or reached) when one
 of the choices leads there, and the trace shown is that choice.  Every trace
 handed out is replayed by ``modelcheck.trace.replay`` first.
+
+An ITF lasso (a liveness counterexample) replays its loop-back step as its
+last step; the lasso is then checked as ``check`` checks one
+(``modelcheck.trace.lasso``): the outcome for its liveness property says
+whether it is a fair behaviour violating it, and why not.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.explain import expr_text, source_text
+from modelcheck.trace.lasso import lasso_problem
 from modelcheck.trace.verify import verify_trace
 from modelcheck.trace.scenario import BoundStep, Expectation, Scenario, bind
 from modelcheck.trace.trace import Step, Trace
@@ -43,13 +49,16 @@ class Guard:
 class PropertyOutcome:
     """``status``: for invariants and step invariants ``violated`` or
     ``holds`` (on the steps taken); for ``sometimes``: ``reached`` or ``not
-    reached``.  ``step``: the step (0 = the initial state) where it was first
-    violated or reached; ``trace``: the steps up to there."""
+    reached``; for the liveness property of a lasso, ``violated`` or ``not
+    shown`` (``reason`` says why).  ``step``: the step (0 = the initial
+    state) where it was first violated or reached; ``trace``: the steps up
+    to there (the lasso, for a liveness property)."""
     name: str
     kind: ir.PropertyKind
     status: str
     step: int | None = None
     trace: Trace | None = None
+    reason: str | None = None
 
     @property
     def broken(self) -> bool:
@@ -195,9 +204,13 @@ class _Run:
             if len(frontier) > 1:
                 branching.append(k)
             self.check_properties(frontier)
-        taken = self.trace_of(frontier[0], "scenario", None)
-        outcomes = tuple(self.outcome(p) for p in self.model.properties)
         feasible = failed is None
+        outcomes = tuple(self.outcome(p) for p in self.model.properties)
+        if feasible and self.scenario.lasso is not None:
+            lasso, taken = self.lasso(frontier)
+            outcomes += (lasso,)
+        else:
+            taken = self.trace_of(frontier[0], "scenario", None)
         failed_label = failed_span = None
         if failed is not None:
             step = self.bound[failed - 1]
@@ -207,6 +220,35 @@ class _Run:
         return ReplayReport(self.model.name, self.scenario.path, len(self.bound), feasible, failed,
                             failed_label, failed_span, blocked, outcomes, results, taken,
                             tuple(branching))
+
+    def lasso(self, frontier: list[_Node]) -> tuple[PropertyOutcome, Trace]:
+        """The outcome for the liveness property of a replayed lasso, and
+        the trace to show: the path whose loop-back step returns to its own
+        state at the loop index (the spec may have chosen), checked as a
+        counterexample.  A lasso that is not one is shown as its steps, with
+        the reason in the outcome."""
+        loop = self.scenario.lasso
+        assert loop is not None
+        name, instance = self.scenario.about
+        # With a loop-back step the scenario has one step per state (the
+        # loop-back last); without, the last state (index ``loop``) stutters.
+        has_back = len(self.bound) > loop
+        paths = [_path(node) for node in frontier]
+        back = next((p for p in paths if not has_back or p[-1].state == p[loop].state), paths[0])
+        kept = back[:-1] if has_back else back
+        steps = [Step(n.action, n.params, self.ev.state_dict(n.state)) for n in kept]
+        meta: dict[str, Any] = {"scenario": self.scenario.path}
+        if instance is not None:
+            meta["instance"] = instance
+        trace = Trace(self.model.name, steps, property_name=name, meta=meta, loop=loop,
+                      loop_back=Step(back[-1].action, back[-1].params, steps[loop].state)
+                      if has_back else None)
+        problem = lasso_problem(self.model, trace, self.ev)
+        kind = ir.PropertyKind.LIVENESS
+        if problem is None:
+            return PropertyOutcome(name or "?", kind, "violated", None, trace), trace
+        return (PropertyOutcome(name or "?", kind, "not shown", reason=problem),
+                self.trace_of(kept[-1], "scenario", None))
 
     def outcome(self, prop: ir.Property) -> PropertyOutcome:
         node = self.first.get(prop.name)

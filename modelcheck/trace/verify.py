@@ -11,7 +11,9 @@ back is also checked, under the reference semantics, to show what it claims:
   declaration covers it;
 * a witness for a ``sometimes`` property: the property holds in the last state;
 * a trace to a run-time error: evaluating its last state (its successors, the
-  properties there, the last step's step invariants) raises that error's code.
+  properties there, the last step's step invariants) raises that error's code;
+* a lasso for a liveness property: a fair behaviour violating it
+  (``lasso.py``, which checks every state, the cycle and its fairness).
 
 Every state but the last must satisfy the spec's state constraints (no
 engine expands a state outside them).  Only the last state is checked for the
@@ -29,15 +31,15 @@ from modelcheck.engines.base import DEADLOCK
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
+from modelcheck.trace.lasso import lasso_problem
 from modelcheck.trace.replay import TraceReplayError, replay
 from modelcheck.trace.trace import Trace
 
 __all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_problem",
            "verify_trace"]
 
-#: The kinds ``check_violation`` knows.  A lasso (the loop of a liveness
-#: counterexample) is not here yet: Trace has no loop index to check.
-VIOLATION_KINDS = ("invariant", "step invariant", "deadlock", "sometimes", "error")
+#: The kinds ``check_violation`` knows ("lasso": a liveness counterexample).
+VIOLATION_KINDS = ("invariant", "step invariant", "deadlock", "sometimes", "error", "lasso")
 
 
 def violation_kind(model: ir.Model, trace: Trace) -> str | None:
@@ -49,6 +51,8 @@ def violation_kind(model: ir.Model, trace: Trace) -> str | None:
         return None
     if trace.property_name == DEADLOCK and trace.kind == "counterexample":
         return "deadlock"
+    if any(t.name == trace.property_name for t in model.temporals):
+        return "lasso"
     try:
         return model.get_property(trace.property_name).kind.value
     except KeyError:
@@ -69,6 +73,8 @@ def check_violation(model: ir.Model, trace: Trace, kind: str, name: str | None =
     if not trace.steps:
         return "the trace has no states"
     ev = evaluator if evaluator is not None else Evaluator(model)
+    if kind == "lasso":
+        return lasso_problem(model, trace, ev)
     last = ev.state_from_dict(trace.steps[-1].state)
     before = ev.state_from_dict(trace.steps[-2].state) if len(trace.steps) > 1 else None
     try:
@@ -144,10 +150,16 @@ def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None) 
         return (f"goes on from state {outside}, which fails a state constraint: no engine "
                 f"explores a state outside the constraints")
     kind = violation_kind(model, trace)
+    if trace.loop is not None and kind != "lasso":
+        # Only a liveness counterexample goes round a cycle; a loop anywhere
+        # else claims something nothing checks.
+        return f"has a loop (to state {trace.loop}) but is not about a liveness property"
     if kind is None:
         return None
     if kind not in VIOLATION_KINDS:
         return f"names an {kind}"
+    if kind == "lasso":
+        return lasso_problem(model, trace, ev)
     code = error_code if error_code is not None else trace.meta.get("error")
     if kind == "error" and code is None:
         # Not every engine records the code in the trace; the caller that has
@@ -177,6 +189,8 @@ def _claim(kind: str, name: str | None, code: str | None) -> str:
         return "a deadlock"
     if kind == "sometimes":
         return f"that {name} is reachable"
+    if kind == "lasso":
+        return f"a violation of the liveness property {name}"
     return f"a violation of the {kind} {name}"
 
 

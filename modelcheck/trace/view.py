@@ -23,7 +23,7 @@ from modelcheck.ir.values import Variant, render_value, sort_values
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
-           "changed_vars", "var_names", "var_types", "param_types", "step_label",
+           "changed_vars", "state_changes", "loop_back_changes", "var_names", "var_types", "param_types", "step_label",
            "param_texts", "DEFAULT_WIDTH", "StepWindow", "step_window", "EDGE_STEPS", "KeptSteps"]
 
 #: Width under which a value is kept on one line.
@@ -292,7 +292,20 @@ def step_changes(trace: Trace, index: int, types: Mapping[str, Type | None]) -> 
     """What step ``index`` (1-based: the state it reached) changed."""
     if index <= 0:
         return []
-    prev, cur = trace.steps[index - 1].state, trace.steps[index].state
+    return state_changes(trace.steps[index - 1].state, trace.steps[index].state, types)
+
+
+def loop_back_changes(trace: Trace, types: Mapping[str, Type | None]) -> list[Change]:
+    """What a lasso's loop-back step changes: from its last state back to
+    the state its cycle starts in (none for a last state that stutters)."""
+    if trace.loop is None or trace.loop_back is None or not trace.steps:
+        return []
+    return state_changes(trace.steps[-1].state, trace.steps[trace.loop].state, types)
+
+
+def state_changes(prev: Mapping[str, Any], cur: Mapping[str, Any],
+                  types: Mapping[str, Type | None]) -> list[Change]:
+    """What changed from ``prev`` to ``cur``, variable by variable."""
     out: list[Change] = []
     for name in changed_vars(prev, cur):
         if name not in prev:

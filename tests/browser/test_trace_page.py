@@ -186,3 +186,49 @@ def test_click_and_address_select_a_step(driver, page):
     assert _selected(driver) == "3" and _shown(driver) == ["3"]
     driver.find_element("id", "step-1").click()
     assert _selected(driver) == "1" and _shown(driver) == ["1"]
+
+
+LASSO_SPEC = """\
+module blink
+var x: 0..2 = 0
+var y: 0..1 = 0
+action Up() { require x < 2
+              x := x + 1 }
+action Reset() { require x == 2
+                 x := 0 }
+action Flip() { y := 1 - y }
+fair weak Up
+fair weak Reset
+liveness Often: always eventually y == 1
+"""
+
+
+@pytest.fixture(scope="module")
+def lasso_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    model = modelcheck.load_source(LASSO_SPEC, "blink.mc")
+    result = modelcheck.check(model, "reference")
+    trace, = [p.trace for p in result.properties if p.name == "Often"]
+    assert trace is not None and trace.loop_back is not None
+    path = tmp_path_factory.mktemp("lasso") / "lasso.html"
+    path.write_text(render_html(trace, model), encoding="utf-8")
+    return path
+
+
+def test_a_lasso_page_draws_its_cycle_and_says_why_it_is_fair(driver, lasso_page):
+    from selenium.webdriver.common.keys import Keys
+    _open(driver, lasso_page)
+    edge = driver.find_element("css selector", "#lanes-svg path.loop-back")
+    assert edge.is_displayed()
+    last = driver.find_elements("css selector", "#steps li.step")[-1].get_attribute("data-step")
+    start = driver.find_element("css selector", "#steps li.loop-start").get_attribute("data-step")
+    assert (edge.get_attribute("data-from"), edge.get_attribute("data-to")) == (last, start)
+    # the return edge ends on the row of the state the cycle starts in
+    row = driver.find_element("css selector", f'#lanes-svg .row-bg[data-step="{start}"]')
+    box = edge.rect
+    assert row.rect["y"] <= box["y"] <= row.rect["y"] + row.rect["height"]
+    panel = driver.find_element("id", "lasso")
+    assert panel.is_displayed() and f"back to state {start} by" in panel.text
+    fair = [li.text for li in panel.find_elements("css selector", "ul.fairness li")]
+    assert fair and all(" taken at " in t for t in fair)
+    _key(driver, Keys.END)
+    assert _selected(driver) == last

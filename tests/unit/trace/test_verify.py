@@ -104,9 +104,15 @@ def test_a_trace_that_does_not_replay_is_still_refused_first(counter):
 
 def test_unknown_property_and_unknown_kind(counter):
     assert "unknown property 'Big'" in trace_problem(counter, run(counter, (None, 0, 0), prop="Big"))
-    with pytest.raises(ValueError, match="lasso"):
-        check_violation(counter, run(counter, (None, 0, 0)), "lasso", "Small")
-    assert "lasso" not in VIOLATION_KINDS
+    with pytest.raises(ValueError, match="cycle"):
+        check_violation(counter, run(counter, (None, 0, 0)), "cycle", "Small")
+    assert "cycle" not in VIOLATION_KINDS
+
+
+def test_a_loop_on_a_trace_about_no_liveness_property_is_refused(counter):
+    looped = run(counter, (None, 0, 0), ("Inc", 1, 0), prop="Small")
+    looped.loop = 1
+    assert "not about a liveness property" in trace_problem(counter, looped)
 
 
 def test_scenarios_claim_nothing_beyond_replaying(counter):

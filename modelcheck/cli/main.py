@@ -23,6 +23,7 @@ from modelcheck.cli.verdicts import verdicts_cmd
 from modelcheck.cli.replay_cmd import replay
 from modelcheck.cli.trace_cmds import trace
 from modelcheck.cli.prove import prove_cmd
+from modelcheck.cli.lsp_cmd import lsp_cmd
 
 __all__ = ["cli", "main", "render_error", "EXIT_OK", "EXIT_VIOLATED", "EXIT_USAGE",
            "EXIT_UNKNOWN", "EXIT_INTERNAL"]
@@ -107,6 +108,7 @@ cli.add_command(verdicts_cmd)
 cli.add_command(trace)
 cli.add_command(replay)
 cli.add_command(prove_cmd)
+cli.add_command(lsp_cmd)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

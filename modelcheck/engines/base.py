@@ -22,13 +22,18 @@ DEADLOCK = "deadlock"
 
 
 class Status(enum.Enum):
+    """A property's verdict.  HOLDS: the search finished and the property is
+    true of every reachable state (for ``sometimes P``: P is reachable).
+    VIOLATED: a counterexample was found (for ``sometimes P``: the search
+    finished and P is never reachable).  HOLDS_UP_TO_BOUND: no counterexample
+    within a bound (bmc).  UNKNOWN: the search stopped first; ``reason`` says why."""
     HOLDS = "holds"
     VIOLATED = "violated"
     HOLDS_UP_TO_BOUND = "holds_up_to_bound"
     UNKNOWN = "unknown"
 
 
-@dataclass
+@dataclass(repr=False)
 class PropertyResult:
     """The verdict on one property.
 
@@ -37,6 +42,7 @@ class PropertyResult:
     trace (P is reachable); VIOLATED means the search finished and P is never
     reachable.  The deadlock check appears as a property named ``deadlock``
     (kind None).  ``trace_file`` is set by whoever wrote the trace to disk.
+    ``modelcheck.testing`` asserts on these (``assert_violated(result, name)``).
     """
     name: str
     kind: PropertyKind | None
@@ -47,7 +53,12 @@ class PropertyResult:
 
     @property
     def steps(self) -> int | None:
+        """The length of the trace in steps (the initial state not counted), if any."""
         return len(self.trace) if self.trace is not None else None
+
+    def __repr__(self) -> str:
+        steps = f", steps={self.steps}" if self.trace is not None else ""
+        return f"PropertyResult({self.name}, {self.status.value}{steps})"
 
 
 @dataclass
@@ -105,8 +116,14 @@ class Progress:
     phase: str = "explore"
 
 
-@dataclass
+@dataclass(repr=False)
 class CheckResult:
+    """What an engine found: one ``PropertyResult`` per property checked (and
+    ``deadlock``, when it is checked), the search's figures, and ``engine``,
+    the engine that ran (the compiled engine hands a spec it cannot lay out
+    to the reference engine, and the result then says ``reference``).
+    ``reason`` is why the search stopped early; ``error`` a run-time error in
+    the spec; ``notes`` what the engine wanted said (a fallback, symmetry off)."""
     model_name: str
     engine: str
     properties: list[PropertyResult]
@@ -115,11 +132,33 @@ class CheckResult:
     error: Any = None                  # an EvalError (MC5xxx) with its trace, if the spec failed
     notes: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        words = [f"{p.name}={p.status.value}" for p in self.properties]
+        if self.error is not None:
+            code = getattr(getattr(self.error, "diagnostic", None), "code", None)
+            words.append(f"error={code or type(self.error).__name__}")
+        if self.reason is not None:
+            words.append("incomplete")
+        return f"CheckResult({', '.join([self.model_name, f'engine={self.engine}', *words])})"
+
     @property
     def complete(self) -> bool:
+        """The search finished: no bound, timeout or interruption stopped it, and no error."""
         return self.reason is None and self.error is None
 
+    @property
+    def ok(self) -> bool:
+        """Every property checked holds (a ``sometimes`` one: is reachable)
+        and the spec raised no run-time error."""
+        return self.error is None and all(p.status is Status.HOLDS for p in self.properties)
+
+    @property
+    def violations(self) -> list[PropertyResult]:
+        """The violated properties, in property order (deadlock among them)."""
+        return [p for p in self.properties if p.status is Status.VIOLATED]
+
     def get_property(self, name: str) -> PropertyResult:
+        """The result on the property ``name``; KeyError when it was not checked."""
         for p in self.properties:
             if p.name == name:
                 return p

@@ -3,8 +3,13 @@
 state (no action)."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from modelcheck.ir.nodes import Model
 
 __all__ = ["Step", "Trace"]
 
@@ -51,3 +56,21 @@ class Trace:
     @property
     def states(self) -> list[dict[str, Any]]:
         return [s.state for s in self.steps]
+
+    def to_itf(self, model: Model) -> dict[str, Any]:
+        """The trace as ITF JSON (``json.dump`` it), as ``save`` writes it;
+        ``model`` is the spec it is a behaviour of (its types direct the encoding)."""
+        # Imported here: the ITF writer imports this module.
+        from modelcheck.trace.itf import dumps_itf
+        # Through the text, so that what comes back holds JSON values only.
+        return json.loads(dumps_itf(self, model))
+
+    def save(self, path: str | Path, model: Model) -> Path:
+        """Write the trace as an ITF JSON file at ``path`` (its folder is
+        created), after replaying it under the reference semantics; the file
+        reads back with ``modelcheck.trace.itf.read_itf`` and opens with
+        ``modelcheck trace show``.  Raises TraceReplayError if the trace is not
+        a behaviour of ``model``."""
+        from modelcheck.trace.store import write_trace  # it imports this module too
+        target = Path(path)
+        return write_trace(self, model, target.parent, target.name)

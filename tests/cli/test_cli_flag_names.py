@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: (spark-submit and Spark's workers, the benchmark scripts, --help).
 OTHER_PROGRAMS = {"--conf", "--cores", "--deploy-mode", "--help", "--host", "--memory", "--n",
                   "--no-cluster", "--repeat", "--stats", "--webui-port", "--wide", "--work-dir"}
+#: pytest's flags from modelcheck's plugin (modelcheck/pytest_plugin.py, docs/api.md).
+PYTEST_PLUGIN = {"--modelcheck-engine", "--modelcheck-large", "--modelcheck-out"}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 
@@ -26,7 +28,7 @@ def _flags(command: click.Command) -> set[str]:
 
 
 def test_every_flag_named_in_the_code_and_docs_exists():
-    known = _flags(cli) | OTHER_PROGRAMS
+    known = _flags(cli) | OTHER_PROGRAMS | PYTEST_PLUGIN
     files = sorted((ROOT / "modelcheck").rglob("*.py")) + sorted((ROOT / "docs").rglob("*.md"))
     unknown = {f"{path.relative_to(ROOT)}: {m.group()}"
                for path in files for m in FLAG.finditer(path.read_text(encoding="utf-8"))

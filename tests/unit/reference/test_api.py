@@ -25,8 +25,8 @@ class TamperingEngine:
         return result
 
 
-def test_check_runs_the_reference_engine_by_default():
-    result = modelcheck.check(die_hard())
+def test_check_runs_the_named_engine():
+    result = modelcheck.check(die_hard(), engine="reference")
     assert result.engine == "reference"
     assert result.get_property("NotFour").steps == 6
 
@@ -42,7 +42,7 @@ def test_a_trace_that_does_not_replay_is_an_internal_error(monkeypatch):
 
 def test_unknown_property_names_are_usage_errors_for_every_engine():
     with pytest.raises(UsageError):
-        api.check(die_hard(), options=CheckOptions(invariants=("NotFive",)))
+        api.check(die_hard(), engine="reference", options=CheckOptions(invariants=("NotFive",)))
 
 
 def test_unknown_engine():
@@ -52,7 +52,8 @@ def test_unknown_engine():
 
 def test_public_api():
     assert set(modelcheck.__all__) == {
-        "load", "load_source", "check", "CheckOptions", "CheckResult", "Status", "Trace", "Step",
-        "replay", "CompileError", "EvalError", "UsageError", "ModelcheckError"}
+        "load", "load_source", "check", "default_engine", "CheckOptions", "CheckResult",
+        "PropertyResult", "Status", "Trace", "Step", "replay", "assert_holds", "assert_violated",
+        "assert_reachable", "CompileError", "EvalError", "UsageError", "ModelcheckError"}
     model = modelcheck.load_source("module m\nvar x: 0..1 = 0\naction A() { x := 1 - x }\n", "m.mc")
-    assert modelcheck.check(model).stats.distinct_states == 2
+    assert modelcheck.check(model, engine="reference").stats.distinct_states == 2

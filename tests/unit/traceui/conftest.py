@@ -46,5 +46,5 @@ def repo_root_session():
 
 @pytest.fixture(scope="session")
 def die_hard_trace(die_hard_model: Model) -> Trace:
-    result = modelcheck.check(die_hard_model)
+    result = modelcheck.check(die_hard_model, engine="reference")
     return result.get_property("NotFour").trace

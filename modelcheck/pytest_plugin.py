@@ -1,0 +1,142 @@
+"""The pytest plugin (entry point ``pytest11``): the rows of a verdict file
+as test items, so that a spec's expected verdicts run in the CI that runs its
+other tests::
+
+    pytest specs/verdicts.toml                  # a file named on the command line
+    pytest specs/verdicts.toml -k CMQ-1         # one row
+
+A ``.toml`` file is collected when it is named on the command line, or when
+it matches a pattern of the ``modelcheck_verdicts`` ini option (``modelcheck_verdicts =
+*verdicts*.toml`` collects them while pytest walks its folders).  Nothing else
+is collected, so a project's own ``pytest`` run is unchanged by installing
+modelcheck.  Each row runs as ``modelcheck verdicts`` runs it
+(``modelcheck.cli.verdicts``: the same options, engine and trace files), and a
+row that differs fails with a line for each difference.
+
+Imports of modelcheck are made on use: pytest loads this plugin in every run
+of every project where modelcheck is installed.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from modelcheck.cli.verdict_file import Row
+
+__all__ = ["pytest_addoption", "pytest_configure", "pytest_collect_file", "VerdictFile",
+           "VerdictRow", "RowMismatch", "INI_PATTERNS"]
+
+#: The ini option that lists the file patterns to collect in folders.
+INI_PATTERNS = "modelcheck_verdicts"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("modelcheck", "modelcheck verdict files")
+    group.addoption("--modelcheck-engine", default=None, metavar="ENGINE",
+                    help="Engine for verdict rows that name none (default: the default "
+                         "engine of `modelcheck check`).")
+    group.addoption("--modelcheck-large", action="store_true", default=False,
+                    help="Also run the verdict rows marked large = true.")
+    group.addoption("--modelcheck-out", default="counterexamples", metavar="DIR",
+                    help="Folder for the traces of verdict rows (default: counterexamples).")
+    parser.addini(INI_PATTERNS, type="args", default=[],
+                  help="Patterns of verdict files to collect from folders (for example "
+                       "*verdicts*.toml); a .toml named on the command line is always collected.")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    engine = config.getoption("modelcheck_engine")
+    if engine is not None:
+        from modelcheck.diagnostics import did_you_mean
+        from modelcheck.engines import ENGINES
+        if engine not in ENGINES:
+            hint = did_you_mean(engine, ENGINES) or "engines: " + ", ".join(ENGINES)
+            raise pytest.UsageError(f"--modelcheck-engine: unknown engine {engine!r} ({hint})")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".toml":
+        return None
+    patterns = parent.config.getini(INI_PATTERNS)
+    if parent.session.isinitpath(file_path) or any(file_path.match(p) for p in patterns):
+        return VerdictFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RowMismatch(AssertionError):
+    """A verdict row whose results differ from its expectations."""
+
+
+class VerdictFile(pytest.File):
+    """A verdict file: one item per row, large rows skipped unless
+    ``--modelcheck-large``.  A file that does not read (bad TOML, an unknown
+    key, a duplicate id) is a collection error with the command line's message."""
+
+    def collect(self) -> Any:
+        from modelcheck.cli.verdict_file import read_verdict_file, select_rows
+        from modelcheck.errors import ModelcheckError
+        try:
+            rows = read_verdict_file(str(self.path))
+            select_rows(rows, (), large=True)          # refuses a duplicate id
+        except ModelcheckError as exc:
+            raise self.CollectError(_error_text(exc)) from None
+        large = self.config.getoption("modelcheck_large")
+        for row in rows:
+            item = VerdictRow.from_parent(self, name=row.id, row=row)
+            if row.large and not large:
+                item.add_marker(pytest.mark.skip(reason=f"{row.id} is a large row: "
+                                                        "run with --modelcheck-large"))
+            yield item
+
+
+class VerdictRow(pytest.Item):
+    """One row: its spec loaded with its consts, checked by its engine (or
+    ``--modelcheck-engine``, or the default engine), its traces written into
+    ``--modelcheck-out``, its verdicts and figures compared with the row's."""
+
+    def __init__(self, *, row: Row, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.row = row
+
+    def runtest(self) -> None:
+        from rich.console import Console
+        from modelcheck import api
+        from modelcheck.cli.verdicts import check_row, load_row, row_mismatches
+        model = load_row(self.row)
+        engine = self.row.engine or self.config.getoption("modelcheck_engine")
+        if engine is None:
+            engine, notice = api.default_engine()
+            if notice:
+                self.user_properties.append(("notice", notice))
+        self.user_properties.append(("engine", engine))
+        out = Path(self.config.invocation_params.dir) / self.config.getoption("modelcheck_out")
+        # Nothing is shown while a row runs: pytest owns the terminal.
+        quiet = Console(file=io.StringIO())
+        done = check_row(self.row, model, engine, str(out), quiet, self.row.id, False)
+        problems = row_mismatches(done)
+        if problems:
+            ran = done.outcome.result.engine
+            head = f"verdict row {self.row.id} ({ran} engine) not as expected:"
+            raise RowMismatch("\n".join([head] + [f"  {line}" for line in problems]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str | Any:
+        from modelcheck.errors import ModelcheckError
+        if isinstance(excinfo.value, RowMismatch):
+            return str(excinfo.value)
+        if isinstance(excinfo.value, ModelcheckError):
+            return f"verdict row {self.row.id}:\n{_error_text(excinfo.value)}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.row.line - 1 if self.row.line else None
+        return self.path, line, f"verdict row {self.row.id}"
+
+
+def _error_text(exc: Exception) -> str:
+    from modelcheck.cli.main import render_error
+    return render_error(exc)

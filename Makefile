@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # Re-installs when pyproject.toml changes (new dependencies), not on every run.
+# Every extra: the z3 and spark engines' packages and the test tools.
 STAMP  := $(VENV)/.modelcheck-installed
 
 VERDICT_FILES := specs/examples/verdicts.toml $(wildcard specs/verdicts.toml)
@@ -17,7 +18,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 # The expected verdicts of the example specs and of the RabbitMQ specs.

@@ -14,7 +14,7 @@ from modelcheck.ir.nodes import Model
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
 from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_options,
-                                    default_engine, parse_defines, parse_sweeps)
+                                    default_engine, parse_defines, parse_sweeps, trace_output)
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
 from modelcheck.cli.runner import Outcome, exit_code, load_model, run_engine, save_traces
@@ -83,6 +83,11 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Random seed of --simulate."),
         click.option("--out", type=click.Path(file_okay=False), default=DEFAULT_OUT,
                      show_default=True, help="Folder for counterexample and witness traces."),
+        click.option("--latest", is_flag=True,
+                     help="Name each trace <model>-<property>-latest.itf.json, replacing the "
+                          "previous run's, instead of adding a time-stamped file."),
+        click.option("--no-write", is_flag=True,
+                     help="Write no trace files (traces are still printed)."),
         click.option("--sweep", "sweeps", multiple=True, metavar="NAME=V1,V2",
                      help="Check every combination of these const values (repeatable)."),
         click.option("--exact", is_flag=True,
@@ -147,10 +152,12 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
     with json_failure(json_mode, spec, engine, {}):
         defines = parse_defines(kw["defines"])
         axes = parse_sweeps(kw["sweeps"], defines)
+        out_dir, naming = trace_output(kw["out"], kw["no_write"], kw["latest"])
     if axes:
         # sweep.py builds on this module (choose_engine), so it is imported here.
+        # A sweep's trace names carry the configuration, not the time.
         from modelcheck.cli.sweep import run_sweep
-        ctx.exit(run_sweep(spec, axes, defines, engine, flags, json_mode, kw["out"]))
+        ctx.exit(run_sweep(spec, axes, defines, engine, flags, json_mode, out_dir))
     with json_failure(json_mode, spec, engine, defines):
         model = load_model(spec, defines)
         options = build_options(model, flags)
@@ -159,7 +166,7 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         with ProgressDisplay(err, enabled=not json_mode) as reporter:
             result = run_engine(model, engine, options, reporter)
     outcome = Outcome(spec, model, engine, result)
-    save_traces(outcome, kw["out"], model.name, stamped=True)
+    save_traces(outcome, out_dir, model.name, naming)
     if json_mode:
         click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
     else:

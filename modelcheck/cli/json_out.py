@@ -1,5 +1,8 @@
 """The ``--json`` output: one JSON object per check.  Its shape is a stable
-contract, documented in docs/cli.md; change it only by adding keys."""
+contract, documented in docs/cli.md and described by the JSON Schema
+``modelcheck/schemas/check.schema.json``; change it only by adding keys.
+``schema_version`` is raised when a member is removed, renamed or changes
+meaning (never for an added member)."""
 from __future__ import annotations
 
 import json
@@ -11,8 +14,11 @@ from modelcheck.engines.base import CheckResult, PropertyResult
 from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
 from modelcheck.ir.nodes import Model
 
-__all__ = ["outcome_json", "failure_json", "property_json", "error_json", "plain_value",
-           "dumps"]
+__all__ = ["SCHEMA_VERSION", "outcome_json", "failure_json", "property_json", "error_json",
+           "plain_value", "dumps"]
+
+#: The version of the ``check --json`` contract (the schema's ``schema_version``).
+SCHEMA_VERSION = 1
 
 
 def plain_value(value: Any) -> Any:
@@ -81,6 +87,7 @@ def outcome_json(spec: str, model: Model, engine: str, result: CheckResult,
     """The object ``modelcheck check --json`` prints for one check."""
     stats = result.stats
     return {
+        "schema_version": SCHEMA_VERSION,
         "spec": spec,
         "model": model.name,
         "engine": engine,
@@ -101,6 +108,7 @@ def failure_json(spec: str, engine: str | None, defines: Mapping[str, str],
     """The object printed when the spec did not load (or the flags were bad):
     every member is present, nothing was checked."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "spec": spec,
         "model": None,
         "engine": engine,

@@ -3,7 +3,6 @@
 engine.  Nothing here prints; bad input raises ``UsageError``."""
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -12,13 +11,16 @@ from typing import Any
 
 import click
 
+from modelcheck import api
+from modelcheck.cli.runner import LATEST, STAMPED
 from modelcheck.engines.base import DEADLOCK, CheckOptions
 from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 
 __all__ = ["REFERENCE", "CheckFlags", "SweepAxis", "parse_defines", "parse_sweeps", "sweep_configs",
-           "build_options", "default_engine", "const_key", "PositiveAmount", "POSITIVE"]
+           "build_options", "default_engine", "const_key", "PositiveAmount", "POSITIVE",
+           "trace_output"]
 
 #: The engine every run falls back to; it is always importable.
 REFERENCE = "reference"
@@ -42,6 +44,15 @@ class PositiveAmount(click.ParamType):
 
 #: The one type of --timeout, --checkpoint-every and --max-memory.
 POSITIVE = PositiveAmount()
+
+
+def trace_output(out: str, no_write: bool, latest: bool) -> tuple[str | None, str]:
+    """``(folder, naming)`` for ``save_traces`` from ``--out``, ``--no-write``
+    and ``--latest``: the folder is None when nothing is to be written."""
+    if no_write and latest:
+        raise UsageError("--no-write and --latest contradict each other",
+                         hint="--latest names the trace files; --no-write writes none")
+    return (None if no_write else out), (LATEST if latest else STAMPED)
 
 
 def const_key(name: str) -> str:
@@ -133,7 +144,7 @@ class CheckFlags:
 
 def _check_property_names(model: Model, names: Sequence[str], flag: str,
                           deadlock_ok: bool = False) -> None:
-    known = [p.name for p in model.properties]
+    known = [p.name for p in model.properties] + [t.name for t in model.temporals]
     for name in names:
         if name in known or (deadlock_ok and name == DEADLOCK):
             continue
@@ -199,28 +210,6 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
 
 def default_engine() -> tuple[str, str | None]:
     """The engine used when ``--engine`` is not given, and a one-line notice
-    when it is not the first choice: the compiled engine when it imports and
-    numba can compile, otherwise the reference engine."""
-    try:
-        module = importlib.import_module("modelcheck.engines.compiled.engine")
-        available = getattr(module, "available", None)
-        if callable(available):
-            usable = available()
-            # available() may answer a bool, or (bool, reason).
-            ok, why = usable if isinstance(usable, tuple) else (bool(usable), None)
-            if not ok:
-                return REFERENCE, _fallback_notice(why or "numba cannot compile here")
-        else:
-            importlib.import_module("numba")
-    except Exception as exc:  # an optional engine may fail to import in any way
-        return REFERENCE, _fallback_notice(_first_line(exc))
-    return "compiled", None
-
-
-def _fallback_notice(why: str) -> str:
-    return f"the compiled engine is not available ({why}); using the reference engine"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    when it falls back: ``modelcheck.api.default_engine``, the one choice
+    that ``modelcheck.check()`` makes too."""
+    return api.default_engine()

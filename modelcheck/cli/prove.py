@@ -14,6 +14,7 @@ from modelcheck.cli.options import POSITIVE, parse_defines
 from modelcheck.cli.render import consts_text, format_seconds
 from modelcheck.cli.runner import load_model
 from modelcheck.cli.trace_render import render_trace
+from modelcheck.engines import require_extra
 from modelcheck.engines.z3.proofs import InvariantProof, ProofResult, ProofStatus, lemma_declarations
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
@@ -59,6 +60,7 @@ def prove_cmd(ctx: click.Context, spec: str, defines: tuple[str, ...], invariant
         consts = parse_defines(defines)
     with json_failure(json_mode, spec, engine, consts):
         model = load_model(spec, consts)
+        require_extra(engine)
         if engine == "pdr":
             if lemmas or k != 1:
                 raise UsageError("--engine pdr finds its own lemmas: --lemma and --k are for "

@@ -20,10 +20,16 @@ from modelcheck.trace.store import write_trace
 
 __all__ = ["Outcome", "load_model", "run_engine", "save_traces", "trace_path",
            "interrupts_deferred", "InterruptWatch", "exit_code", "combined_exit_code",
-           "ERROR_TRACE"]
+           "ERROR_TRACE", "PLAIN", "STAMPED", "LATEST"]
 
 #: The name under which the trace to a run-time error is written.
 ERROR_TRACE = "error"
+
+#: How ``save_traces`` names files: ``PLAIN`` ``<stem>-<name>`` (sweeps and
+#: verdict rows, whose stems already tell runs apart); ``STAMPED`` adds the
+#: time, so repeated ``check`` runs keep every trace; ``LATEST`` adds
+#: ``-latest``, so each run replaces the previous run's file (``--latest``).
+PLAIN, STAMPED, LATEST = "plain", "stamped", "latest"
 
 
 @dataclass
@@ -78,17 +84,20 @@ def trace_path(out_dir: str | Path, stem: str, name: str, stamp: str | None = No
     return Path(out_dir) / f"{_UNSAFE.sub('_', stem)}-{_UNSAFE.sub('_', name)}{suffix}.itf.json"
 
 
-def save_traces(outcome: Outcome, out_dir: str | Path, stem: str, stamped: bool = False) -> list[str]:
+def save_traces(outcome: Outcome, out_dir: str | Path | None, stem: str,
+                naming: str = PLAIN) -> list[str]:
     """Write the trace of every violated or witnessed property (and the trace
     to a run-time error) as ITF JSON; record each file on its PropertyResult.
-    ``stamped`` adds the time (``YYYYmmddTHHMMSS``) to each name, so that
-    repeated ``check`` runs keep every trace; verdict rows use stable names.
-    Returns the files written, in property order.  ``write_trace`` replays
-    each trace before writing it, and writes atomically."""
+    ``naming`` is ``PLAIN``, ``STAMPED`` (``-YYYYmmddTHHMMSS``) or ``LATEST``;
+    ``out_dir`` None writes nothing (``--no-write``).  Returns the files
+    written, in property order.  ``write_trace`` replays each trace before
+    writing it, and writes atomically."""
     written: list[str] = []
+    if out_dir is None:
+        return written
     result = outcome.result
     todo: list[tuple[Any, Path]] = []
-    stamp = time.strftime("%Y%m%dT%H%M%S") if stamped else None
+    stamp = {PLAIN: None, STAMPED: time.strftime("%Y%m%dT%H%M%S"), LATEST: LATEST}[naming]
     for prop in result.properties:
         if prop.trace is not None:
             todo.append((prop, trace_path(out_dir, stem, prop.name, stamp)))

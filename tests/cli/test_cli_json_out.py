@@ -11,8 +11,8 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import BOOL, IntType
 from modelcheck.ir.values import FrozenDict
 
-KEYS = ["spec", "model", "engine", "consts", "properties", "distinct_states", "generated_states",
-        "depth", "elapsed_s", "complete", "reason", "error"]
+KEYS = ["schema_version", "spec", "model", "engine", "consts", "properties", "distinct_states",
+        "generated_states", "depth", "elapsed_s", "complete", "reason", "error"]
 
 
 def _model() -> ir.Model:

@@ -33,11 +33,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, ModuleType
 
+import platformdirs
+
 from modelcheck.fsutil import sha256_file, write_atomic
 
-__all__ = ["CompileTimeout", "KernelCacheError", "compile_deadline", "default_cache_dir",
-           "import_kernel_file", "in_native_callback", "is_warm", "kernel_key", "kernel_path",
-           "load_kernel_module", "mark_warm", "module_name", "precompile", "source_digest"]
+__all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline",
+           "default_cache_dir", "import_kernel_file", "in_native_callback", "is_warm",
+           "kernel_key", "kernel_path", "load_kernel_module", "mark_warm", "module_name",
+           "precompile", "source_digest"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -59,10 +62,18 @@ class CompileTimeout(Exception):
         self.elapsed_s = elapsed_s
 
 
+#: Names the cache folder itself, ahead of the platform's default.
+CACHE_ENV = "MODELCHECK_CACHE"
+
+
 def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/modelcheck`` or ``~/.cache/modelcheck``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "modelcheck"
+    """``$MODELCHECK_CACHE`` when set, else the platform's user cache folder:
+    ``$XDG_CACHE_HOME/modelcheck`` or ``~/.cache/modelcheck`` on Linux,
+    ``~/Library/Caches/modelcheck`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_cache_dir("modelcheck", appauthor=False))
 
 
 def kernel_key(source: str) -> str:

@@ -137,6 +137,9 @@ class _Bmc:
     def run(self) -> CheckResult:
         reached = -1
         reason = None
+        # What each property's own line says; the whole reason is said once,
+        # as the run's reason (an encoding refusal can be long).
+        brief = None
         error = None
         try:
             # Variables the configuration never changes are replaced by their
@@ -156,12 +159,14 @@ class _Bmc:
         except KeyboardInterrupt:
             reason = f"interrupted at depth {reached + 1}"
         except EncodingUnsupported as err:
-            reason = f"the Z3 encoding does not support this spec: {err}"
+            brief = "the Z3 encoding does not support this spec"
+            reason = f"{brief}: {err}"
         except _Undecided as err:
-            reason = f"Z3 could not decide a query at depth {reached + 1}: {err}"
+            brief = f"Z3 could not decide a query at depth {reached + 1}"
+            reason = f"{brief}: {err}"
         except _Stop as stop:
             error = stop.error
-        return self.result(reached, reason, error)
+        return self.result(reached, reason, error, brief or reason)
 
     def done(self) -> bool:
         if self.options.stop_on_first and any(p.status is Status.VIOLATED
@@ -332,7 +337,10 @@ class _Bmc:
             self.ev = Evaluator(self.model)
         return self.ev
 
-    def result(self, reached: int, reason: str | None, error: EvalError | None) -> CheckResult:
+    def result(self, reached: int, reason: str | None, error: EvalError | None,
+               brief: str | None = None) -> CheckResult:
+        """``reason`` is the run's (why it stopped); ``brief``, its first
+        words, is what each property left open says."""
         out = []
         entries = [(p.name, p.kind) for p in self.props]
         if self.options.deadlock:
@@ -346,15 +354,15 @@ class _Bmc:
                                           reason=f"stopped by a run-time error "
                                                  f"({error.diagnostic.code})"))
             elif reached < 0:
-                out.append(PropertyResult(name, kind, Status.UNKNOWN, reason=reason))
+                out.append(PropertyResult(name, kind, Status.UNKNOWN, reason=brief))
             elif kind is PropertyKind.SOMETIMES:
                 why = f"no state satisfying it within {reached} steps"
                 out.append(PropertyResult(name, kind, Status.UNKNOWN,
-                                          reason=why + (f" ({reason})" if reason else "")))
+                                          reason=why + (f" ({brief})" if brief else "")))
             else:
                 why = f"holds up to depth {reached}"
                 out.append(PropertyResult(name, kind, Status.HOLDS_UP_TO_BOUND,
-                                          reason=why + (f" ({reason})" if reason else "")))
+                                          reason=why + (f" ({brief})" if brief else "")))
         elapsed = time.monotonic() - self.start
         stats = Stats(depth=reached + 1 if reached >= 0 else 0, elapsed_s=elapsed,
                       extras={"bmc_steps": max(reached, 0), "solver_s": round(self.solver_s, 3),

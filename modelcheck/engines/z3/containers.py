@@ -20,7 +20,7 @@ from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                             SSeq, SSet, SSparse, SSparseBag, SVariant, Sym, Syms)
-from modelcheck.ir.types import BagType, IntType, RecordType, Type
+from modelcheck.ir.types import BagType, IntType, RecordType, Type, render_type
 from modelcheck.ir.values import FrozenDict, Variant
 
 __all__ = ["Containers", "NOTHING"]
@@ -184,13 +184,13 @@ class Containers:
     def extreme(self, s: SSet, largest: bool) -> tuple[Sym, z3.BoolRef]:
         """``min(S)``/``max(S)`` in Python's order; fails on the empty set (MC5006)."""
         if isinstance(s, SSparse):
-            raise EncodingUnsupported(f"min/max over a set of {s.elem}")
+            raise EncodingUnsupported(f"min/max over a set of {render_type(s.elem)}")
         dom = self.sy.domain(s.elem)
         try:
             # Preference order: the first element present is the answer.
             order = sorted(range(len(dom)), key=lambda i: dom[i], reverse=largest)
         except TypeError:
-            raise EncodingUnsupported(f"min/max over a set of {s.elem}") from None
+            raise EncodingUnsupported(f"min/max over a set of {render_type(s.elem)}") from None
         bits = s.all_bits()
         result = self.sy.const(dom[order[-1]], s.elem)
         for i in reversed(order[:-1]):
@@ -224,7 +224,7 @@ class Containers:
                 if not is_false(inside):
                     out.append((inside, x))
             return out
-        raise EncodingUnsupported(f"iterating over a value of type {s.type}")
+        raise EncodingUnsupported(f"iterating over a value of type {render_type(s.type)}")
 
     # ---------------------------------------------------------------- maps
 

@@ -22,7 +22,7 @@ from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SM
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import (MAX_RANGE_SET, BagType, MapType, RecordType, TupleType, Type,
-                                 VariantType)
+                                 VariantType, render_type)
 
 __all__ = ["Exprs", "Scope", "Fault"]
 
@@ -295,7 +295,7 @@ class Exprs:
                 return SBool(n.cmp(">", co.bag_count(s, x), n.const(0)))
             if isinstance(s, SSeq):
                 return SBool(co.seq_contains(s, x))
-            raise EncodingUnsupported(f"'in' on a value of type {s.type}")
+            raise EncodingUnsupported(f"'in' on a value of type {render_type(s.type)}")
         if op is Op.UNION:
             return co.union(args[0], args[1])
         if op is Op.INTER:
@@ -323,7 +323,7 @@ class Exprs:
                 return s.length
             if isinstance(s, (SBag, SSparseBag)):
                 return co.bag_size(s)
-            raise EncodingUnsupported(f"len of a value of type {s.type}")
+            raise EncodingUnsupported(f"len of a value of type {render_type(s.type)}")
         if op is Op.MAP_GET:
             value, bad = co.map_get(args[0], args[1])
             self.fault(guard, bad, "MC5003", "map key outside the map's key type", span)

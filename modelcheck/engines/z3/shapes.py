@@ -26,7 +26,7 @@ from modelcheck.engines.z3.symvalues import (EncodingUnsupported, SBag, SBool, S
                                              SSeq, SSet, SSparse, SSparseBag, SVariant, Sym,
                                              part_types)
 from modelcheck.ir.types import (BagType, MapType, OptionType, RecordType, SeqType, SetType,
-                                 TupleType, Type, VariantType, join)
+                                 TupleType, Type, VariantType, join, render_type)
 
 __all__ = ["Shapes"]
 
@@ -42,7 +42,8 @@ class Shapes:
         if t is None:
             t = _join_variant_shapes(a, b)
         if t is None:
-            raise EncodingUnsupported(f"values of types {a} and {b} meet in one expression")
+            raise EncodingUnsupported(f"values of types {render_type(a)} and {render_type(b)} "
+                                      f"meet in one expression")
         return t
 
     def coerce(self, s: Sym, t: Type) -> Sym:

@@ -1,0 +1,57 @@
+"""What the command line takes from its environment: the kernel cache folder
+(platformdirs, with ``MODELCHECK_CACHE`` and ``XDG_CACHE_HOME`` as
+overrides) and shell completion (docs/cli.md, "Shell completion")."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from modelcheck.cli.main import cli
+from modelcheck.engines.compiled.kcache import CACHE_ENV, default_cache_dir, kernel_path
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+
+
+def test_modelcheck_cache_names_the_cache_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "mine"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "mine"
+    assert kernel_path(None, "k").parent == tmp_path / "mine" / "kernels"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG_CACHE_HOME is the Linux convention")
+def test_xdg_cache_home_is_honoured_on_linux(monkeypatch, tmp_path):
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "modelcheck"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "modelcheck"
+
+
+def _complete(words: str, cword: int) -> list[str]:
+    """What bash completion offers for ``words`` (click's protocol: the script
+    that ``_MODELCHECK_COMPLETE=bash_source`` prints calls back like this)."""
+    env = {"_MODELCHECK_COMPLETE": "bash_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(cword)}
+    result = CliRunner().invoke(cli, [], env=env, prog_name="modelcheck")
+    assert result.exit_code == 0, result.output
+    return result.output.splitlines()
+
+
+def test_bash_completion_offers_commands_flags_and_engines():
+    assert "plain,check" in _complete("modelcheck ch", 1)
+    assert "plain,--latest" in _complete("modelcheck check s.mc --la", 3)
+    engines = _complete("modelcheck check s.mc --engine ", 4)
+    assert {"plain,reference", "plain,compiled", "plain,bmc", "plain,spark"} <= set(engines)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_documented_completion_scripts_exist(shell):
+    assert f"_MODELCHECK_COMPLETE={shell}_source modelcheck" in DOC
+    result = CliRunner().invoke(cli, [], env={"_MODELCHECK_COMPLETE": f"{shell}_source"},
+                                prog_name="modelcheck")
+    assert result.exit_code == 0 and "_MODELCHECK_COMPLETE" in result.output

@@ -10,6 +10,28 @@ them, such as ``Timeout``, is a message drawn nowhere); the elements a step
 adds are its messages, drawn as arrows, and the elements it removes are
 deliveries to their destination lane.
 
+An action can pass a message straight from one lane to another in one step
+(Raft's AppendEntries(l, f) in a spec without a network variable).  Who
+sends and who receives is read from the action's parameters, with no
+annotation in the language (docs/traces.md, "Who sends to whom"):
+
+* a parameter named like a source (``_SOURCE_NAMES``: src, from, sender,
+  source, frm, origin) sends and one named like a destination
+  (``_DEST_NAMES``: to, dst, dest, destination, target, receiver, recipient),
+  names compared case-insensitively, receives;
+* otherwise the first two parameters of the lane type are the two ends, and
+  the message goes to the lane whose state the step changed: when the step
+  changes exactly one of the two lanes' keyed state (NewerTerm(n, s) changes
+  n's term, read from s), that lane is the receiver; else the first
+  parameter sends to the second;
+* a parameter that is a set or sequence of the lane type stands for several
+  receivers (a broadcast: BecomeLeader(c, q) sends to every voter in q);
+* an action with one parameter of the lane type whose step changes the
+  state of other lanes sends to each of them (NodeDown(n) promoting a
+  mirror tells the mirror);
+* a step that sends or takes a message through a network variable draws
+  that message instead, and a lane never sends to itself.
+
 Without a spec or types (traces from other tools) lane sets are inferred from
 the values: mapping variables whose keys are the same ids in every state and
 look like model values (``node1``, ``n2``, ``1_OF_NODE``).
@@ -24,18 +46,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.errors import UsageError
-from modelcheck.ir.nodes import Model
+from modelcheck.ir.nodes import Action, Model, Param
 from modelcheck.ir.types import (BagType, EnumType, IntType, MapType, ModelType, OptionType,
                                  RecordType, SeqType, SetType, TupleType, Type, VariantType)
 from modelcheck.ir.values import Variant, domain, sort_values
+from modelcheck.trace.explain import source_text
 from modelcheck.trace.trace import Trace
-from modelcheck.trace.view import format_value, param_types, var_names, var_types
+from modelcheck.trace.view import format_value, param_types, step_label, var_names, var_types
 
 __all__ = ["LaneSet", "Network", "Message", "LaneStep", "Lanes", "lane_sets", "choose_lane_set",
            "find_networks", "build_lanes"]
 
 _SOURCE_NAMES = ("from", "src", "source", "sender", "frm", "origin")
 _DEST_NAMES = ("to", "dst", "dest", "destination", "target", "receiver", "recipient")
+#: An action's (sender, receiver, whether the state rule may turn them
+#: round), None without two ends; and its parameters of the lane type.
+_Ends = tuple[tuple[Param, Param, bool] | None, list[tuple[Param, bool]]]
+#: A parameter's type as written: ``Node``, ``set[Node]``, ``seq[Node, 3]``.
+_ANNOTATION = re.compile(r"(?:(?:set|seq)\[)?\s*([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True)
@@ -65,6 +93,9 @@ class Network:
 
 @dataclass(frozen=True)
 class Message:
+    """A message from lane ``src`` to lane ``dst``: an element of network
+    variable ``var`` (``text``: the element), or, for a message an action
+    passes straight across, ``var`` is the action's name and ``text`` the step."""
     src: Any
     dst: Any
     text: str
@@ -74,10 +105,12 @@ class Message:
 @dataclass(frozen=True)
 class LaneStep:
     """What one step does on the lanes: the lanes it touches (lane order), the
-    messages it sends and the ones it takes out of the network."""
+    messages it sends and the ones it takes out of the network, and the ones
+    its action passes straight from lane to lane (``direct``)."""
     touched: tuple[Any, ...]
     sent: tuple[Message, ...]
     received: tuple[Message, ...]
+    direct: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,7 +142,9 @@ def lane_sets(trace: Trace, model: Model | None = None,
         if isinstance(key, ModelType):
             lane_name = key.name
         elif isinstance(key, (IntType, EnumType)) and key in names:
-            lane_name = names[key]
+            # equal types under two names (Msg = 1..M, Node = 1..N with M = N):
+            # the name the declaration writes
+            lane_name = _declared_key(model, name) or names[key]
         else:
             continue
         found.setdefault(lane_name, (key, tuple(domain(key)), []))[2].append(name)
@@ -133,6 +168,24 @@ def _type_names(model: Model | None) -> dict[Type, str]:
             if isinstance(t, (IntType, EnumType)) and t not in out:
                 out[t] = name
     return out
+
+
+#: A map variable's key type as declared: ``var x: map[Node, ...]``.
+_MAP_KEY = re.compile(r"var\s+\w+\s*:\s*map\[\s*([A-Za-z_]\w*)\s*,")
+
+
+def _declared_key(model: Model | None, var: str) -> str | None:
+    """The named type a map variable's declaration writes as its key, when
+    it writes one (None without the source)."""
+    if model is None:
+        return None
+    try:
+        decl = model.var(var)
+    except KeyError:
+        return None
+    written = source_text(getattr(decl, "span", None), dict(model.sources)) or ""
+    match = _MAP_KEY.match(written)
+    return match.group(1) if match and match.group(1) in {n for n, _ in model.types} else None
 
 
 def _inferred(trace: Trace, model: Model | None) -> list[tuple[str, tuple[Any, ...], list[str]]]:
@@ -341,14 +394,16 @@ def build_lanes(trace: Trace, model: Model | None = None, by: str | None = None)
     if lane_set is None:
         return Lanes(None, (), tuple(LaneStep((), (), ()) for _ in trace.steps))
     networks = tuple(find_networks(trace, lane_set, model, types))
+    ends = _action_ends(model, lane_set)
     steps = [LaneStep((), (), ())]
     for i in range(1, len(trace.steps)):
-        steps.append(_lane_step(trace, i, lane_set, networks, model, types))
+        steps.append(_lane_step(trace, i, lane_set, networks, model, types, ends))
     return Lanes(lane_set, networks, tuple(steps))
 
 
 def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network, ...],
-               model: Model | None, types: Mapping[str, Type | None]) -> LaneStep:
+               model: Model | None, types: Mapping[str, Type | None],
+               ends: Mapping[str, _Ends]) -> LaneStep:
     members = lane_set.members
     prev, cur = trace.steps[i - 1].state, trace.steps[i].state
     step = trace.steps[i]
@@ -381,7 +436,111 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
                 received.append(Message(*ends, format_value(e, elem_type), net.var))
     touched.update(m.src for m in sent)
     touched.update(m.dst for m in received)
-    return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received))
+    direct: tuple[Message, ...] = ()
+    if not sent and not received and model is not None:
+        direct = _direct_messages(step, model, lane_set, ends, prev, cur)
+    touched.update(m.src for m in direct)
+    touched.update(m.dst for m in direct)
+    return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received), direct)
+
+
+# ------------------------------------------------------------------ messages an action passes
+
+def _lane_params(action: Action, model: Model, lane_set: LaneSet) -> list[tuple[Param, bool]]:
+    """The action's parameters of the lane type, each with whether it holds
+    several lanes (a set or sequence of them).  A parameter declared with
+    another type's name is left out even when the two types are equal
+    (``type Msg = 1..M`` and ``type Node = 1..N`` with M = N)."""
+    type_names = {name for name, _ in model.types}
+    sources = dict(model.sources)
+    out = []
+    for p in action.params:
+        t = p.type
+        many = isinstance(t, (SetType, SeqType)) and t.elem == lane_set.type
+        if t != lane_set.type and not many:
+            continue
+        written = source_text(p.span, sources) or ""
+        named = _ANNOTATION.match(written.split(":", 1)[-1].strip())
+        base = named.group(1) if named else None
+        if lane_set.name in type_names and base in type_names and base != lane_set.name:
+            continue
+        out.append((p, many))
+    return out
+
+
+def _ends_of(action: Action, model: Model, lane_set: LaneSet) -> tuple[Param, Param, bool] | None:
+    """The sending and the receiving parameter, and whether the order is the
+    parameters' own (the state rule may turn it round); None when the action
+    has no two ends."""
+    params = _lane_params(action, model, lane_set)
+    src = next((p for p, many in params if not many and p.name.lower() in _SOURCE_NAMES), None)
+    dst = next((p for p, _ in params if p.name.lower() in _DEST_NAMES and p is not src), None)
+    if src is not None or dst is not None:
+        rest = [p for p, _ in params if p is not src and p is not dst]
+        if src is None:
+            src = next((p for p, many in params if not many and p is not dst), None)
+        dst = dst if dst is not None else (rest[0] if rest else None)
+        return (src, dst, False) if src is not None and dst is not None else None
+    if len(params) < 2 or (params[0][1] and params[1][1]):
+        return None
+    return params[0][0], params[1][0], True
+
+
+def _action_ends(model: Model | None, lane_set: LaneSet) -> dict[str, _Ends]:
+    """Each action's ends (``_ends_of``) and lane parameters, worked out once
+    for every step of a trace."""
+    if model is None:
+        return {}
+    return {a.name: (_ends_of(a, model, lane_set), _lane_params(a, model, lane_set)) for a in model.actions}
+
+
+def _direct_messages(step: Any, model: Model, lane_set: LaneSet, plans: Mapping[str, _Ends],
+                     prev: Mapping[str, Any], cur: Mapping[str, Any]) -> tuple[Message, ...]:
+    """The messages ``step``'s action passes between lanes (the module doc's rules)."""
+    if step.action not in plans:
+        return ()
+    ends, params = plans[step.action]
+    values = dict(step.params)
+    if ends is None:
+        return _told(step.action, params, lane_set, values, prev, cur, step_label(step, model))
+    src_param, dst_param, by_state = ends
+    if src_param.name not in values or dst_param.name not in values:
+        return ()
+    src, dst = values[src_param.name], values[dst_param.name]
+    if by_state and not isinstance(src, (frozenset, tuple)) and not isinstance(dst, (frozenset, tuple)):
+        changed = {m for m in (src, dst) if _lane_changed(m, lane_set, prev, cur)}
+        if changed == {src} and src != dst:
+            src, dst = dst, src
+    senders = list(src) if isinstance(src, (frozenset, tuple)) else [src]
+    receivers = list(dst) if isinstance(dst, (frozenset, tuple)) else [dst]
+    members = lane_set.members
+    text = step_label(step, model)
+    return tuple(Message(s, r, text, step.action)
+                 for s in _in_lane_order(senders, members) for r in _in_lane_order(receivers, members)
+                 if s != r)
+
+
+def _told(action: str, params: list[tuple[Param, bool]], lane_set: LaneSet, values: Mapping[str, Any],
+          prev: Mapping[str, Any], cur: Mapping[str, Any], text: str) -> tuple[Message, ...]:
+    """An action with one parameter of the lane type that changes other
+    lanes' state tells each of them (a mirror promoted when its leader goes down)."""
+    if len(params) != 1 or params[0][1] or params[0][0].name not in values:
+        return ()
+    src = values[params[0][0].name]
+    return tuple(Message(src, m, text, action) for m in lane_set.members
+                 if m != src and _lane_changed(m, lane_set, prev, cur))
+
+
+def _lane_changed(member: Any, lane_set: LaneSet, prev: Mapping[str, Any], cur: Mapping[str, Any]) -> bool:
+    for var in lane_set.keyed_vars:
+        old, new = prev.get(var), cur.get(var)
+        if isinstance(old, Mapping) and isinstance(new, Mapping) and old.get(member) != new.get(member):
+            return True
+    return False
+
+
+def _in_lane_order(values: list[Any], members: tuple[Any, ...]) -> list[Any]:
+    return [m for m in members if m in values]
 
 
 def _typed_lane_values(value: Any, t: Type, lane: Type) -> set[Any]:

@@ -7,6 +7,7 @@ installs them) and selenium (the ``test`` extra); skips with the reason when
 one is missing."""
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -232,3 +233,85 @@ def test_a_lasso_page_draws_its_cycle_and_says_why_it_is_fair(driver, lasso_page
     assert fair and all(" taken at " in t for t in fair)
     _key(driver, Keys.END)
     assert _selected(driver) == last
+
+
+# ------------------------------------------------------------------ a RabbitMQ page, from elsewhere
+
+REPO = Path(__file__).resolve().parents[2]
+QQ_TRACE = REPO / "counterexamples" / "QQ-2-NoLostConfirmed.itf.json"
+#: The picture in docs/traces.md; ``MODELCHECK_UPDATE_SCREENSHOTS=1 pytest
+#: tests/browser`` takes it again (a test run leaves the repository alone).
+SCREENSHOT = REPO / "docs" / "img" / "qq-trace.png"
+UPDATE_SCREENSHOTS = "MODELCHECK_UPDATE_SCREENSHOTS"
+
+
+@pytest.fixture(scope="module")
+def qq_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The quorum queue's QQ-2 counterexample page, made the way a user away
+    from the repository makes it: the trace file is written into a temporary
+    folder (as a run writes it outside its working folder: with the spec's
+    absolute path and hash) and ``trace html`` runs from another folder
+    beside it, with no --spec."""
+    from click.testing import CliRunner
+
+    from modelcheck.cli.main import cli
+    from modelcheck.cli.trace_cmds import load_trace
+    folder = tmp_path_factory.mktemp("qq")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        loaded = load_trace(str(QQ_TRACE.relative_to(REPO)))
+        assert loaded.model is not None
+        loaded.trace.save(folder / "qq.itf.json", loaded.model)
+        elsewhere = folder / "elsewhere"
+        elsewhere.mkdir()
+        mp.chdir(elsewhere)
+        result = CliRunner().invoke(cli, ["trace", "html", "../qq.itf.json", "-o", "qq.html"],
+                                    catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "not found" not in result.output
+    return elsewhere / "qq.html"
+
+
+def _ends(driver, element) -> tuple[float, float, float, float]:
+    """Where an arrow's line or path starts and ends (x, y each), as drawn."""
+    return tuple(driver.execute_script(
+        "var e = arguments[0], n = e.getTotalLength(), a = e.getPointAtLength(0),"
+        " b = e.getPointAtLength(n); return [a.x, a.y, b.x, b.y];", element))
+
+
+def test_a_rabbitmq_page_has_lanes_directed_arrows_and_says_why(driver, qq_page):
+    from selenium.webdriver.common.keys import Keys
+    _open(driver, qq_page)
+    lanes = {t.get_attribute("data-lane"): float(t.get_attribute("x"))
+             for t in driver.find_elements("css selector", "#lanes-svg .lane-name")}
+    assert list(lanes) == ["Node 1", "Node 2", "Node 3"]
+    arrows = driver.find_elements("css selector", "#lanes-svg .msg")
+    assert arrows
+    for arrow in arrows:
+        assert arrow.get_attribute("marker-end") == "url(#arrowhead)"
+        x1, _, x2, _ = _ends(driver, arrow)
+        src, dst = lanes[arrow.get_attribute("data-from")], lanes[arrow.get_attribute("data-to")]
+        # the head (the path's end) is at the receiver's lane, the tail at the sender's
+        assert abs(x2 - dst) < 12 and abs(x1 - src) < 12, arrow.get_attribute("data-step")
+    # NewerTerm(n=1, s=2): node 1 learns node 2's newer term, so the arrow goes 2 -> 1
+    newer = driver.find_element("css selector", '#lanes-svg .msg[data-step="4"]')
+    assert (newer.get_attribute("data-from"), newer.get_attribute("data-to")) == ("Node 2", "Node 1")
+    why = driver.find_element("id", "why")
+    assert why.is_displayed()
+    assert "NoLostConfirmed is false in state 13" in why.text
+    assert "invariant NoLostConfirmed" in why.find_element("css selector", "pre.property-source").text
+    assert driver.find_elements("css selector", "#why ul.why-tree li.finding.failed")
+    assert "N = 3" in why.find_element("css selector", "p.consts").text
+    failing = driver.find_element("css selector", "#steps li.violation")
+    assert failing.get_attribute("data-step") == "13"
+    _key(driver, Keys.END)
+    assert driver.find_element("id", "state-13").find_element("css selector", "p.violation-mark").is_displayed()
+    shot = qq_page.with_suffix(".png")
+    driver.set_window_size(1400, 1150)
+    driver.execute_script("window.scrollTo(0, 0);")
+    try:
+        assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+    finally:
+        driver.set_window_size(1400, 900)
+    if os.environ.get(UPDATE_SCREENSHOTS):
+        SCREENSHOT.write_bytes(shot.read_bytes())

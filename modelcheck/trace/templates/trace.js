@@ -21,6 +21,19 @@
     }
   }
 
+  // Scroll the step list, not the window: the page opens at its title and
+  // why panel whichever step the address selects.
+  function reveal(li) {
+    var box = document.getElementById("timeline");
+    if (!box) { return; }
+    var top = li.offsetTop, bottom = top + li.offsetHeight;
+    if (top < box.scrollTop) {
+      box.scrollTop = top;
+    } else if (bottom > box.scrollTop + box.clientHeight) {
+      box.scrollTop = bottom - box.clientHeight;
+    }
+  }
+
   function select(index, fromHash) {
     if (count === 0) { return; }
     index = Math.max(0, Math.min(count - 1, index));
@@ -34,7 +47,7 @@
       toggle(el, el.getAttribute("data-step") === stepOf[index]);
     });
     document.body.setAttribute("data-step", stepOf[index]);
-    if (items[index].scrollIntoView) { items[index].scrollIntoView({block: "nearest"}); }
+    reveal(items[index]);
     if (!fromHash && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", "#step-" + stepOf[index]);
     }

@@ -42,7 +42,7 @@ def test_page_is_self_contained(mini_model, mini_trace):
 def test_one_state_panel_and_list_item_per_step(mini_model, mini_trace):
     page = render_html(mini_trace, mini_model)
     found = tags(page)
-    panels = [a for t, a in found if t == "div" and "state" == a.get("class")]
+    panels = [a for t, a in found if t == "div" and "state" in (a.get("class") or "").split()]
     assert [p["data-step"] for p in panels] == [str(i) for i in range(6)]
     assert "hidden" not in panels[0] and all("hidden" in p for p in panels[1:])
     items = [a for t, a in found if t == "li" and (a.get("class") or "").startswith("step")]

@@ -6,11 +6,15 @@ missing or the spec has a type the compiled layout cannot hold.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter, Stats
 from modelcheck.engines.compiled.kcache import CompileTimeout
 from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.ir.nodes import Model
+
+if TYPE_CHECKING:
+    from modelcheck.engines.compiled.kernels import CompiledModel
 
 __all__ = ["CompiledEngine"]
 
@@ -43,6 +47,48 @@ def _compile_timed_out(model: Model, options: CheckOptions, timeout: CompileTime
                        reason=reason)
 
 
+class _Liveness:
+    """How a run with liveness checks goes: the graph-recording search
+    (liveness_graph.py), or, when checkpoints are asked for, the safety
+    search with every liveness property UNKNOWN."""
+
+    #: The most fairness conditions a graph holds (a byte per 8 per edge).
+    MAX_CONDITIONS = 1024
+
+    def __init__(self, model: Model, options: CheckOptions, checks: list) -> None:
+        from modelcheck.engines.compiled.liveness_lasso import predicate_columns
+        from modelcheck.engines.reference.evaluator import Evaluator
+        from modelcheck.engines.temporal import fair_conditions
+        self.checks = checks
+        self.search = not (options.checkpoint_dir or options.resume_dir)
+        evaluator = Evaluator(model)
+        self.conditions = fair_conditions(model, lambda e, env: evaluator.eval(e, (), env))
+        preds, self.columns = predicate_columns(checks)
+        self.preds = tuple(preds)
+        self.unsupported = None
+        if len(self.conditions) > self.MAX_CONDITIONS:
+            self.unsupported = (f"{len(self.conditions):,} fairness conditions (the liveness "
+                                f"graph holds at most {self.MAX_CONDITIONS:,})")
+
+    def run(self, kernels: "CompiledModel", options: CheckOptions,
+            reporter: Reporter) -> CheckResult:
+        from modelcheck.engines.compiled.liveness_graph import LivenessSearch, unknown_results
+        from modelcheck.engines.compiled.search import CompiledSearch
+        from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+        if not self.search:
+            result = CompiledSearch(kernels, options, reporter).run()
+            result.properties.extend(unknown_results(
+                self.checks, "checkpoint and resume are not supported for liveness properties "
+                             "(run without --checkpoint/--resume to check them)"))
+            return result
+        result = LivenessSearch(kernels, options, reporter, self.checks, self.conditions,
+                                self.columns).run()
+        if kernels.model.symmetric_types:
+            reporter.note(SYMMETRY_OFF_NOTE)
+            result.notes.append(SYMMETRY_OFF_NOTE)
+        return result
+
+
 class CompiledEngine:
     """Breadth-first search over packed states with numba-compiled actions."""
 
@@ -60,10 +106,18 @@ class CompiledEngine:
             return _fallback(model, options, reporter, missing)
         from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
         from modelcheck.engines.compiled.search import CompiledSearch
+        from modelcheck.engines.temporal import liveness_checks, selected_temporals
+        checks = liveness_checks(selected_temporals(model, options))
+        live = _Liveness(model, options, checks) if checks else None
+        if live is not None and live.unsupported:
+            return _fallback(model, options, reporter, live.unsupported)
         # The compile counts against --timeout here only: the Spark engine
         # builds the same kernels under its own limits.
         kernel_options = replace(KernelOptions.from_check_options(options),
                                  timeout_s=options.timeout_s)
+        if live is not None and live.search:
+            options = replace(options, symmetry=False)
+            kernel_options = replace(kernel_options, symmetry=False, live_preds=live.preds)
         try:
             kernels = compile_model(model, kernel_options)
         except Unsupported as err:
@@ -72,4 +126,6 @@ class CompiledEngine:
             return _compile_timed_out(model, options, timeout)
         for note in kernels.notes:
             reporter.note(note)
-        return CompiledSearch(kernels, options, reporter).run()
+        if live is None:
+            return CompiledSearch(kernels, options, reporter).run()
+        return live.run(kernels, options, reporter)

@@ -14,7 +14,8 @@ import numpy as np
 
 from modelcheck.engines.compiled.driver import (PHASE_CONSTRAINT, PHASE_STATE, PHASE_STEP,
                                                 PHASE_SUCCESSORS, PHASE_TERMINAL)
-from modelcheck.engines.compiled.rebuild import Path, find_path, step_after, trace_of
+from modelcheck.engines.compiled.live_driver import PHASE_LIVE
+from modelcheck.engines.compiled.rebuild import Path, step_after, trace_of
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
 
@@ -32,6 +33,12 @@ def _raised(call: Callable[[], Any]) -> EvalError | None:
     return None
 
 
+def _live_predicates(search: "CompiledSearch", ev: Evaluator, state: Any) -> None:
+    """Evaluate the liveness predicates (as declared) on ``state``."""
+    for expr in search.k.options.live_preds:
+        ev.eval(expr, state)
+
+
 def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
                 initial: bool = False) -> Exception:
     """The EvalError (with its trace) for the error the kernel reported in
@@ -46,7 +53,7 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
         pi = np.zeros(0, dtype=np.int64)
     else:
         assert level is not None
-        path, pi = find_path(k, search.table, row, level, search.initial_rows())
+        path, pi = search._path_to(row, level, search.initial_rows())
     state = k.decode(path[-1][1])
     error: EvalError | None = None
     if phase == PHASE_SUCCESSORS:
@@ -55,10 +62,12 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
         error = _raised(lambda: ev.is_terminal(state))
     elif phase == PHASE_CONSTRAINT and initial:
         error = _raised(lambda: ev.in_model(state))
+    elif phase == PHASE_LIVE and initial:
+        error = _raised(lambda: _live_predicates(search, ev, state))
     elif phase in (PHASE_STEP, PHASE_STATE) and initial:
         name = k.state_columns[column].name
         error = _raised(lambda: ev.check_property(name, state))
-    elif phase in (PHASE_STEP, PHASE_STATE, PHASE_CONSTRAINT):
+    elif phase in (PHASE_STEP, PHASE_STATE, PHASE_CONSTRAINT, PHASE_LIVE):
         # err[8:] holds the successor of the expanded representative (phase 3)
         # or the new state's representative (phases 4 and 5): find the
         # successor of the representative it stands for, then its concrete
@@ -79,6 +88,8 @@ def fault_error(search: "CompiledSearch", row: np.ndarray, level: int | None,
                 error = _raised(lambda: ev.check_property(name, state, post))
             elif phase == PHASE_CONSTRAINT:
                 error = _raised(lambda: ev.in_model(post))
+            elif phase == PHASE_LIVE:
+                error = _raised(lambda: _live_predicates(search, ev, post))
             else:
                 name = k.state_columns[column].name
                 error = _raised(lambda: ev.check_property(name, post))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from modelcheck.engines.compiled.driver import DRIVER_SOURCE
+from modelcheck.engines.compiled.live_driver import LIVE_DRIVER_SOURCE
 from modelcheck.engines.compiled.gen_action import ActionGen, bindings_count, pack_word
 from modelcheck.engines.compiled.gen_expr import ExprGen, NodeTable
 from modelcheck.engines.compiled.gen_fold import Folder
@@ -94,9 +95,10 @@ def state_columns(model: ir.Model) -> list[ir.Property]:
 
 
 def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
-             folder: Folder | None = None) -> GeneratedModule:
+             folder: Folder | None = None, live: tuple[ir.Expr, ...] = ()) -> GeneratedModule:
     """The kernel module for ``model``; ``symmetric``: the types to reduce by;
-    ``folder``: the constant folder (one is made if none is given)."""
+    ``folder``: the constant folder (one is made if none is given); ``live``:
+    the liveness predicates, which add the liveness search (live_driver.py)."""
     src, consts, nodes = Source(), Consts(), NodeTable()
     body = Source()
     body._names = 0
@@ -139,6 +141,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     _properties(body, gen, "step_props", "U, V, S, err, want, flags", step_cols, "U", "V")
     _terminal(body, gen, model.terminals)
     _constraints(body, gen, model.constraints)
+    if live:
+        _live_props(body, gen, live)
 
     sym = SymmetryGen(body, gen, layout, symmetric)
     if sym.types:
@@ -158,6 +162,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     src.blank()
     src.lines.extend(body.lines)
     src.lines.append(DRIVER_SOURCE)
+    if live:
+        src.lines.append(LIVE_DRIVER_SOURCE)
     text = src.text()
     return GeneratedModule(text, nodes, actions, state_cols, step_cols, sym.types,
                            scratch + sym.scratch_needed() + 1, names, _function_sizes(text))
@@ -253,6 +259,23 @@ def _properties(src: Source, gen: ExprGen, name: str, params: str, cols: list[ir
         src.line("return 0")
     src.blank()
     gen.pre, gen.post = "U", None
+
+
+def _live_props(src: Source, gen: ExprGen, preds: tuple[ir.Expr, ...]) -> None:
+    """``live_props(U, S, err, lp, r)``: predicate ``q``'s value into bit ``q``
+    of ``lp[r]``; -1 on a run-time error."""
+    src.start_function()
+    src.line("@jit")
+    with src.block("def live_props(U, S, err, lp, r):"):
+        with src.block("for b in range(lp.shape[1]):"):
+            src.line("lp[r, b] = 0")
+        for q, expr in enumerate(preds):
+            gen.env = {}
+            value = gen.scalar(expr)
+            with src.block(f"if {value}:"):
+                src.line(f"lp[r, {q >> 3}] |= {1 << (q & 7)}")
+        src.line("return 0")
+    src.blank()
 
 
 def _terminal(src: Source, gen: ExprGen, terminals: tuple[ir.Property, ...]) -> None:

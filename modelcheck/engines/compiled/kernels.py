@@ -60,6 +60,9 @@ class KernelOptions:
     dump_kernel: str | None = None
     jobs: int | None = None        # processes compiling a new kernel (None: one per core)
     timeout_s: float | None = None  # bounds a cold compile (the compiled engine passes --timeout)
+    # Liveness predicates (closed state predicates): they add live_props and
+    # the liveness search to the module (live_driver.py).
+    live_preds: tuple[ir.Expr, ...] = ()
 
     @classmethod
     def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
@@ -88,6 +91,16 @@ class KernelFaultError(Exception):
     def __init__(self, fault: KernelFault):
         super().__init__(f"{fault.code} in phase {fault.phase} at row {fault.row}")
         self.fault = fault
+
+
+def _with_capacities(model: ir.Model, preds: tuple[ir.Expr, ...]) -> tuple[ir.Expr, ...]:
+    """The predicates as the kernels see them: with the capacities the
+    model's sets were given (``model`` is already the rewritten one)."""
+    if not preds:
+        return ()
+    holder = replace(model, properties=tuple(
+        ir.Property(f"live{i}", ir.PropertyKind.INVARIANT, e) for i, e in enumerate(preds)))
+    return tuple(p.expr for p in with_capacities(holder).properties)
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -120,7 +133,8 @@ class CompiledModel:
         # The symmetry code is generated whenever the spec allows it and
         # switched off at run time, so both settings share one cached module.
         symmetric, notes = usable_symmetric_types(model)
-        self.generated = generate(model, self.layout, symmetric, folder)
+        self.live_preds = _with_capacities(model, options.live_preds)
+        self.generated = generate(model, self.layout, symmetric, folder, self.live_preds)
         self.perm_types = list(self.generated.symmetric)
         self.symmetric = self.perm_types if options.symmetry else []
         self.notes: list[str] = notes if options.symmetry else []
@@ -223,9 +237,26 @@ class CompiledModel:
                                   i64, self.U, self.P, self.S, self.V, self.buf, self.bufaid,
                                   self.cbuf, self.ckeys, self.err, i64, i64, t.keys[:1].copy(),
                                   frows)
+        if self.live_preds:
+            self._warm_live(rows, t, i64, frows, crow, opts)
         # growing the table compiles the rebuild; finding parents, the tag scan
         t.grow()
         t.find_tag(1)
+
+    def _warm_live(self, rows: np.ndarray, t: Any, i64: np.ndarray, frows: np.ndarray,
+                   crow: np.ndarray, opts: np.ndarray) -> None:
+        """Compile the liveness search's entry points (live_driver.py)."""
+        deg = np.zeros(1, dtype=np.uint32)
+        lp = np.zeros((1, 1), dtype=np.uint8)
+        masks = np.zeros((1, 1), dtype=np.uint8)
+        dst = np.zeros(1, dtype=np.int32)
+        self.module.live_admit(rows, 0, t.keys, t.tags, t.states, t.meta, rows, i64, i64, i64,
+                               opts, i64, frows, self.U, self.S, self.V, crow, self.err, i64,
+                               frows, i64, deg, lp)
+        self.module.live_chunk(rows, 0, 0, 0, t.keys, t.tags, t.states, t.meta, rows, i64, i64,
+                               self.action_of, i64, i64, i64, opts, i64, frows, frows, i64,
+                               self.U, self.P, self.S, self.V, self.buf, self.bufaid, self.err,
+                               i64, i64, deg, masks, lp, dst, masks, masks, i64)
 
     def grow_buffer(self) -> None:
         """Double the per-state successor buffers (a state had more successors)."""

@@ -339,7 +339,7 @@ class CompiledSearch:
                 path = [(None, self.frows2[q].view(np.uint64).copy())]
                 pi = np.zeros(0, dtype=np.int64)
             else:
-                path, pi = find_path(self.k, self.table, self.frows[q], level, initial)
+                path, pi = self._path_to(self.frows[q], level, initial)
             if self.found[q] == FOUND_OUTSIDE:
                 path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
             if q < self.nstate:
@@ -356,6 +356,10 @@ class CompiledSearch:
             else:
                 self.verdicts.settle(DEADLOCK, None, Status.VIOLATED,
                                      trace_of(self.k, path, "counterexample", DEADLOCK))
+
+    def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
+        """A concrete path to the stored state ``row`` found at ``level``."""
+        return find_path(self.k, self.table, row, level, initial)
 
     def _step_to(self, concrete: np.ndarray, pi: np.ndarray, post: np.ndarray) -> tuple:
         step = step_after(self.k, concrete, pi, post)

@@ -29,6 +29,7 @@ from typing import Any
 
 from modelcheck.engines.base import DEADLOCK
 from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.engines.temporal import liveness_checks
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.lasso import lasso_problem
@@ -124,6 +125,11 @@ def _error_problem(model: ir.Model, ev: Evaluator, before: State | None, last: S
                 attempts.append(lambda n=prop.name: ev.check_property(n, before, last))
         else:
             attempts.append(lambda n=prop.name: ev.check_property(n, last))
+    # Liveness predicates are evaluated in every stored state too.
+    for check in liveness_checks(model.temporals):
+        for pred in (check.p, check.q):
+            if pred is not None:
+                attempts.append(lambda e=pred: ev.eval(e, last))
     raised = []
     for attempt in attempts:
         try:

@@ -13,6 +13,13 @@ sparse collections: a set and a bag of capacity 2 over a record of 100,000
 values, a set of capacity 2 over 0..99999 (the compiled engine holds these
 as sorted element ranks, not bitsets).  Each action writes only a few of
 their values, so they add few states.
+
+With ``specs(liveness=True)`` a spec also declares liveness properties of
+every form (one with a parameter) and random ``fair weak``/``fair strong``
+conditions on its actions (as a whole, per binding, one value, ``_``, for-
+binders); ``liveness_decls`` and ``fair_decls`` draw them on their own, so a
+test can vary the fairness of one spec (the compiled engine's kernel does not
+depend on it, so that costs no new compile).
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-__all__ = ["specs", "FEATURES"]
+__all__ = ["specs", "FEATURES", "liveness_decls", "fair_decls"]
 
 K = 3  # ints are 0..K
 
@@ -263,10 +270,48 @@ def _action(draw, ctx, names, index):
 
 
 @st.composite
-def specs(draw):
+def liveness_decls(draw, features=frozenset()):
+    """One or two liveness declarations over the spec's variables."""
+    forms = [
+        lambda: f"eventually {_bool(draw, _Ctx('node1', features), 1)}",
+        lambda: (f"{_bool(draw, _Ctx('node2', features), 1)} leads to "
+                 f"{_bool(draw, _Ctx('node2', features), 1)}"),
+        lambda: f"always eventually {_bool(draw, _Ctx('node1', features), 1)}",
+        lambda: f"eventually always {_bool(draw, _Ctx('node1', features), 1)}",
+    ]
+    out = []
+    for i, form in enumerate(draw(st.lists(st.sampled_from(forms), min_size=1, max_size=2))):
+        out.append(f"liveness L{i}: {form()}\n")
+    if draw(st.booleans()):
+        # one property per binding of k
+        out.append(f"liveness Each(k: Node): {_bool(draw, _Ctx('k', features), 1)} leads to "
+                   f"{_bool(draw, _Ctx('k', features), 1)}\n")
+    return "".join(out)
+
+
+@st.composite
+def fair_decls(draw, actions: int):
+    """Zero to three fairness conditions on actions A0..A{actions-1}, each
+    with one parameter n: Node."""
+    out = []
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["weak", "strong"]))
+        name = f"A{draw(st.integers(0, actions - 1))}"
+        args = draw(st.sampled_from(["", "(*)", "(_)", "(node1)", "(node2)", "(k) for k in Node",
+                                     "(k) for k in Node if k != node1"]))
+        out.append(f"fair {kind} {name}{args}\n")
+    return "".join(out)
+
+
+@st.composite
+def specs(draw, liveness: bool = False):
     """A small complete spec: one model-value type, all VARS and those of its
-    features, 2-4 actions, one invariant and one sometimes property."""
+    features, 2-4 actions, one invariant and one sometimes property (and,
+    with ``liveness``, liveness properties and fairness)."""
     features = frozenset(draw(st.sets(st.sampled_from(sorted(FEATURES)), max_size=2)))
+    if liveness and draw(st.booleans()):
+        # A constraint's cut steps still enable their action: worth drawing often.
+        features |= {"constraint"}
     symmetric = "symmetric " if draw(st.booleans()) else ""
     parts = ["module generated\n", f"{symmetric}type Node = model(2)\n"]
     declared = dict(VARS)
@@ -278,7 +323,8 @@ def specs(draw):
         parts.append(f"var {name}: {typ} = {init}\n")
     in_action = _Ctx("n", features)
     names = sorted(declared)
-    for i in range(draw(st.integers(2, 4))):
+    actions = draw(st.integers(2, 4))
+    for i in range(actions):
         parts.append(_action(draw, in_action, names, i))
     parts.append(f"invariant Inv: {_bool(draw, _Ctx('node1', features))}\n")
     parts.append(f"sometimes Reach: {_bool(draw, _Ctx('node2', features))}\n")
@@ -287,4 +333,14 @@ def specs(draw):
         parts.append(f"constraint Bound: {bound}\n")
         if draw(st.booleans()):
             parts.append(f"constraint Extra: {_bool(draw, _Ctx('node1', features))}\n")
+    if liveness:
+        if draw(st.booleans()):
+            # A counter going round: a cycle every behaviour may take, which
+            # fairness (on it, or on an action it enables and disables) is
+            # then about; random actions seldom make one.
+            parts.append(f"action A{actions}(n: Node) {{\n    require n == node1 or b\n"
+                         f"    x := (x + 1) % 4\n}}\n")
+            actions += 1
+        parts.append(draw(liveness_decls(features)))
+        parts.append(draw(fair_decls(actions)))
     return "".join(parts)

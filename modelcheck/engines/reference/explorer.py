@@ -122,6 +122,11 @@ class _Search:
         self.live = liveness_checks(selected_temporals(model, options))
         self.conditions: list[FairCondition] = []
         self.graph = Graph([], [], [])
+        # Every distinct predicate of the checks, and their values per state.
+        self.preds = list({id(e): e for c in self.live for e in (c.p, c.q)
+                           if e is not None}.values())
+        self.pred_index = {id(e): k for k, e in enumerate(self.preds)}
+        self.pred_values: list[tuple] = []
 
     # -------------------------------------------------------------- traces
 
@@ -159,6 +164,13 @@ class _Search:
             if self.verdicts.open(name) and self.guarded(i, None, check, name, state):
                 self.found(name, PropertyKind.SOMETIMES, Status.HOLDS,
                            self.trace_to(i, "witness", name))
+        if self.live:
+            # Liveness predicates are evaluated as each state is stored, like
+            # invariants (and as the compiled engine does): a run-time error
+            # in one stops the search at the same state on every engine.
+            ev = self.ev.eval
+            self.pred_values.append(tuple(self.guarded(i, None, ev, e, state)
+                                          for e in self.preds))
 
     def check_outside(self, state: State, parent: int, action: str | None, params: tuple) -> None:
         """Check a state that fails a constraint: TLC still checks its
@@ -273,11 +285,12 @@ class _Search:
                 return
             if at_depth_bound:
                 # States past the bound are not stored, but the rest of this
-                # level is still expanded so its deadlocks and steps are checked.
+                # level is still expanded so its deadlocks and steps are checked
+                # (and, for liveness, its steps to states already stored).
                 if new not in self.index and self.in_model(new, i, action, params):
                     self.cut_at_depth = True
-                continue
-            self.add(new, i, action, params)
+            else:
+                self.add(new, i, action, params)
             if self.live and new != state:
                 takes = frozenset(f for f, c in enumerate(self.conditions)
                                   if c.matches(action, params))
@@ -329,11 +342,7 @@ class _Search:
         return list(out.values())
 
     def holds(self, expr: Any, i: int) -> bool:
-        try:
-            return bool(self.ev.eval(expr, self.states[i]))
-        except EvalError as err:
-            attach_error_trace(err, self.trace_to(i, "error", None))
-            raise
+        return bool(self.pred_values[i][self.pred_index[id(expr)]])
 
     def lasso_trace(self, check: LivenessCheck, lasso: Any) -> Trace:
         path = [(None if label is None else label[0], () if label is None else label[1],

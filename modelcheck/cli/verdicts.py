@@ -12,9 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from modelcheck.engines import ENGINES
-from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult
+from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
 from modelcheck.errors import UsageError
-from modelcheck.ir.nodes import Model
+from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
@@ -26,7 +26,7 @@ from modelcheck.cli.runner import (InterruptWatch, Outcome, load_model, run_engi
                                    save_traces)
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
 
-__all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options"]
+__all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options", "load_row", "row_mismatches"]
 
 
 @dataclass
@@ -69,7 +69,7 @@ class RowOutcome:
 def row_options(row: Row, model: Model) -> CheckOptions:
     """Only the properties the row checks are searched for (and deadlock
     unless the row says no_deadlock)."""
-    known = [p.name for p in model.properties]
+    known = [p.name for p in model.properties] + [t.name for t in model.temporals]
     names = []
     for c in row.checks:
         if c.property == DEADLOCK:
@@ -85,7 +85,7 @@ def row_options(row: Row, model: Model) -> CheckOptions:
     return options
 
 
-def _load_row(row: Row) -> Model:
+def load_row(row: Row) -> Model:
     try:
         return load_model(row.spec, row.consts)
     except UsageError as exc:
@@ -124,7 +124,7 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
         rows.extend(read_verdict_file(path))
     chosen, skipped = select_rows(rows, only, large)
     # Compile every row first: a typo in a spec or a const fails before hours of search.
-    models = [_load_row(r) for r in chosen]
+    models = [load_row(r) for r in chosen]
     for r, m in zip(chosen, models):
         row_options(r, m)
     # The default engine is looked up (and its notice printed) only if a row needs it.
@@ -157,6 +157,8 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
 def _expected_text(row_outcome: RowOutcome, c: Expectation) -> str:
     p = row_outcome.prop(c.property)
     kind = p.kind if p is not None else None
+    if kind is PropertyKind.LIVENESS and c.expect is Status.VIOLATED and c.steps is not None:
+        return f"violated: {c.steps}-step lasso"
     return verdict_phrase(kind, c.expect, c.steps)
 
 
@@ -167,6 +169,10 @@ def _obtained_text(row_outcome: RowOutcome, c: Expectation) -> str:
     p = row_outcome.prop(c.property)
     if p is None:
         return "not checked"
+    if p.status is Status.VIOLATED and p.trace is not None and p.trace.loop is not None:
+        # A lasso: its length (prefix and cycle, as the row gives it) is what
+        # the row compares; the footer names the binding that failed.
+        return f"violated: {p.steps}-step lasso"
     return verdict_phrase(p.kind, p.status, p.steps, p.reason)
 
 
@@ -202,12 +208,37 @@ def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
 _COUNT_LABELS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth"}
 
 
+def row_mismatches(d: RowOutcome) -> list[str]:
+    """What differs from the row's expectations, a line each (the pytest
+    plugin's failure message); empty when the row is as expected."""
+    lines = []
+    for c in d.row.checks:
+        if not d.check_ok(c):
+            p = d.prop(c.property)
+            where = f" (trace: {p.trace_file})" if p is not None and p.trace_file else ""
+            lines.append(f"{c.property}: expected {_expected_text(d, c)}, "
+                         f"obtained {_obtained_text(d, c)}{where}")
+    result = d.outcome.result
+    if not d.counts_ok:
+        got = d.obtained_counts()
+        for key, value in d.row.counts:
+            if got[key] != value or not result.complete:
+                lines.append(f"{_COUNT_LABELS[key]}: expected {value:,}, obtained {got[key]:,}")
+    if result.reason is not None and lines:
+        lines.append(f"search incomplete: {result.reason}")
+    if result.error is not None:
+        lines.append(f"run-time error: {result.error}")
+    return lines
+
+
 def print_footer(out: Console, done: Sequence[RowOutcome], chosen: Sequence[Row],
                  skipped: Sequence[Row], interrupted: bool) -> None:
     for d in done:
         for p in d.outcome.result.properties:
             if p.trace_file:
-                out.print(Text(f"{d.row.id}: {p.name}: {p.trace_file}"))
+                # a parametrised liveness property: which binding failed
+                label = (p.trace.meta.get("instance") if p.trace is not None else None) or p.name
+                out.print(Text(f"{d.row.id}: {label}: {p.trace_file}"))
         if d.outcome.result.reason is not None:
             out.print(Text(f"{d.row.id}: search incomplete: {d.outcome.result.reason}",
                            style="yellow"))

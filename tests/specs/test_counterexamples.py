@@ -15,6 +15,7 @@ from modelcheck.cli.verdict_file import read_verdict_file
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.ir.nodes import PropertyKind
 from modelcheck.trace.itf import decode_generic, read_itf
+from modelcheck.trace.lasso import lasso_problem
 from modelcheck.trace.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +67,12 @@ def test_trace_replays(path):
     result = replay(model, trace)
     assert result.ok, f"{path.name}: step {result.step}: {result.reason}"
     assert len(trace) == expectation.steps
+    if any(t.name == expectation.property for t in model.temporals):
+        # a liveness counterexample: a fair lasso that violates the property
+        assert trace.loop is not None, f"{path.name}: no cycle"
+        problem = lasso_problem(model, trace)
+        assert problem is None, f"{path.name}: {problem}"
+        return
     prop = model.get_property(expectation.property)
     evaluator = Evaluator(model)
     last = evaluator.check_property(prop.name, evaluator.state_from_dict(trace.steps[-1].state))

@@ -52,7 +52,9 @@ def test_example_verdicts_are_as_expected(mc, golden):
     run = mc("verdicts", EXAMPLES, "--engine", "reference", "--out", "OUT")
     assert run.exit_code == 0
     golden.check("cli/verdicts_examples.txt", run.transcript())
-    assert sorted(p.name for p in mc.out_dir.iterdir()) == ["DH-1-NotFour.itf.json"]
+    assert sorted(p.name for p in mc.out_dir.iterdir()) == [
+        "DH-1-NotFour.itf.json", "DISRUPTOR-SPMC-UNFAIR-Liveliness.itf.json",
+        "EWD840-3-AllTerminate.itf.json", "EWD840-3-UNFAIR-Liveness.itf.json"]
 
 
 def test_a_row_not_as_expected_exits_1(mc, tmp_path, golden):

@@ -44,13 +44,36 @@ Z3_DECLINES = "the Z3 encoding does not support this spec"
 SPARK_FORCED = {"DH-1", "TP-3", "TP-5", "CMQ-1", "QQ-2", "TLA-CounterConstraint"}
 
 
-def _liveness_only(row: dict, spec: Path) -> bool:
-    """Whether every check of the row is a liveness property of its spec (read
-    from the spec's text: loading every spec at collection would be slow)."""
+def _liveness_checked(row: dict, spec: Path) -> tuple[list[str], list[str]]:
+    """The row's checks, and those of them that are liveness properties of
+    its spec (read from the spec's text: loading every spec at collection
+    would be slow)."""
     text = spec.read_text(encoding="utf-8")
     names = [c["property"] for c in row.get("check", [])]
-    return bool(names) and all(re.search(rf"^liveness\s+{re.escape(n)}\b", text, re.M)
-                               for n in names)
+    live = [n for n in names if re.search(rf"^liveness\s+{re.escape(n)}\b", text, re.M)]
+    return names, live
+
+
+def _row_liveness() -> dict[str, tuple[str, ...]]:
+    """Row id -> the liveness properties the row checks.  A configuration is
+    checked for every safety property of its spec and for the liveness
+    properties its row names: the liveness graph and its kernels are built
+    where a row asks for them, not on every configuration of a spec."""
+    out = {}
+    for path in VERDICT_FILES:
+        if path.exists():
+            for row in tomllib.loads(path.read_text())["row"]:
+                out[row["id"]] = tuple(_liveness_checked(row, path.parent / row["spec"])[1])
+    return out
+
+
+ROW_LIVENESS = _row_liveness()
+
+
+def _selection(model, row_id: str) -> tuple[str, ...]:
+    wanted = ROW_LIVENESS.get(row_id, ())
+    return tuple(p.name for p in model.properties) + tuple(
+        t.name for t in model.temporals if t.name in wanted)
 
 
 def _configurations(liveness_rows: bool = True):
@@ -67,7 +90,8 @@ def _configurations(liveness_rows: bool = True):
             if row.get("large"):
                 continue
             spec = (path.parent / row["spec"]).resolve()
-            if not liveness_rows and _liveness_only(row, spec):
+            names, live = _liveness_checked(row, spec)
+            if not liveness_rows and names and len(live) == len(names):
                 continue
             consts = {k: str(v).lower() if isinstance(v, bool) else str(v)
                       for k, v in row.get("consts", {}).items()}
@@ -90,11 +114,13 @@ EXPLICIT = ["compiled", "spark"]
 def reference_results():
     cache: dict = {}
 
-    def get(spec, consts, no_deadlock):
-        key = (str(spec), tuple(sorted(consts.items())), no_deadlock)
+    def get(spec, consts, no_deadlock, row_id):
+        key = (str(spec), tuple(sorted(consts.items())), no_deadlock,
+               ROW_LIVENESS.get(row_id, ()))
         if key not in cache:
             model = api.load(str(spec), consts=consts)
-            options = CheckOptions(deadlock=not no_deadlock)
+            options = CheckOptions(deadlock=not no_deadlock,
+                                   invariants=_selection(model, row_id))
             cache[key] = (model, api.check(model, engine="reference", options=options))
         return cache[key]
 
@@ -128,8 +154,8 @@ def _expected(ref, engine: str):
     return want
 
 
-def _engine_options(engine: str, no_deadlock: bool, row_id: str) -> CheckOptions:
-    options = CheckOptions(deadlock=not no_deadlock)
+def _engine_options(engine: str, no_deadlock: bool, row_id: str, model) -> CheckOptions:
+    options = CheckOptions(deadlock=not no_deadlock, invariants=_selection(model, row_id))
     if engine == "compiled":
         options.symmetry = False          # distinct counts are compared un-reduced
     if engine == "spark":
@@ -148,9 +174,10 @@ def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock
                                                reference_results):
     if engine == "spark":
         pytest.importorskip("pyspark")
-    model, ref = reference_results(spec, consts, no_deadlock)
+    model, ref = reference_results(spec, consts, no_deadlock, row_id)
     assert ref.complete, f"reference did not finish: {ref.reason}"
-    got = api.check(model, engine=engine, options=_engine_options(engine, no_deadlock, row_id))
+    got = api.check(model, engine=engine,
+                    options=_engine_options(engine, no_deadlock, row_id, model))
     assert got.error is None and ref.error is None
     assert got.complete, got.reason
     assert got.stats.distinct_states == ref.stats.distinct_states
@@ -162,7 +189,7 @@ def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock
 @pytest.mark.parametrize("spec,consts,no_deadlock,row_id", SAFETY_CONFIGS + CONSTRAINT_CONFIGS)
 def test_bmc_agrees_with_reference(spec, consts, no_deadlock, row_id, reference_results):
     pytest.importorskip("z3")
-    model, ref = reference_results(spec, consts, no_deadlock)
+    model, ref = reference_results(spec, consts, no_deadlock, row_id)
     assert ref.complete, f"reference did not finish: {ref.reason}"
     diameter_steps = ref.stats.depth - 1
     found = {p.name: p for p in ref.properties}
@@ -172,7 +199,8 @@ def test_bmc_agrees_with_reference(spec, consts, no_deadlock, row_id, reference_
     lengths = [p.steps for p in safety if p.steps is not None]
     holds = [p for p in safety if p.trace is None]
     depth = max(lengths + ([diameter_steps] if holds else []), default=1)
-    options = CheckOptions(deadlock=not no_deadlock, depth=depth, timeout_s=BMC_BUDGET_S)
+    options = CheckOptions(deadlock=not no_deadlock, depth=depth, timeout_s=BMC_BUDGET_S,
+                           invariants=_selection(model, row_id))
     got = api.check(model, engine="bmc", options=options)
     assert got.error is None
     if got.reason and got.reason.startswith(Z3_DECLINES):
@@ -214,9 +242,10 @@ def test_compiled_symmetry_keeps_verdicts_and_trace_lengths(spec, consts, no_dea
     traces that are behaviours of the spec (api.check replays every trace
     with the reference semantics).  With symmetry off the compiled engine is
     held to the reference's counts by the test above."""
-    model, ref = reference_results(spec, consts, no_deadlock)
+    model, ref = reference_results(spec, consts, no_deadlock, row_id)
     on = api.check(model, engine="compiled",
-                   options=CheckOptions(deadlock=not no_deadlock, symmetry=True))
+                   options=CheckOptions(deadlock=not no_deadlock, symmetry=True,
+                                        invariants=_selection(model, row_id)))
     assert on.error is None and on.complete, on.reason
     assert _summary(on) == _summary(ref)
     assert on.stats.distinct_states <= ref.stats.distinct_states

@@ -427,13 +427,13 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
         elem_type = getattr(t, "elem", None)
         before, after = _multiset(prev.get(net.var)), _multiset(cur.get(net.var))
         for e in _ordered_elems(after - before, elem_type):
-            ends = _ends(e, net)
-            if ends is not None:
-                sent.append(Message(*ends, format_value(e, elem_type), net.var))
+            pair = _ends(e, net)
+            if pair is not None:
+                sent.append(Message(*pair, format_value(e, elem_type), net.var))
         for e in _ordered_elems(before - after, elem_type):
-            ends = _ends(e, net)
-            if ends is not None:
-                received.append(Message(*ends, format_value(e, elem_type), net.var))
+            pair = _ends(e, net)
+            if pair is not None:
+                received.append(Message(*pair, format_value(e, elem_type), net.var))
     touched.update(m.src for m in sent)
     touched.update(m.dst for m in received)
     direct: tuple[Message, ...] = ()

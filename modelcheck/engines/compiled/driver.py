@@ -110,6 +110,41 @@ def _check_outside(row, parent, post, a, V, S, err, want, kinds, flags, found, f
 
 
 @jit_inline
+def _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found, faid, frows,
+                frows2, nstate, stop_first):
+    """Step invariants on the step front[i] -> buf[j] (action instance a):
+    1 stop, 0 go on, -1 a run-time error (err filled in)."""
+    nstep = want_step.shape[0]
+    active = False
+    for q in range(nstep):
+        if want_step[q] != 0:
+            active = True
+    if not active:
+        return 0
+    unpack(buf, j, V)
+    if step_props(U, V, S, err, want_step, sflags) < 0:
+        err[3] = 3
+        err[4] = i
+        err[5] = j
+        err[6] = a
+        for w in range(W):
+            err[8 + w] = buf[j, w]
+        return -1
+    halt = 0
+    for q in range(nstep):
+        if want_step[q] != 0 and sflags[q] == 0:
+            want_step[q] = 0
+            found[nstate + q] = 1
+            faid[nstate + q] = a
+            for w in range(W):
+                frows[nstate + q, w] = front[i, w]
+                frows2[nstate + q, w] = buf[j, w]
+            if stop_first:
+                halt = 1
+    return halt
+
+
+@jit_inline
 def _outside(row, V, S, err):
     """Whether a state fails a constraint: 1 it does, 0 it is in the model,
     -1 a run-time error."""
@@ -245,33 +280,12 @@ def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
             a = bufaid[j]
             act_counts[act_of[a]] += 1
             if nstep > 0:
-                active = False
-                for q in range(nstep):
-                    if want_step[q] != 0:
-                        active = True
-                if active:
-                    unpack(buf, j, V)
-                    if step_props(U, V, S, err, want_step, sflags) < 0:
-                        err[3] = 3
-                        err[4] = i
-                        err[5] = j
-                        err[6] = a
-                        for w in range(W):
-                            err[8 + w] = buf[j, w]
-                        return 4, i
-                    halt = False
-                    for q in range(nstep):
-                        if want_step[q] != 0 and sflags[q] == 0:
-                            want_step[q] = 0
-                            found[nstate + q] = 1
-                            faid[nstate + q] = a
-                            for w in range(W):
-                                frows[nstate + q, w] = front[i, w]
-                                frows2[nstate + q, w] = buf[j, w]
-                            if opts[3] != 0:
-                                halt = True
-                    if halt:
-                        return 5, i + 1
+                c = _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found,
+                                faid, frows, frows2, nstate, opts[3] != 0)
+                if c < 0:
+                    return 4, i
+                if c > 0:
+                    return 5, i + 1
             key = ckeys[j]
             if key == SIGN:
                 continue

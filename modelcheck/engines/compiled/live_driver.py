@@ -186,33 +186,12 @@ def live_chunk(front, start, stop, base, keys, tags, tstates, meta, nxt, ctr,
             a = bufaid[j]
             act_counts[act_of[a]] += 1
             if nstep > 0:
-                active = False
-                for q in range(nstep):
-                    if want_step[q] != 0:
-                        active = True
-                if active:
-                    unpack(buf, j, V)
-                    if step_props(U, V, S, err, want_step, sflags) < 0:
-                        err[3] = 3
-                        err[4] = i
-                        err[5] = j
-                        err[6] = a
-                        for w in range(W):
-                            err[8 + w] = buf[j, w]
-                        return 4, i
-                    halt = False
-                    for q in range(nstep):
-                        if want_step[q] != 0 and sflags[q] == 0:
-                            want_step[q] = 0
-                            found[nstate + q] = 1
-                            faid[nstate + q] = a
-                            for w in range(W):
-                                frows[nstate + q, w] = front[i, w]
-                                frows2[nstate + q, w] = buf[j, w]
-                            if opts[3] != 0:
-                                halt = True
-                    if halt:
-                        return 5, i + 1
+                c = _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found,
+                                faid, frows, frows2, nstate, opts[3] != 0)
+                if c < 0:
+                    return 4, i
+                if c > 0:
+                    return 5, i + 1
             # A step to the same state is a stutter: it enables and takes nothing.
             if same_slots(buf[j], 0, front[i], 0, W):
                 continue

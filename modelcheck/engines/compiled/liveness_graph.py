@@ -111,32 +111,15 @@ class LivenessSearch(CompiledSearch):
 
     # ------------------------------------------------------------ the search
 
-    def _initial(self) -> None:
-        rows = self.initial_rows().view(np.int64)
-        self.depth = 1 if len(rows) else 0
-        self._ensure_next(len(rows))
-        pos = 0
-        g = self.graph
-        while True:
-            self.opts[O_GROW_AT] = self.table.grow_at()
-            t = self.table
-            status, pos = self.module.live_admit(
-                rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
-                self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
-                self.crow, self.k.err, self.flags, self.frows2, self.faid, g.deg, g.lp)
-            self._note_found(1, 1)
-            if status == DONE:
-                break
-            if status == FAULT:
-                raise fault_error(self, rows[pos], None, initial=True)
-            if status == STOPPED:
-                self.stopped = True
-                break
-            if status == AT_BOUND:
-                raise self._state_bound()
-            self._grow(status)
+    def _admit(self, rows: np.ndarray, pos: int) -> tuple[int, int]:
+        t, g = self.table, self.graph
+        return self.module.live_admit(
+            rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
+            self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
+            self.crow, self.k.err, self.flags, self.frows2, self.faid, g.deg, g.lp)
+
+    def _initial_admitted(self) -> None:
         self.initial_count = self.table.count
-        self._next_level()
 
     def _next_level(self) -> None:
         n = int(self.ctr[C_NEXT])

@@ -183,11 +183,7 @@ class CompiledSearch:
         pos = 0
         while True:
             self.opts[O_GROW_AT] = self.table.grow_at()
-            t = self.table
-            status, pos = self.module.admit(
-                rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
-                self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
-                self.crow, self.k.err, self.flags, self.frows2, self.faid)
+            status, pos = self._admit(rows, pos)
             self._note_found(1, 1)
             if status == DONE:
                 break
@@ -199,7 +195,19 @@ class CompiledSearch:
             if status == AT_BOUND:
                 raise self._state_bound()
             self._grow(status)
+        self._initial_admitted()
         self._next_level()
+
+    def _admit(self, rows: np.ndarray, pos: int) -> tuple[int, int]:
+        """Run the kernel that checks and stores initial states from ``pos``."""
+        t = self.table
+        return self.module.admit(
+            rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
+            self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
+            self.crow, self.k.err, self.flags, self.frows2, self.faid)
+
+    def _initial_admitted(self) -> None:
+        """Called once every initial state is stored (a subclass's hook)."""
 
     def _levels(self) -> None:
         """Expand level after level; ``depth`` is the level being expanded

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from modelcheck.cli.verdict_file import Row
+    from modelcheck.cli.verdict_file import Mutant, Row
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_collect_file", "VerdictFile",
-           "VerdictRow", "RowMismatch", "INI_PATTERNS"]
+           "VerdictRow", "VerdictMutant", "RowMismatch", "BoundsTooSmall", "INI_PATTERNS"]
 
 #: The ini option that lists the file patterns to collect in folders.
 INI_PATTERNS = "modelcheck_verdicts"
@@ -71,6 +71,11 @@ class RowMismatch(AssertionError):
     """A verdict row whose results differ from its expectations."""
 
 
+class BoundsTooSmall(pytest.PytestWarning):
+    """A mutant of a HOLDS row holds: the row's bounds do not show that the
+    mechanism it removes matters."""
+
+
 class VerdictFile(pytest.File):
     """A verdict file: one item per row, large rows skipped unless
     ``--modelcheck-large``.  A file that does not read (bad TOML, an unknown
@@ -86,11 +91,14 @@ class VerdictFile(pytest.File):
             raise self.CollectError(_error_text(exc)) from None
         large = self.config.getoption("modelcheck_large")
         for row in rows:
-            item = VerdictRow.from_parent(self, name=row.id, row=row)
-            if row.large and not large:
-                item.add_marker(pytest.mark.skip(reason=f"{row.id} is a large row: "
-                                                        "run with --modelcheck-large"))
-            yield item
+            items: list[pytest.Item] = [VerdictRow.from_parent(self, name=row.id, row=row)]
+            items += [VerdictMutant.from_parent(self, name=m.name(row.id), row=row, mutant=m)
+                      for m in row.mutants]
+            for item in items:
+                if row.large and not large:
+                    item.add_marker(pytest.mark.skip(reason=f"{row.id} is a large row: "
+                                                            "run with --modelcheck-large"))
+                yield item
 
 
 class VerdictRow(pytest.Item):
@@ -102,21 +110,27 @@ class VerdictRow(pytest.Item):
         super().__init__(**kwargs)
         self.row = row
 
-    def runtest(self) -> None:
-        from rich.console import Console
+    def _engine(self) -> str:
         from modelcheck import api
-        from modelcheck.cli.verdicts import check_row, load_row, row_mismatches
-        model = load_row(self.row)
         engine = self.row.engine or self.config.getoption("modelcheck_engine")
         if engine is None:
             engine, notice = api.default_engine()
             if notice:
                 self.user_properties.append(("notice", notice))
         self.user_properties.append(("engine", engine))
-        out = Path(self.config.invocation_params.dir) / self.config.getoption("modelcheck_out")
+        return str(engine)
+
+    def _out(self) -> str:
+        return str(Path(self.config.invocation_params.dir) / self.config.getoption("modelcheck_out"))
+
+    def runtest(self) -> None:
+        from rich.console import Console
+        from modelcheck.cli.verdicts import check_row, load_row, row_mismatches
+        model = load_row(self.row)
+        engine = self._engine()
         # Nothing is shown while a row runs: pytest owns the terminal.
         quiet = Console(file=io.StringIO())
-        done = check_row(self.row, model, engine, str(out), quiet, self.row.id, False)
+        done = check_row(self.row, model, engine, self._out(), quiet, self.row.id, False)
         problems = row_mismatches(done)
         if problems:
             ran = done.outcome.result.engine
@@ -135,6 +149,40 @@ class VerdictRow(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.row.line - 1 if self.row.line else None
         return self.path, line, f"verdict row {self.row.id}"
+
+
+class VerdictMutant(VerdictRow):
+    """One mutant of a HOLDS row: the row's bounds with a mechanism switched
+    off, which should be violated.  One that holds passes with a
+    ``BoundsTooSmall`` warning; a run-time error, or a trace of another
+    length than ``steps``, fails."""
+
+    def __init__(self, *, mutant: Mutant, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mutant = mutant
+
+    def runtest(self) -> None:
+        import warnings
+        from rich.console import Console
+        from modelcheck.cli.mutants import check_mutant, held_properties, load_mutant
+        from modelcheck.cli.verdicts import load_row, mutant_mismatch
+        held = held_properties(self.row, load_row(self.row))
+        model = load_mutant(self.row, self.mutant, held)
+        quiet = Console(file=io.StringIO())
+        done = check_mutant(self.row, self.mutant, held, model, self._engine(), self._out(),
+                            quiet, self.name, False)
+        if not done.ok:
+            ran = done.outcome.result.engine
+            raise RowMismatch(f"mutant {self.name} of verdict row {self.row.id} ({ran} engine) "
+                              f"not as expected:\n  {mutant_mismatch(done)}")
+        if not done.shown:
+            warnings.warn(BoundsTooSmall(
+                f"verdict row {self.row.id}: bounds too small to show {self.mutant.removes} "
+                f"({self.name} holds)"))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.mutant.line - 1 if self.mutant.line else None
+        return self.path, line, f"mutant {self.name} of verdict row {self.row.id}"
 
 
 def _error_text(exc: Exception) -> str:

@@ -21,6 +21,11 @@ is ``modelcheck.cli.verdicts``.
     property = "NoLostConfirmed"
     expect = "violated"                     # holds | violated | unknown | holds_up_to_bound
     steps = 9                               # optional: exact shortest trace length
+    [[row.mutant]]                          # optional, only on a row that expects a property to hold
+    removes = "promote-on-failure when-synced"   # the safety mechanism it switches off
+    consts = { ha_promote_on_failure = "always" } # over the row's consts
+    property = "NoLostConfirmed"            # optional: the held property it must violate
+    steps = 5                               # optional (with property): its shortest trace length
 """
 from __future__ import annotations
 
@@ -36,12 +41,13 @@ from modelcheck.engines import ENGINES
 from modelcheck.engines.base import DEADLOCK, Status
 from modelcheck.errors import UsageError
 
-__all__ = ["Expectation", "Row", "read_verdict_file", "select_rows"]
+__all__ = ["Expectation", "Mutant", "Row", "read_verdict_file", "select_rows", "mutant_error"]
 
 ROW_KEYS = ("id", "spec", "description", "consts", "engine", "no_deadlock", "large",
-            "max_states", "max_depth", "timeout", "depth", "counts", "check")
+            "max_states", "max_depth", "timeout", "depth", "counts", "check", "mutant")
 COUNT_KEYS = ("distinct", "generated", "depth")
 CHECK_KEYS = ("property", "expect", "steps")
+MUTANT_KEYS = ("removes", "consts", "property", "steps")
 EXPECTS = tuple(s.value for s in Status)
 
 
@@ -50,6 +56,23 @@ class Expectation:
     property: str
     expect: Status
     steps: int | None = None
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """The row's bounds with one safety mechanism switched off through its
+    consts: a property the row expects to hold must then be violated, or the
+    bounds are too small to show that the mechanism matters."""
+    index: int                      # 1, 2, ... in the row's order
+    removes: str                    # the mechanism it switches off, in words
+    consts: dict[str, str] = field(hash=False)   # over the row's consts
+    property: str | None = None     # the property it must violate; None: any the row holds
+    steps: int | None = None        # with property: the exact shortest trace length
+    line: int | None = None         # where its consts are written, for messages
+
+    def name(self, row_id: str) -> str:
+        """Names its trace files and its pytest item."""
+        return f"{row_id}-mutant{self.index}"
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,12 @@ class Row:
     # expected figures of the complete search, (name, value) in COUNT_KEYS order
     counts: tuple[tuple[str, int], ...] = ()
     line: int | None = None         # where the row's id is written, for messages
+    mutants: tuple[Mutant, ...] = ()
+
+    @property
+    def holds_names(self) -> tuple[str, ...]:
+        """The properties the row expects to hold (a HOLDS row has one)."""
+        return tuple(c.property for c in self.checks if c.expect is Status.HOLDS)
 
 
 class _Locator:
@@ -87,30 +116,53 @@ class _Locator:
                 return i
         return None
 
-    def key_line(self, row_id: Any, key: str, check: int | None = None) -> int | None:
+    def key_line(self, row_id: Any, key: str, check: int | None = None,
+                 table: str = "check") -> int | None:
         """The line of ``key = ...`` in the row, or in its ``check``-th (from 0)
-        ``[[row.check]]`` table; None when it cannot be found."""
+        ``[[row.<table>]]`` table; None when it cannot be found."""
         start = self.row_line(row_id)
         if start is None:
             return None
         pattern = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
-        checks_seen = -1
+        seen, current = -1, None
         for i in range(start, len(self.lines) + 1):
             line = self.lines[i - 1].strip()
             if i > start and line == "[[row]]":
                 break
-            if line == "[[row.check]]":
-                checks_seen += 1
-            if pattern.match(line) and (check is None or checks_seen == check):
+            if line.startswith("[[row.") and line.endswith("]]"):
+                current = line[len("[[row."):-2].strip()
+                if current == table:
+                    seen += 1
+            in_place = (current is None if check is None
+                        else current == table and seen == check)
+            if pattern.match(line) and in_place:
                 return i
+        return None
+
+    def table_line(self, row_id: Any, table: str, n: int) -> int | None:
+        """The line of the ``n``-th (from 0) ``[[row.<table>]]`` header of the row."""
+        start = self.row_line(row_id)
+        if start is None:
+            return None
+        seen = -1
+        for i in range(start, len(self.lines) + 1):
+            line = self.lines[i - 1].strip()
+            if i > start and line == "[[row]]":
+                break
+            if line == f"[[row.{table}]]":
+                seen += 1
+                if seen == n:
+                    return i
         return None
 
     def error(self, message: str, row_id: Any = None, index: int | None = None,
               hint: str | None = None, key: str | None = None,
-              check: int | None = None) -> UsageError:
+              check: int | None = None, table: str = "check") -> UsageError:
         line = None
         if row_id is not None:
-            line = (self.key_line(row_id, key, check) if key else None) or self.row_line(row_id)
+            line = ((self.key_line(row_id, key, check, table) if key else None)
+                    or (self.table_line(row_id, table, check) if check is not None else None)
+                    or self.row_line(row_id))
         where = f"{self.path}:{line}" if line else self.path
         what = f"row {row_id!r}" if row_id is not None else f"row {index}"
         text = f"{where}: {what}: {message}"
@@ -127,10 +179,11 @@ def _const_text(value: Any) -> str:
 
 
 def _typed(loc: _Locator, row_id: Any, key: str, value: Any, kinds: tuple[type, ...],
-           what: str, check: int | None = None) -> Any:
+           what: str, check: int | None = None, table: str = "check") -> Any:
     ok = isinstance(value, kinds) and not (bool not in kinds and isinstance(value, bool))
     if not ok:
-        raise loc.error(f"'{key}' must be {what}, not {value!r}", row_id, key=key, check=check)
+        raise loc.error(f"'{key}' must be {what}, not {value!r}", row_id, key=key, check=check,
+                        table=table)
     return value
 
 
@@ -156,6 +209,72 @@ def _read_check(loc: _Locator, row_id: Any, n: int, raw: Any) -> Expectation:
         if steps < 0:
             raise loc.error("'steps' must be 0 or more", row_id, key="steps", check=n)
     return Expectation(name, Status(expect), steps)
+
+
+def _read_mutant(loc: _Locator, row_id: str, n: int, raw: Any, row_consts: dict[str, str],
+                 holds: tuple[str, ...]) -> Mutant:
+    def error(message: str, key: str | None = None, hint: str | None = None) -> UsageError:
+        return loc.error(f"mutant {n + 1}: {message}", row_id, key=key, check=n,
+                         table="mutant", hint=hint)
+
+    if not isinstance(raw, dict):
+        raise error("each [[row.mutant]] must be a table")
+    for key in raw:
+        if key not in MUTANT_KEYS:
+            raise error(f"unknown key '{key}' in [[row.mutant]]", key=key,
+                        hint=did_you_mean(key, MUTANT_KEYS)
+                        or "a mutant has: " + ", ".join(MUTANT_KEYS))
+    if not holds:
+        raise error("the row expects no property to hold, so there is nothing a mutant "
+                    "could show", hint="a mutant belongs to a row with a check "
+                                       "expect = \"holds\"")
+    removes = raw.get("removes")
+    if not isinstance(removes, str) or not removes.strip():
+        raise error("needs 'removes': the safety mechanism it switches off, in words",
+                    key="removes" if "removes" in raw else None)
+    consts = raw.get("consts")
+    if not isinstance(consts, dict) or not consts:
+        raise error("needs 'consts': a table of the consts that switch the mechanism off",
+                    key="consts" if "consts" in raw else None)
+    for name, value in consts.items():
+        if isinstance(value, float) or not isinstance(value, (str, int, bool)):
+            raise error(f"const '{name}' must be a number, true or false, or a name, "
+                        f"not {value!r}", key="consts")
+    texts = {const_key(k): _const_text(v) for k, v in consts.items()}
+    if all(row_consts.get(k) == v for k, v in texts.items()):
+        raise error("its consts are the row's own: it switches nothing off", key="consts")
+    name = raw.get("property")
+    if name is not None:
+        _typed(loc, row_id, "property", name, (str,), "a property name", n, "mutant")
+        if name not in holds:
+            raise error(f"property {name!r} is not one the row expects to hold", key="property",
+                        hint=did_you_mean(name, holds) or "the row holds: " + ", ".join(holds))
+    steps = raw.get("steps")
+    if steps is not None:
+        _typed(loc, row_id, "steps", steps, (int,), "a number of steps", n, "mutant")
+        if steps < 0:
+            raise error("'steps' must be 0 or more", key="steps")
+        if name is None:
+            raise error("'steps' needs 'property': the trace whose length it is", key="steps")
+    line = loc.key_line(row_id, "consts", n, "mutant") or loc.table_line(row_id, "mutant", n)
+    return Mutant(index=n + 1, removes=removes.strip(), consts=texts, property=name,
+                  steps=steps, line=line)
+
+
+def mutant_error(row: Row, mutant: Mutant, message: str, hint: str | None = None) -> UsageError:
+    """An error about a mutant found once its spec is loaded (an unknown
+    const, a value of the wrong type), at the line of its consts."""
+    lines: list[str] = []
+    try:
+        lines = Path(row.file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        pass
+    line = mutant.line
+    where = f"{row.file}:{line}" if line else row.file
+    text = f"{where}: row {row.id!r}: mutant {mutant.index}: {message}"
+    if line and line <= len(lines):
+        text += f"\n  {line} | {lines[line - 1].strip()}"
+    return UsageError(text, hint=hint)
 
 
 def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
@@ -196,10 +315,17 @@ def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
                              ("depth", (int,), "a number of steps")):
         if key in raw:
             bounds[key] = _typed(loc, row_id, key, raw[key], kinds, what)
+    row_consts = {const_key(k): _const_text(v) for k, v in consts.items()}
+    mutants_raw = raw.get("mutant", [])
+    if not isinstance(mutants_raw, list):
+        raise loc.error("'mutant' must be [[row.mutant]] tables", row_id, key="mutant")
+    holds = tuple(c.property for c in checks if c.expect is Status.HOLDS)
+    mutants = tuple(_read_mutant(loc, row_id, n, m, row_consts, holds)
+                    for n, m in enumerate(mutants_raw))
     return Row(
         id=row_id, file=loc.path, spec=str(folder / spec), counts=_read_counts(loc, row_id, raw),
         description=str(raw.get("description", "")),
-        consts={const_key(k): _const_text(v) for k, v in consts.items()},
+        consts=row_consts, mutants=mutants,
         checks=checks, engine=engine, no_deadlock=no_deadlock,
         large=_typed(loc, row_id, "large", raw.get("large", False), (bool,), "true or false"),
         line=loc.row_line(row_id), **bounds)

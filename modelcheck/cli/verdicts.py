@@ -3,7 +3,7 @@ compare each property's verdict with the one expected."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -25,14 +25,27 @@ from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
 from modelcheck.cli.runner import (InterruptWatch, Outcome, load_model, run_engine,
                                    save_traces)
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
+from modelcheck.cli.mutants import (NO_MUTANT, SHOWN, TOO_SMALL, MutantOutcome, adequacy,
+                                    check_mutant, held_properties, load_mutant, mutant_json)
 
-__all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options", "load_row", "row_mismatches"]
+__all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options", "load_row", "row_mismatches",
+           "mutant_mismatch", "adequacy_warnings"]
 
 
 @dataclass
 class RowOutcome:
     row: Row
     outcome: Outcome
+    # the row's mutants as run; None when they were not (--no-mutants)
+    mutants: list[MutantOutcome] | None = field(default=None)
+
+    @property
+    def held(self) -> tuple[str, ...]:
+        return held_properties(self.row, self.outcome.model)
+
+    @property
+    def adequacy(self) -> str | None:
+        return adequacy(self.row, self.held, self.mutants)
 
     def prop(self, name: str) -> PropertyResult | None:
         for p in self.outcome.result.properties:
@@ -63,7 +76,8 @@ class RowOutcome:
 
     @property
     def ok(self) -> bool:
-        return all(self.check_ok(c) for c in self.row.checks) and self.counts_ok
+        return (all(self.check_ok(c) for c in self.row.checks) and self.counts_ok
+                and all(m.ok for m in self.mutants or ()))
 
 
 def row_options(row: Row, model: Model) -> CheckOptions:
@@ -109,15 +123,20 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
               help="Engine for rows that name none. Default: the default engine of check.")
 @click.option("--only", multiple=True, metavar="ID", help="Run only this row (repeatable).")
 @click.option("--large", is_flag=True, help="Also run the rows marked large = true.")
+@click.option("--no-mutants", is_flag=True,
+              help="Do not run the rows' mutants (their adequacy reads 'not run').")
 @click.option("--json", "json_mode", is_flag=True, help="Print one JSON list on stdout.")
 @click.option("--out", type=click.Path(file_okay=False), default="counterexamples",
               show_default=True, help="Folder for the traces (<ID>-<property>.itf.json).")
 @click.pass_context
 def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
-                 only: tuple[str, ...], large: bool, json_mode: bool, out: str) -> None:
+                 only: tuple[str, ...], large: bool, no_mutants: bool, json_mode: bool,
+                 out: str) -> None:
     """Run the rows of verdict FILES and compare each verdict with the one
-    expected.  Exit code: 0 every row as expected, 1 a row not as expected,
-    2 bad input, 3 interrupted."""
+    expected; run each HOLDS row's mutants and report whether one of them
+    fails (its bounds are adequate) or all hold (a warning: bounds too small).
+    Exit code: 0 every row as expected, 1 a row not as expected, 2 bad input,
+    3 interrupted."""
     out_c, err = out_console(), err_console()
     rows: list[Row] = []
     for path in files:
@@ -125,8 +144,11 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     chosen, skipped = select_rows(rows, only, large)
     # Compile every row first: a typo in a spec or a const fails before hours of search.
     models = [load_row(r) for r in chosen]
+    mutant_models: list[list[Model]] = []
     for r, m in zip(chosen, models):
         row_options(r, m)
+        held = held_properties(r, m)
+        mutant_models.append([] if no_mutants else [load_mutant(r, x, held) for x in r.mutants])
     # The default engine is looked up (and its notice printed) only if a row needs it.
     default = engine
     if default is None and any(r.engine is None for r in chosen):
@@ -134,10 +156,20 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     done: list[RowOutcome] = []
     interrupted = False
     for i, (row, model) in enumerate(zip(chosen, models), start=1):
+        row_engine = row.engine or str(default)
         try:
             with InterruptWatch() as watch:
-                done.append(check_row(row, model, row.engine or str(default), out,
-                                      err, f"[{i}/{len(chosen)}] {row.id}", not json_mode))
+                d = check_row(row, model, row_engine, out, err,
+                              f"[{i}/{len(chosen)}] {row.id}", not json_mode)
+                done.append(d)
+                if not no_mutants:
+                    d.mutants = []
+                    for mutant, m_model in zip(row.mutants, mutant_models[i - 1]):
+                        if watch.hit:
+                            break
+                        d.mutants.append(check_mutant(
+                            row, mutant, d.held, m_model, row_engine, out, err,
+                            f"[{i}/{len(chosen)}] {mutant.name(row.id)}", not json_mode))
         except KeyboardInterrupt:
             interrupted = True
             break
@@ -178,7 +210,7 @@ def _obtained_text(row_outcome: RowOutcome, c: Expectation) -> str:
 
 def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
     table = Table(title=Text("verdicts"), title_justify="left")
-    for name in ("row", "configuration", "property", "expected", "obtained", "ok"):
+    for name in ("row", "configuration", "property", "expected", "obtained", "ok", "adequacy"):
         # Only the free-text configuration may wrap: a verdict reads best whole.
         if name == "configuration":
             table.add_column(name, min_width=20)
@@ -191,7 +223,8 @@ def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
             table.add_row(Text(d.row.id if n == 0 else ""), Text(config if n == 0 else ""),
                           Text(c.property), Text(_expected_text(d, c)),
                           Text(_obtained_text(d, c), style="green" if good else "bold red"),
-                          Text("✓" if good else "✗", style="green" if good else "bold red"))
+                          Text("✓" if good else "✗", style="green" if good else "bold red"),
+                          _adequacy_cell(d) if n == 0 else Text(""))
         got = d.obtained_counts()
         complete = d.outcome.result.error is None and d.outcome.result.complete
         for key, value in d.row.counts:
@@ -200,8 +233,51 @@ def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
             good = complete and got[key] == value
             table.add_row(Text(""), Text(""), Text(_COUNT_LABELS[key]), Text(f"{value:,}"),
                           Text(f"{got[key]:,}", style="green" if good else "bold red"),
-                          Text("✓" if good else "✗", style="green" if good else "bold red"))
+                          Text("✓" if good else "✗", style="green" if good else "bold red"),
+                          Text(""))
+        for m in d.mutants or ():
+            mark, style = _mutant_mark(m)
+            table.add_row(Text(""), Text(f"mutant {m.mutant.index}: without {m.mutant.removes}"),
+                          Text(m.mutant.property or "any held"),
+                          Text(verdict_phrase(None, Status.VIOLATED, m.mutant.steps)),
+                          Text(_mutant_obtained(m), style=style), Text(mark, style=style),
+                          Text(""))
     out.print(table)
+
+
+#: how the adequacy column reads
+_ADEQUACY_CELLS = {SHOWN: ("adequate", "green"), TOO_SMALL: ("too small", "yellow"),
+                   NO_MUTANT: ("no mutant", "yellow"), "not_run": ("not run", "")}
+
+
+def _adequacy_cell(d: RowOutcome) -> Text:
+    state = d.adequacy
+    if state is None:
+        return Text("")
+    word, style = _ADEQUACY_CELLS[state]
+    return Text(word, style=style)
+
+
+def _mutant_mark(m: MutantOutcome) -> tuple[str, str]:
+    if not m.ok:
+        return "✗", "bold red"
+    return ("✓", "green") if m.shown else ("!", "yellow")
+
+
+def _mutant_obtained(m: MutantOutcome) -> str:
+    error = m.outcome.result.error
+    if error is not None:
+        return f"error {error.diagnostic.code}"
+    violated = m.violated
+    if violated:
+        p = violated[0]
+        phrase = verdict_phrase(p.kind, p.status, p.steps, p.reason)
+        return phrase if m.mutant.property is not None else f"{p.name} {phrase}"
+    if m.mutant.property is not None:
+        p = m.prop(m.mutant.property)
+        if p is not None:
+            return verdict_phrase(p.kind, p.status, p.steps, p.reason)
+    return "all hold" if m.outcome.result.complete else "none violated"
 
 
 #: how the table names each figure a row may expect
@@ -218,6 +294,9 @@ def row_mismatches(d: RowOutcome) -> list[str]:
             where = f" (trace: {p.trace_file})" if p is not None and p.trace_file else ""
             lines.append(f"{c.property}: expected {_expected_text(d, c)}, "
                          f"obtained {_obtained_text(d, c)}{where}")
+    for m in d.mutants or ():
+        if not m.ok:
+            lines.append(mutant_mismatch(m))
     result = d.outcome.result
     if not d.counts_ok:
         got = d.obtained_counts()
@@ -228,6 +307,34 @@ def row_mismatches(d: RowOutcome) -> list[str]:
         lines.append(f"search incomplete: {result.reason}")
     if result.error is not None:
         lines.append(f"run-time error: {result.error}")
+    return lines
+
+
+def mutant_mismatch(m: MutantOutcome) -> str:
+    """What differs from a mutant's expectations (its run failed, or its
+    trace has another length), one line."""
+    head = f"{m.name} (without {m.mutant.removes})"
+    error = m.outcome.result.error
+    if error is not None:
+        return f"{head}: run-time error: {error}"
+    return (f"{head}: {m.mutant.property}: expected "
+            f"{verdict_phrase(None, Status.VIOLATED, m.mutant.steps)}, "
+            f"obtained {_mutant_obtained(m)}")
+
+
+def adequacy_warnings(d: RowOutcome) -> list[str]:
+    """The warnings a row's adequacy gives (printed, never failing the run)."""
+    state = d.adequacy
+    if state == NO_MUTANT:
+        return [f"{d.row.id}: HOLDS with no mutant: nothing shows that its bounds can "
+                "catch a missing safety mechanism"]
+    lines = []
+    for m in d.mutants or ():
+        if m.ok and not m.shown:
+            ran = ("" if m.outcome.result.complete
+                   else f" (search incomplete: {m.outcome.result.reason})")
+            lines.append(f"{d.row.id}: bounds too small to show {m.mutant.removes}: "
+                         f"{m.name} holds{ran}")
     return lines
 
 
@@ -246,6 +353,23 @@ def print_footer(out: Console, done: Sequence[RowOutcome], chosen: Sequence[Row]
             out.print(Text(f"{d.row.id}: run-time error:"))
             print_run_error(out, d.outcome.model, d.outcome.result.error,
                             d.outcome.error_trace_file)
+        for m in d.mutants or ():
+            for p in m.outcome.result.properties:
+                if p.trace_file:
+                    out.print(Text(f"{m.name}: {p.name}: {p.trace_file}"))
+            if m.outcome.result.error is not None:
+                out.print(Text(f"{m.name}: run-time error:"))
+                print_run_error(out, m.outcome.model, m.outcome.result.error,
+                                m.outcome.error_trace_file)
+    for d in done:
+        for line in adequacy_warnings(d):
+            out.print(Text(f"warning: {line}", style="yellow"))
+    holds_rows = [d for d in done if d.adequacy is not None]
+    if holds_rows:
+        shown = [d for d in holds_rows if d.adequacy == SHOWN]
+        out.print(Text(f"adequacy: {len(shown)} of {len(holds_rows)} HOLDS rows shown adequate "
+                       "by a failing mutant",
+                       style="green" if len(shown) == len(holds_rows) else "yellow"))
     bad = [d.row.id for d in done if not d.ok]
     if bad:
         out.print(Text(f"{len(bad)} of {len(done)} rows not as expected: {', '.join(bad)}",
@@ -285,6 +409,8 @@ def row_json(d: RowOutcome) -> dict[str, Any]:
         "consts": {name: plain_value(value) for name, _, value in d.outcome.model.consts},
         "ok": d.ok,
         "checks": checks,
+        "adequacy": d.adequacy,
+        "mutants": ([mutant_json(m) for m in d.mutants] if d.mutants is not None else None),
         "expect_counts": dict(d.row.counts) or None,
         "counts_ok": d.counts_ok,
         "distinct_states": result.stats.distinct_states,

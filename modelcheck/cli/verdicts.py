@@ -211,11 +211,12 @@ def _obtained_text(row_outcome: RowOutcome, c: Expectation) -> str:
 def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
     table = Table(title=Text("verdicts"), title_justify="left")
     for name in ("row", "configuration", "property", "expected", "obtained", "ok", "adequacy"):
-        # Only the free-text configuration may wrap: a verdict reads best whole.
+        # Only the free-text configuration may wrap: a verdict reads best whole;
+        # the marks and the adequacy keep their width in a narrow terminal.
         if name == "configuration":
             table.add_column(name, min_width=20)
         else:
-            table.add_column(name, no_wrap=True)
+            table.add_column(name, no_wrap=True, min_width=_MIN_WIDTHS.get(name))
     for d in done:
         config = d.row.description or consts_text(d.outcome.model.consts)
         for n, c in enumerate(d.row.checks):
@@ -244,6 +245,8 @@ def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
                           Text(""))
     out.print(table)
 
+
+_MIN_WIDTHS = {"ok": 2, "adequacy": 9}
 
 #: how the adequacy column reads
 _ADEQUACY_CELLS = {SHOWN: ("adequate", "green"), TOO_SMALL: ("too small", "yellow"),

@@ -136,3 +136,44 @@ def test_an_unknown_engine_option_is_a_usage_error(project):
                                          *_plugin_args())
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown engine 'refrence' (did you mean 'reference'?)*"])
+
+
+MUTANTS = """
+[[row]]
+id = "capped"
+spec = "limit.mc"
+engine = "reference"
+consts = { MAX = 2 }
+[[row.check]]
+property = "BelowThree"
+expect = "holds"
+[[row.mutant]]
+removes = "the cap at 2"
+consts = { MAX = 3 }
+property = "BelowThree"
+steps = 3
+[[row.mutant]]
+removes = "a lower cap"
+consts = { MAX = 1 }
+[[row.mutant]]
+removes = "the cap, with a wrong length"
+consts = { MAX = 4 }
+property = "BelowThree"
+steps = 9
+"""
+
+
+def test_each_mutant_is_an_item_and_one_that_holds_warns(project):
+    shutil.copy(ROOT / "tests" / "cli" / "specs" / "limit.mc", project.path / "specs")
+    (project.path / "specs" / "mutant_verdicts.toml").write_text(MUTANTS, encoding="utf-8")
+    result = project.runpytest_inprocess("specs/mutant_verdicts.toml", "-v", *_plugin_args())
+    result.assert_outcomes(passed=3, failed=1, warnings=1)
+    result.stdout.fnmatch_lines([
+        "*::capped PASSED*", "*::capped-mutant1 PASSED*", "*::capped-mutant2 PASSED*",
+        "*::capped-mutant3 FAILED*",
+        "*mutant capped-mutant3 of verdict row capped (reference engine) not as expected:",
+        "  capped-mutant3 (without the cap, with a wrong length): BelowThree: "
+        "expected violated in 9 steps, obtained violated in 3 steps",
+        "*BoundsTooSmall: verdict row capped: bounds too small to show a lower cap "
+        "(capped-mutant2 holds)*",
+    ])

@@ -151,3 +151,80 @@ def test_the_example_verdict_file_is_valid(repo_root):
     assert rows[0].checks[0].steps == 6
     # TLC's figures for raft.tla, 3 servers (issue 11)
     assert dict(rows[3].counts) == {"distinct": 2379781, "generated": 28169044, "depth": 53}
+
+
+MUTANTS = '''
+[[row]]
+id = "H-1"
+spec = "a.mc"
+consts = { N = 2, mode = "safe" }
+[[row.check]]
+property = "Safe"
+expect = "holds"
+[[row.check]]
+property = "Bad"
+expect = "violated"
+[[row.mutant]]
+removes = "the safe mode"
+consts = { mode = "unsafe" }
+property = "Safe"
+steps = 5
+[[row.mutant]]
+removes = "a guard"
+consts = { guard = false, N = 3 }
+
+[[row]]
+id = "V-1"
+spec = "a.mc"
+[[row.check]]
+property = "Bad"
+expect = "violated"
+'''
+
+
+def test_mutants_are_read_with_their_consts_over_the_rows(tmp_path):
+    h, v = read_verdict_file(_write(tmp_path, MUTANTS))
+    assert h.holds_names == ("Safe",) and v.holds_names == () and v.mutants == ()
+    first, second = h.mutants
+    assert (first.index, first.removes, first.consts, first.property, first.steps, first.line) == \
+        (1, "the safe mode", {"mode": "unsafe"}, "Safe", 5, 14)
+    assert (second.index, second.consts, second.property, second.steps, second.line) == \
+        (2, {"guard": "false", "N": "3"}, None, None, 19)
+    assert second.name("H-1") == "H-1-mutant2"
+
+
+@pytest.mark.parametrize("edit, line, message, hint", [
+    (('removes = "a guard"', 'remove = "a guard"'), 18, "mutant 2: unknown key 'remove' in [[row.mutant]]",
+     "did you mean 'removes'?"),
+    (('removes = "a guard"\n', ''), 17, "mutant 2: needs 'removes'", None),
+    (('consts = { mode = "unsafe" }', 'consts = { mode = "safe" }'), 14,
+     "mutant 1: its consts are the row's own: it switches nothing off", None),
+    (('consts = { mode = "unsafe" }', 'consts = { mode = 1.5 }'), 14,
+     "mutant 1: const 'mode' must be a number, true or false, or a name, not 1.5", None),
+    (('consts = { mode = "unsafe" }', 'consts = { mode = ["a"] }'), 14,
+     "mutant 1: const 'mode' must be a number", None),
+    (('property = "Safe"\nsteps = 5', 'property = "Bad"'), 15,
+     "mutant 1: property 'Bad' is not one the row expects to hold", "the row holds: Safe"),
+    (('property = "Safe"\nsteps = 5', 'property = "Saf"'), 15,
+     "mutant 1: property 'Saf' is not one the row expects to hold", "did you mean 'Safe'?"),
+    (('property = "Safe"\nsteps = 5', 'steps = 5'), 15,
+     "mutant 1: 'steps' needs 'property'", None),
+    (('steps = 5', 'steps = "5"'), 16, "'steps' must be a number of steps, not '5'", None),
+])
+def test_mutant_mistakes_point_at_their_line(tmp_path, edit, line, message, hint):
+    path = _write(tmp_path, MUTANTS.replace(*edit, 1))
+    with pytest.raises(UsageError) as err:
+        read_verdict_file(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}:{line}: row 'H-1': {message}"), text
+    assert err.value.hint == hint
+
+
+def test_a_mutant_on_a_row_that_holds_nothing_is_refused(tmp_path):
+    text = MUTANTS + '[[row.mutant]]\nremoves = "x"\nconsts = { N = 1 }\n'
+    path = _write(tmp_path, text)
+    with pytest.raises(UsageError) as err:
+        read_verdict_file(path)
+    assert str(err.value).startswith(
+        f"{path}:27: row 'V-1': mutant 1: the row expects no property to hold")
+    assert err.value.hint.startswith("a mutant belongs to a row with a check")

@@ -84,7 +84,7 @@ def test_json_rows(mc, tmp_path):
     assert run.exit_code == 1 and run.stderr == ""
     ok_row, wrong = json.loads(run.stdout)
     assert list(ok_row) == ["id", "file", "spec", "description", "engine", "consts", "ok",
-                            "checks", "expect_counts", "counts_ok", "distinct_states", "generated_states", "depth",
+                            "checks", "adequacy", "mutants", "expect_counts", "counts_ok", "distinct_states", "generated_states", "depth",
                             "elapsed_s", "complete", "reason", "error"]
     assert ok_row["checks"][0] == {
         "property": "BelowThree", "expect": "violated", "expect_steps": 3, "status": "violated",

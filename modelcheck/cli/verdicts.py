@@ -211,8 +211,7 @@ def _obtained_text(row_outcome: RowOutcome, c: Expectation) -> str:
 def print_verdict_table(out: Console, done: Sequence[RowOutcome]) -> None:
     table = Table(title=Text("verdicts"), title_justify="left")
     for name in ("row", "configuration", "property", "expected", "obtained", "ok", "adequacy"):
-        # Only the free-text configuration may wrap: a verdict reads best whole;
-        # the marks and the adequacy keep their width in a narrow terminal.
+        # Only the free-text configuration may wrap: a verdict reads best whole.
         if name == "configuration":
             table.add_column(name, min_width=20)
         else:
@@ -274,7 +273,10 @@ def _mutant_obtained(m: MutantOutcome) -> str:
     violated = m.violated
     if violated:
         p = violated[0]
-        phrase = verdict_phrase(p.kind, p.status, p.steps, p.reason)
+        if p.trace is not None and p.trace.loop is not None:
+            phrase = f"violated: {p.steps}-step lasso"    # as _obtained_text says it
+        else:
+            phrase = verdict_phrase(p.kind, p.status, p.steps, p.reason)
         return phrase if m.mutant.property is not None else f"{p.name} {phrase}"
     if m.mutant.property is not None:
         p = m.prop(m.mutant.property)
@@ -359,7 +361,8 @@ def print_footer(out: Console, done: Sequence[RowOutcome], chosen: Sequence[Row]
         for m in d.mutants or ():
             for p in m.outcome.result.properties:
                 if p.trace_file:
-                    out.print(Text(f"{m.name}: {p.name}: {p.trace_file}"))
+                    label = (p.trace.meta.get("instance") if p.trace is not None else None) or p.name
+                    out.print(Text(f"{m.name}: {label}: {p.trace_file}"))
             if m.outcome.result.error is not None:
                 out.print(Text(f"{m.name}: run-time error:"))
                 print_run_error(out, m.outcome.model, m.outcome.result.error,

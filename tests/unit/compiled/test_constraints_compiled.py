@@ -223,7 +223,7 @@ def test_resume_ends_with_the_uninterrupted_counts_and_traces(load, tmp_path, mo
 
 
 def test_a_constraint_naming_members_turns_symmetry_off():
-    from modelcheck.engines.compiled.symmetry import usable_symmetric_types
+    from modelcheck.engines.symmetry import usable_symmetric_types
     model = api.load_source("""
 module pinned_by_constraint
 symmetric type P = model(2)

@@ -93,7 +93,7 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--exact", is_flag=True,
                      help="[compiled] Store whole states instead of fingerprints."),
         click.option("--no-symmetry", is_flag=True,
-                     help="[compiled, spark] Do not reduce symmetric types."),
+                     help="[compiled, spark, reference] Do not reduce symmetric types."),
         click.option("--checkpoint", type=click.Path(file_okay=False), metavar="DIR",
                      help="[compiled, spark] Write checkpoints to DIR."),
         click.option("--checkpoint-every", type=POSITIVE,

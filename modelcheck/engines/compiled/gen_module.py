@@ -35,7 +35,7 @@ _HEADER = '''\
 import numpy as np
 from numba import njit
 from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
-    TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_candidates, next_tie_order, invert, copy_ints,
+    TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_count, next_tie_order, invert, copy_ints,
     less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots, sp_count,
     sp_add, sp_remove, sp_distinct, sp_sort, sp_within)
 from modelcheck.engines.compiled.table import table_insert, home_of
@@ -57,6 +57,8 @@ NCONS = {ncons}   # state constraints: 0 compiles their checks out of the search
 # canon() leaves the permutation it applied at S[PERM_OFF:PERM_OFF + NPERM]
 PERM_OFF = NSCRATCH + {canon_scratch}
 NPERM = {nperm}
+# canon() counts there the states whose tied orderings it could not all try
+INEXACT_OFF = PERM_OFF + NPERM
 PERM_START = np.array({perm_start}, dtype=np.int64)   # where each slot's type's run starts
 '''
 

@@ -1,20 +1,23 @@
 """Generated code for symmetry reduction: ``canon(U, S, out)`` packs into
-``out`` a representative of the state's orbit under the permutations of the
-symmetric model types.
+``out`` the canonical representative of the state's orbit under the
+permutations of the symmetric model types (all of them together).
 
-For each symmetric type in turn: every member gets a *signature*, a hash of
-how the state involves it that no permutation changes (a map keyed by the
-type hashes its entries as an unordered sum; a member's own id only appears
-as "is it this member").  Members are sorted by signature; members with equal
-signatures are tried in every order while that is at most ``TIE_LIMIT``
-candidates, and the candidate whose packed words are smallest wins.  Past
-the limit the sorted order (ties by index) is used as it is.
-
-The representative is always a permutation of the state, so the reduction is
-sound for symmetric specs whatever the signatures; the enumeration of ties is
-what makes it canonical in the common case where tied members are
-interchangeable anyway.  (Engines de-canonicalise counterexamples by
-re-executing from concrete states, so traces are real behaviours.)
+Every member of every symmetric type gets a *signature*, a hash of how the
+state involves it that no permutation of any symmetric type changes: a map
+keyed by the type hashes its entries as an unordered sum, a member's own id
+only appears as "is it this member", and members of the other symmetric
+types appear as one constant.  Members are sorted by signature; the
+orderings of tied members are tried in every combination over the types,
+and the candidate whose packed words are smallest wins.  Because the
+signatures are invariant, the candidates of two states of one orbit are the
+same set, so the winner is a function of the orbit: one state per orbit, the
+count TLC's SYMMETRY gives.  A state whose tied orderings number more than
+``TIE_LIMIT`` (the product over the types) takes the sorted order as it is
+and is counted (``S[INEXACT_OFF]``): the reduction stays sound (the
+representative is a permutation of the state) but may keep more than one
+state of that orbit, and the search says so.  (Engines de-canonicalise
+counterexamples by re-executing from concrete states, so traces are real
+behaviours.)
 """
 from __future__ import annotations
 
@@ -22,31 +25,19 @@ from modelcheck.engines.compiled.gen_source import Region, Scalar, Source, slot
 from modelcheck.engines.compiled.gen_values import ValueGen, is_scalar
 from modelcheck.engines.compiled.layout import Layout
 from modelcheck.engines.compiled.reps import case_offsets, field_types, rank_size, sparse, width
+from modelcheck.engines.symmetry import involves
 from modelcheck.ir.types import (BagType, MapType, ModelType, OptionType, RecordType, SeqType,
                                  SetType, TupleType, Type, VariantType)
 
 __all__ = ["involves", "SymmetryGen", "TIE_LIMIT"]
 
-#: The most orderings of tied members tried per symmetric type and state.
-TIE_LIMIT = 720
+#: The most orderings of tied members tried for a state (8!: all orderings
+#: of eight interchangeable members, as TLC would try for every state).
+TIE_LIMIT = 40_320
+#: Stands for a member of another symmetric type in a signature.
+_OTHER = 0x3C6EF372
 
 _HIT, _MISS = 0x5BD1E995, 0x27D4EB2F
-
-
-def involves(t: Type, sym: ModelType) -> bool:
-    if t == sym:
-        return True
-    if is_scalar(t):
-        return False
-    if isinstance(t, (OptionType, SetType, BagType, SeqType)):
-        return involves(t.elem, sym)
-    if isinstance(t, MapType):
-        return involves(t.key, sym) or involves(t.value, sym)
-    if isinstance(t, (RecordType, TupleType)):
-        return any(involves(f, sym) for f in field_types(t))
-    if isinstance(t, VariantType):
-        return any(involves(p, sym) for _, p in t.cases)
-    return False
 
 
 class SymmetryGen:
@@ -69,7 +60,9 @@ class SymmetryGen:
         src = self.src
         if t == sym:
             return src.let(f"{_HIT} if {self._atom(v)} == {member} else {_MISS}", "h")
-        if not involves(t, sym):
+        if t in self.types:
+            return str(_OTHER)
+        if not any(involves(t, other) for other in self.types):
             return self._plain(v, t)
         if isinstance(t, OptionType):
             # a none's payload is filler, not a member: it must not count
@@ -248,45 +241,7 @@ class SymmetryGen:
                             h = self._mix(h, self.sig(part, var.type, sym, "i"))
                     src.line(f"sig[i] = {h}")
             src.blank()
-        src.start_function()
-        src.line("@jit")
-        with src.block("def canon(U, S, out):"):
-            # Scratch for canon itself lives past what perm/sig use.
-            src.line(f"X = S[NSCRATCH:NSCRATCH + {n}]")
-            src.line(f"Y = S[NSCRATCH + {n}:NSCRATCH + {2 * n}]")
-            src.line(f"cand = S[NSCRATCH + {2 * n}:NSCRATCH + {2 * n + layout.words}]")
-            src.line(f"best = S[NSCRATCH + {2 * n + layout.words}:NSCRATCH + {2 * n + 2 * layout.words}]")
-            base = 2 * n + 2 * layout.words
-            src.line(f"for q in range({n}):")
-            src.line("    X[q] = U[q]")
-            for k, sym in enumerate(self.types):
-                m = len(sym.members)
-                src.line(f"sig = S[NSCRATCH + {base}:NSCRATCH + {base + m}]")
-                src.line(f"order = S[NSCRATCH + {base + m}:NSCRATCH + {base + 2 * m}]")
-                src.line(f"pi = S[NSCRATCH + {base + 2 * m}:NSCRATCH + {base + 3 * m}]")
-                src.line(f"bestpi = S[NSCRATCH + {base + 3 * m}:NSCRATCH + {base + 4 * m}]")
-                src.line(f"sig_{k}(X, sig, S)")
-                src.line("sort_members(sig, order)")
-                src.line(f"tries = tie_candidates(sig, order, {TIE_LIMIT})")
-                src.line("first = True")
-                with src.block("while True:"):
-                    src.line("invert(order, pi)")
-                    with src.block("if tries == 1:"):
-                        src.line("copy_ints(pi, bestpi)")
-                        src.line("break")
-                    src.line(f"perm_{k}(X, pi, Y, S)")
-                    src.line("pack(Y, cand)")
-                    with src.block("if first or less(cand, best):"):
-                        src.line("copy_ints(cand, best)")
-                        src.line("copy_ints(pi, bestpi)")
-                        src.line("first = False")
-                    with src.block("if not next_tie_order(sig, order):"):
-                        src.line("break")
-                src.line(f"perm_{k}(X, bestpi, Y, S)")
-                src.line(f"copy_slots(X, 0, Y, 0, {n})")
-                src.line(f"copy_slots(S, PERM_OFF + {self.perm_offsets[k]}, bestpi, 0, {m})")
-            src.line("pack(X, out)")
-        src.blank()
+        self._canon()
         src.start_function()
         src.line("@jit")
         with src.block("def permute(U, S, out):"):
@@ -302,6 +257,70 @@ class SymmetryGen:
                 src.line(f"copy_slots(X, 0, Y, 0, {n})")
             src.line("pack(X, out)")
         src.blank()
+
+    def _canon(self) -> None:
+        src, n, w = self.src, self.layout.slots, self.layout.words
+        src.start_function()
+        src.line("@jit")
+        with src.block("def canon(U, S, out):"):
+            # Scratch for canon itself lives past what perm/sig use.
+            for name, at, size in (("X", 0, n), ("Y", n, n), ("Z", 2 * n, n),
+                                   ("cand", 3 * n, w), ("best", 3 * n + w, w)):
+                src.line(f"{name} = S[NSCRATCH + {at}:NSCRATCH + {at + size}]")
+            src.line(f"copy_slots(X, 0, U, 0, {n})")
+            at = 3 * n + 2 * w
+            for k, sym in enumerate(self.types):
+                m = len(sym.members)
+                for name in ("sg", "od", "pi", "bp"):
+                    src.line(f"{name}{k} = S[NSCRATCH + {at}:NSCRATCH + {at + m}]")
+                    at += m
+                # signatures of the state as it is: they do not change under renaming
+                src.line(f"sig_{k}(X, sg{k}, S)")
+                src.line(f"sort_members(sg{k}, od{k})")
+            src.line("tries = 1")
+            for k in range(len(self.types)):
+                src.line(f"tries = min(tries * tie_count(sg{k}, od{k}, {TIE_LIMIT}), "
+                         f"{TIE_LIMIT + 1})")
+            with src.block(f"if tries > {TIE_LIMIT}:"):
+                src.line("S[INEXACT_OFF] += 1")
+                src.line("tries = 1")
+            with src.block("if tries == 1:"):
+                for k in range(len(self.types)):
+                    src.line(f"invert(od{k}, bp{k})")
+            with src.block("else:"):
+                src.line("first = True")
+                with src.block("while True:"):
+                    for k in range(len(self.types)):
+                        src.line(f"invert(od{k}, pi{k})")
+                    self._apply("pi")
+                    with src.block("if first or less(cand, best):"):
+                        src.line("copy_ints(cand, best)")
+                        for k in range(len(self.types)):
+                            src.line(f"copy_ints(pi{k}, bp{k})")
+                        src.line("first = False")
+                    # an odometer over the types' tie orderings
+                    cond = "if"
+                    for k in reversed(range(len(self.types))):
+                        with src.block(f"{cond} next_tie_order(sg{k}, od{k}):"):
+                            src.line("pass")
+                        cond = "elif"
+                    with src.block("else:"):
+                        src.line("break")
+            self._apply("bp")
+            for k, sym in enumerate(self.types):
+                src.line(f"copy_slots(S, PERM_OFF + {self.perm_offsets[k]}, bp{k}, 0, "
+                         f"{len(sym.members)})")
+            src.line("copy_ints(cand, out)")
+        src.blank()
+
+    def _apply(self, pis: str) -> None:
+        """cand := pack(X with type k renamed by ``<pis><k>``, for every k)."""
+        cur = "X"
+        for k in range(len(self.types)):
+            dst = "Y" if cur != "Y" else "Z"
+            self.src.line(f"perm_{k}({cur}, {pis}{k}, {dst}, S)")
+            cur = dst
+        self.src.line(f"pack({cur}, cand)")
 
     @property
     def perm_offsets(self) -> list[int]:
@@ -319,8 +338,9 @@ class SymmetryGen:
     def canon_scratch(self) -> int:
         """Slots of S past NSCRATCH that canon uses before the permutations."""
         n, w = self.layout.slots, self.layout.words
-        most = max((len(t.members) for t in self.types), default=0)
-        return 2 * n + 2 * w + 4 * most
+        return 3 * n + 2 * w + 4 * self.perm_slots
 
     def scratch_needed(self) -> int:
-        return self.canon_scratch() + self.perm_slots
+        """canon's scratch, the permutation it chose, and the count of
+        states past ``TIE_LIMIT`` (``INEXACT_OFF``)."""
+        return self.canon_scratch() + self.perm_slots + 1

@@ -36,7 +36,7 @@ from modelcheck.engines.capacities import with_capacities
 from modelcheck.engines.compiled.layout import Layout
 from modelcheck.engines.compiled.ranges import check_int64
 from modelcheck.engines.compiled.reps import Unsupported
-from modelcheck.engines.compiled.symmetry import usable_symmetric_types
+from modelcheck.engines.symmetry import usable_symmetric_types
 from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import domain
@@ -374,6 +374,13 @@ class CompiledModel:
     def canonicalize(self, batch: np.ndarray) -> np.ndarray:
         """Each row's symmetry representative (the row itself without symmetry)."""
         return self.canonicalize_with_perms(batch)[0]
+
+    @property
+    def inexact_states(self) -> int:
+        """How many canonicalisations so far had more tied orderings than
+        the generated code tries (gen_symmetry.TIE_LIMIT): their states may
+        share an orbit with another stored state."""
+        return int(self.S[self.module.INEXACT_OFF]) if self.perm_types else 0
 
     @property
     def perm_slots(self) -> int:

@@ -18,7 +18,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag_of", "SIGN", "TAG_SHIFT",
-           "TAG_MASK", "hmix", "sort_members", "tie_candidates", "next_tie_order", "invert",
+           "TAG_MASK", "hmix", "sort_members", "tie_count", "next_tie_order", "invert",
            "copy_ints", "less", "prefetch", "bit", "setbit", "clearbit", "fail", "copy_slots",
            "zero_slots", "same_slots", "sp_count", "sp_add", "sp_remove", "sp_distinct",
            "sp_sort", "sp_within"]
@@ -137,8 +137,8 @@ def sort_members(sig: np.ndarray, order: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def tie_candidates(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
-    """How many orderings of tied members there are, or 1 past ``limit``."""
+def tie_count(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
+    """How many orderings of tied members there are, or ``limit + 1`` past it."""
     total = 1
     i = 0
     n = order.shape[0]
@@ -149,7 +149,7 @@ def tie_candidates(sig: np.ndarray, order: np.ndarray, limit: int) -> np.int64:
         for f in range(2, j - i + 2):
             total *= f
             if total > limit:
-                return 1
+                return limit + 1
         i = j + 1
     return total
 

@@ -29,11 +29,13 @@ from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_
                                                 O_GROW_AT, O_MAX_STATES, O_STOP_FIRST, O_STORE,
                                                 O_SYMMETRY, STOPPED)
 from modelcheck.engines.compiled.faults import fault_error
+from modelcheck.engines.compiled.gen_symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.runtime import SIGN
 from modelcheck.engines.compiled.table import FingerprintTable
-from modelcheck.engines.reference.explorer import PROGRESS_EVERY_S, Verdicts, select_properties
+from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
+                                                   select_properties)
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import PropertyKind
 
@@ -117,6 +119,7 @@ class CompiledSearch:
         self.interrupt = [False]
         self.elapsed_before = 0.0       # search time of the run a checkpoint came from
         self.start = time.monotonic()
+        self.inexact_before = kernels.inexact_states
         self.last_tick = self.start
         self.last_checkpoint = self.start
         self._initial_rows: np.ndarray | None = None
@@ -387,6 +390,7 @@ class CompiledSearch:
             "table_load": round(self.distinct / max(1, self.table.capacity), 3),
             "exact": self.table.exact,
             "symmetry": [t.name for t in self.k.symmetric],
+            "symmetry_inexact": self.k.inexact_states - self.inexact_before,
         }
         if elapsed > 0:
             extras["states_per_s"] = round(self.distinct / elapsed)
@@ -401,9 +405,13 @@ class CompiledSearch:
     def _notes(self) -> list[str]:
         notes = list(self.k.notes)
         if self.k.symmetric:
-            names = ", ".join(t.name for t in self.k.symmetric)
-            notes.append(f"symmetry reduction by {names}: {self.distinct:,} distinct states are "
-                         f"orbit representatives (run with symmetry off for the full count)")
+            notes.append(orbit_note(self.k.symmetric, self.distinct))
+            inexact = self.k.inexact_states - self.inexact_before
+            if inexact:
+                notes.append(f"symmetry: {inexact:,} states had more than {TIE_LIMIT:,} orderings "
+                             f"of interchangeable members; each was reduced to a permutation of "
+                             f"itself, not always the smallest, so the distinct count may exceed "
+                             f"the number of orbits")
         if not self.table.exact and self.distinct > 1:
             n = self.distinct
             notes.append(f"fingerprint collision probability: {n * (n - 1) / 2.0 ** 65:.1e} "

@@ -15,8 +15,10 @@ from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progre
                                      Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
-from modelcheck.engines.temporal import (FairCondition, LivenessCheck, fair_conditions,
-                                         liveness_checks, selected_temporals)
+from modelcheck.engines.reference.orbits import GROUP_LIMIT, OrbitKeys
+from modelcheck.engines.symmetry import usable_symmetric_types
+from modelcheck.engines.temporal import (SYMMETRY_OFF_NOTE, FairCondition, LivenessCheck,
+                                         fair_conditions, liveness_checks, selected_temporals)
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
 from modelcheck.trace.trace import Step, Trace
@@ -127,6 +129,32 @@ class _Search:
                            if e is not None}.values())
         self.pred_index = {id(e): k for k, e in enumerate(self.preds)}
         self.pred_values: list[tuple] = []
+        self.notes: list[str] = []
+        self.orbits = self.symmetry(model, options)
+        # States are stored as found (so every trace is a behaviour) and
+        # looked up by their orbit key under symmetry.
+        self.key = self.orbits.key if self.orbits is not None else _same
+
+    def symmetry(self, model: Model, options: CheckOptions) -> OrbitKeys | None:
+        """The brute-force reduction (orbits.py) by the usable symmetric
+        types, or None; off for liveness, as in every engine."""
+        if not options.symmetry or not model.symmetric_types:
+            return None
+        if self.live:
+            self.notes.append(SYMMETRY_OFF_NOTE)
+            return None
+        types, notes = usable_symmetric_types(model)
+        self.notes.extend(notes)
+        if not types:
+            return None
+        size = OrbitKeys.group_size(types)
+        names = ", ".join(t.name for t in types)
+        if size > GROUP_LIMIT:
+            self.notes.append(f"symmetry reduction off: the renamings of {names} number "
+                              f"{size:,} (the reference explorer tries at most "
+                              f"{GROUP_LIMIT:,} per state)")
+            return None
+        return OrbitKeys(model, types)
 
     # -------------------------------------------------------------- traces
 
@@ -191,7 +219,8 @@ class _Search:
         return self.guarded(parent, (action, params, state), self.ev.in_model, state)
 
     def add(self, state: State, parent: int, action: str | None, params: tuple) -> None:
-        if state in self.index:
+        key = self.key(state)
+        if key in self.index:
             return
         if not self.in_model(state, parent, action, params):
             self.check_outside(state, parent, action, params)
@@ -206,7 +235,7 @@ class _Search:
         self.via.append((action, params))
         # Registered last: an interrupt between these lines leaves a state
         # that is never looked up, not an index pointing past the lists.
-        self.index[state] = i
+        self.index[key] = i
         self.check_state(i)
 
     # -------------------------------------------------------------- search
@@ -240,7 +269,7 @@ class _Search:
         for state in initial:
             self.generated += 1
             self.add(state, -1, None, ())
-            if self.live and state in self.index:
+            if self.live and state in self.index:       # no symmetry with liveness
                 self.graph.initial.append(self.index[state])
             if self.stopped_on_first:
                 return
@@ -287,7 +316,7 @@ class _Search:
                 # States past the bound are not stored, but the rest of this
                 # level is still expanded so its deadlocks and steps are checked
                 # (and, for liveness, its steps to states already stored).
-                if new not in self.index and self.in_model(new, i, action, params):
+                if self.key(new) not in self.index and self.in_model(new, i, action, params):
                     self.cut_at_depth = True
             else:
                 self.add(new, i, action, params)
@@ -365,6 +394,8 @@ class _Search:
         extras: dict[str, Any] = {}
         if elapsed > 0:
             extras["states_per_s"] = round(len(self.states) / elapsed)
+        if self.orbits is not None:
+            extras["symmetry"] = [t.name for t in self.orbits.types]
         return Stats(distinct_states=len(self.states), generated_states=self.generated,
                      depth=self.depth, elapsed_s=elapsed, action_counts=dict(self.action_counts),
                      never_enabled=never, extras=extras)
@@ -397,5 +428,22 @@ def explore(model: Model, options: CheckOptions, reporter: Reporter) -> CheckRes
     stats = search.stats()
     if reason is None:
         search.report(0, time.monotonic())
+    notes = list(search.notes)
+    if search.orbits is not None:
+        notes.append(orbit_note(search.orbits.types, len(search.states)))
+    for note in notes:
+        reporter.note(note)
     return CheckResult(model.name, "reference", results,
-                       stats, reason=None if error is not None else reason, error=error)
+                       stats, reason=None if error is not None else reason, error=error,
+                       notes=notes)
+
+
+def orbit_note(types: list, distinct: int) -> str:
+    """The note of a run reduced by symmetry (the same on every engine)."""
+    names = ", ".join(t.name for t in types)
+    return (f"symmetry reduction by {names}: {distinct:,} distinct states are "
+            f"orbit representatives (run with symmetry off for the full count)")
+
+
+def _same(state: State) -> State:
+    return state

@@ -13,12 +13,31 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from modelcheck.ir import nodes as ir
-from modelcheck.ir.types import (BagType, MapType, ModelType, OptionType, RecordType, SeqType,
+from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 OptionType, RecordType, SeqType,
                                  SetType, TupleType, Type, VariantType)
 from modelcheck.ir.values import FrozenDict, Variant
 from modelcheck.ir.visit import body_exprs, walk
 
-__all__ = ["usable_symmetric_types", "rename"]
+__all__ = ["usable_symmetric_types", "rename", "involves"]
+
+
+def involves(t: Type, sym: ModelType) -> bool:
+    """Whether values of ``t`` can hold members of ``sym``."""
+    if t == sym:
+        return True
+    if isinstance(t, (BoolType, IntType, EnumType, ModelType)):
+        return False
+    if isinstance(t, (OptionType, SetType, BagType, SeqType)):
+        return involves(t.elem, sym)
+    if isinstance(t, MapType):
+        return involves(t.key, sym) or involves(t.value, sym)
+    if isinstance(t, (RecordType, TupleType)):
+        fields = t.elems if isinstance(t, TupleType) else [ft for _, ft in t.fields]
+        return any(involves(f, sym) for f in fields)
+    if isinstance(t, VariantType):
+        return any(involves(p, sym) for _, p in t.cases)
+    return False
 
 
 def rename(t: Type, v: Any, sym: ModelType, pi: dict[str, str]) -> Any:

@@ -1,0 +1,136 @@
+"""A kernel compiled in a background process, both ends.
+
+The default engine (engines/auto.py) starts one on a spec's first run while
+the reference explorer searches in this process::
+
+    job = BackgroundCompile(model, kernel_options)
+    job.start()          # a child process: generate, compile every entry point, mark warm
+    job.ready            # a threading.Event, set once the kernel is in the cache
+    job.stop()           # kill the child and its precompile workers (idempotent)
+
+The child is a plain ``python -m`` process (not multiprocessing, so a
+caller's script is never re-imported):
+
+    python -m modelcheck.engines.compiled.background JOB.pickle PARENT_PID
+
+``JOB.pickle`` holds the IR model and the ``KernelOptions``; the child does
+exactly what ``compile_model`` does (``CompiledModel.__init__`` and
+``warm_up``) and exits 0 once the kernel is marked warm.  It runs in its own
+process group, so ``stop`` ends it and every precompile worker it started at
+once; it dies with its parent too (``precompile.end_with_parent``).  A
+child killed half-way leaves nothing that is trusted: the kernel file and
+its hash record are written atomically, and numba's files without the
+``.warm`` manifest are thrown away by the next run (kcache.py).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BackgroundCompile", "main", "NICENESS"]
+
+#: The child runs at a lower priority: the reference explorer in the parent
+#: is the one giving the answer now; the compile is a bet on a long search.
+NICENESS = 10
+
+
+class BackgroundCompile:
+    """The kernel of ``model`` compiled by a child process.  ``workers`` is
+    the child's precompile processes (default: one less than the cores, so
+    that one core is left to the reference explorer)."""
+
+    def __init__(self, model: Any, kernel_options: Any, workers: int | None = None) -> None:
+        self.model = model
+        cores = os.cpu_count() or 1
+        self.kernel_options = replace(kernel_options, timeout_s=None, dump_kernel=None,
+                                      jobs=workers if workers is not None else max(1, cores - 1))
+        self.ready = threading.Event()
+        self.finished = threading.Event()
+        self.returncode: int | None = None
+        self._proc: subprocess.Popen | None = None
+        self._job: Path | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def failed(self) -> str | None:
+        """Why the child ended without the kernel, once it has."""
+        if not self.finished.is_set() or self.ready.is_set():
+            return None
+        return f"the background compile ended with exit status {self.returncode}"
+
+    def start(self) -> None:
+        fd, name = tempfile.mkstemp(prefix="modelcheck-compile-", suffix=".pickle")
+        self._job = Path(name)
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((self.model, self.kernel_options), f, protocol=pickle.HIGHEST_PROTOCOL)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "modelcheck.engines.compiled.background", name,
+             str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            # Its own group: Ctrl-C at a terminal does not reach it (stop()
+            # ends it), and one signal ends it with its workers.
+            start_new_session=hasattr(os, "setsid"))
+        threading.Thread(target=self._watch, args=(self._proc,), daemon=True,
+                         name="modelcheck-background-compile").start()
+
+    def _watch(self, proc: subprocess.Popen) -> None:
+        code = proc.wait()
+        self.returncode = code
+        if code == 0:
+            self.ready.set()
+        self.finished.set()
+
+    def stop(self) -> None:
+        """End the child and its workers if they still run; remove the job file."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is not None:
+                # While the child is not reaped its pid cannot name another
+                # process group, so the group signal reaches only its own.
+                if proc.poll() is None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        if hasattr(os, "killpg"):
+                            os.killpg(proc.pid, signal.SIGKILL)
+                        else:
+                            proc.kill()
+                proc.wait()
+            if self._job is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self._job.unlink()
+                self._job = None
+
+    def __enter__(self) -> "BackgroundCompile":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+
+def main(argv: list[str]) -> int:
+    from modelcheck.engines.compiled.precompile import end_with_parent
+    job, parent = Path(argv[0]), int(argv[1])
+    end_with_parent(parent)
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
+    model, kernel_options = pickle.loads(job.read_bytes())
+    from modelcheck.engines.compiled.kernels import compile_model
+    compile_model(model, kernel_options)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,212 @@
+"""The default engine (engines/auto.py): the compiled engine when the kernel
+is cached, else a race between a background compile and the reference
+explorer.  The race is made deterministic with compile jobs that are ready
+at once or never; the real background process is tested apart (it is
+killed cleanly, or it leaves a warm kernel that the next run uses)."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+pytest.importorskip("numba")
+
+from modelcheck import api  # noqa: E402
+from modelcheck.engines import get_engine  # noqa: E402
+from modelcheck.engines.auto import SYMMETRY_NOTE, AutoEngine, compiled_only  # noqa: E402
+from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: E402
+from modelcheck.engines.compiled import kcache  # noqa: E402
+from modelcheck.engines.compiled.background import BackgroundCompile  # noqa: E402
+from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
+from modelcheck.engines.compiled.kernels import KernelOptions, kernel_looks_warm  # noqa: E402
+from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
+
+
+class FakeJob:
+    """A background compile that is ready as soon as it starts, or never."""
+
+    def __init__(self, ready_at_start: bool) -> None:
+        self.ready_at_start = ready_at_start
+        self.ready = threading.Event()
+        self.started = self.stopped = False
+
+    def start(self) -> None:
+        self.started = True
+        if self.ready_at_start:
+            self.ready.set()
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    @property
+    def failed(self) -> str | None:
+        return None
+
+
+class Jobs:
+    """A ``start_compile`` seam that records the jobs it made."""
+
+    def __init__(self, ready_at_start: bool) -> None:
+        self.ready_at_start = ready_at_start
+        self.made: list[FakeJob] = []
+
+    def __call__(self, model, kernel_options) -> FakeJob:
+        job = FakeJob(self.ready_at_start)
+        self.made.append(job)
+        return job
+
+
+class Notes(NullReporter):
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+def _cold(tmp_path) -> CheckOptions:
+    """Options whose kernel cache is empty, so the race is run."""
+    return CheckOptions(cache_dir=str(tmp_path / "cache"))
+
+
+def _counts(result) -> tuple:
+    s = result.stats
+    return (s.distinct_states, s.generated_states, s.depth,
+            [(p.name, p.status, p.steps) for p in result.properties])
+
+
+def test_auto_is_the_default_engine():
+    assert api.default_engine() == ("auto", None)
+    assert isinstance(get_engine("auto"), AutoEngine)
+
+
+def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    jobs, reporter = Jobs(ready_at_start=True), Notes()
+    result = AutoEngine(jobs, grace_s=0.0).check(model, options, reporter)
+    assert result.engine == "compiled"
+    assert jobs.made and jobs.made[0].started and jobs.made[0].stopped
+    assert any(n.startswith("compiling the kernel for two_phase in the background")
+               for n in reporter.notes)
+    assert result.notes[0].startswith("kernel ready after ")
+    assert result.notes[0].endswith(": continuing on the compiled engine")
+    # The compiled search starts over: its counts are the compiled engine's,
+    # which are the reference explorer's.
+    compiled = CompiledEngine().check(model, options)
+    reference = ReferenceEngine().check(model, options)
+    assert _counts(result) == _counts(compiled) == _counts(reference)
+    assert result.complete
+
+
+def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
+    model = load("two_phase", N=2)
+    jobs = Jobs(ready_at_start=False)
+    result = AutoEngine(jobs, grace_s=0.0).check(model, _cold(tmp_path), Notes())
+    assert result.engine == "reference" and result.complete
+    assert jobs.made[0].started and jobs.made[0].stopped
+    assert "the reference explorer finished before the kernel compiled (compile stopped)" \
+        in result.notes
+    # two_phase declares a symmetric type: the note says the counts are unreduced.
+    assert SYMMETRY_NOTE in result.notes
+    assert _counts(result) == _counts(ReferenceEngine().check(model, _cold(tmp_path)))
+
+
+def test_a_search_over_before_the_grace_period_starts_no_compile(load, tmp_path):
+    jobs = Jobs(ready_at_start=True)
+    result = AutoEngine(jobs, grace_s=3600.0).check(load("die_hard"), _cold(tmp_path))
+    assert result.engine == "reference" and not jobs.made
+    assert result.notes == []
+
+
+def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_path):
+    class CtrlC(Notes):
+        def progress(self, progress) -> None:
+            raise KeyboardInterrupt
+    jobs = Jobs(ready_at_start=False)
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path),
+                                                  CtrlC())
+    assert result.engine == "reference" and result.reason == "interrupted"
+    assert jobs.made[0].stopped
+    assert all(p.status is Status.UNKNOWN for p in result.properties)
+
+
+def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
+    jobs = Jobs(ready_at_start=False)
+    options = replace(_cold(tmp_path), max_states=20)
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), options)
+    assert result.reason.startswith("stopped at the state bound")
+    assert all(p.status is not Status.HOLDS for p in result.properties)
+    assert jobs.made[0].stopped
+
+
+def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, tmp_path):
+    model = load("die_hard")
+
+    def no_race(model, kernel_options):
+        raise AssertionError("no background compile for a run only the compiled engine does")
+    engine = AutoEngine(no_race, grace_s=0.0)
+    options = CheckOptions(checkpoint_dir=str(tmp_path / "ckpt"))
+    assert compiled_only(model, options) == "checkpoints"
+    assert engine.check(model, options).engine == "compiled"
+    capped = CheckOptions(extra={"max_memory_mib": 1024})
+    assert compiled_only(model, capped) == "a memory cap"
+    assert engine.check(model, capped).engine == "compiled"
+
+
+def test_simulation_runs_on_the_reference_engine(load):
+    result = AutoEngine(Jobs(True), grace_s=0.0).check(load("die_hard"),
+                                                        CheckOptions(simulate=3, sim_depth=5))
+    assert result.engine == "reference"
+
+
+def _group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+def test_stopping_the_background_compile_kills_it_and_leaves_nothing_trusted(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = KernelOptions(cache_dir=str(tmp_path))
+    job = BackgroundCompile(model, options, workers=2)
+    job.start()
+    pid = job.pid
+    # Let it get as far as writing the kernel file (numba then compiles).
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("kernels/mc_*.py")) and time.monotonic() < deadline \
+            and not job.finished.is_set():
+        time.sleep(0.05)
+    job.stop()
+    job.stop()      # idempotent
+    assert _group_gone(pid)
+    assert not list(tmp_path.glob("modelcheck-compile-*"))
+    if not job.ready.is_set():
+        assert not list(tmp_path.glob("kernels/*.warm"))
+        assert not kernel_looks_warm(model, options)
+
+
+def test_a_finished_background_compile_leaves_a_warm_kernel_that_skips_the_race(load, tmp_path):
+    model = load("die_hard")
+    options = CheckOptions(cache_dir=str(tmp_path))
+    plan = plan_run(model, options)
+    assert not kernel_looks_warm(model, plan.kernel_options)
+    with BackgroundCompile(model, plan.kernel_options) as job:
+        job.start()
+        assert job.finished.wait(600)
+        assert job.ready.is_set(), job.failed
+    assert kernel_looks_warm(model, plan.kernel_options)
+    path = next(tmp_path.glob("kernels/mc_*.py"))
+    assert kcache.is_warm(path)
+
+    def no_race(model, kernel_options):
+        raise AssertionError("a warm kernel needs no background compile")
+    result = AutoEngine(no_race, grace_s=0.0).check(model, options)
+    assert result.engine == "compiled"
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))

@@ -170,7 +170,8 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
     outcome = Outcome(spec, model, engine_that_ran(engine, result), result)
     save_traces(outcome, out_dir, model.name, naming)
     if json_mode:
-        click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
+        click.echo(dumps(outcome_json(spec, model, outcome.engine, result,
+                                      outcome.error_trace_file)))
     else:
         show_outcome(out, outcome, reporter.notes)
     ctx.exit(exit_code(result))

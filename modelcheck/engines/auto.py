@@ -1,17 +1,23 @@
 """``AutoEngine``: the default engine.  The compiled engine's speed without
-waiting for numba on a spec's first run.
+waiting for numba on a spec's first run, and never much slower than the
+reference explorer on a small spec.
 
-* The kernel is in the cache (an earlier run compiled it): the compiled
-  engine runs at once.
-* It is not: the kernel compiles in a background process
-  (compiled/background.py) while the reference explorer searches here.  If
-  the reference search ends first, its result is the answer and the compile
-  is stopped.  If the kernel is ready first, the reference search is stopped
-  and the compiled engine searches from the start (the same counts and
-  verdicts; it is about a hundred times faster).
+The reference explorer starts at once.  A search over within ``grace_s``
+(most small specs) is the answer: nothing else starts, not even numba,
+whose import and kernel load take longer than such a search.  Otherwise:
+
+* the kernel is in the cache (an earlier run compiled it): the reference
+  search is stopped and the compiled engine searches from the start (the
+  same counts and verdicts; it is about a hundred times faster);
+* it is not: the kernel compiles in a background process
+  (compiled/background.py) while the reference explorer goes on.  If the
+  reference search ends first, its result is the answer and the compile is
+  stopped.  If the kernel is ready first, the compiled engine takes over
+  from the start, as above.
 * Runs that only the compiled engine can do (checkpoints, a memory cap, a
-  kernel dump) go straight to the compiled engine, as do specs it hands to
-  the reference explorer itself (with its note).
+  kernel dump) go straight to the compiled engine.  A spec the compiled
+  engine cannot lay out stays on the reference explorer, with the note the
+  compiled engine gives when it hands such a spec over.
 * Symmetry reduction does not keep a spec off the race: it changes the
   counts (orbit representatives), never a verdict or the length of a
   shortest counterexample, and waiting a minute for numba to count 314
@@ -19,9 +25,7 @@ waiting for numba on a spec's first run.
   here to avoid.  When the reference explorer answers, a note says that its
   counts are of every state.
 
-The compile starts only once the reference search has run ``grace_s``
-seconds: most small specs are answered before that, at no cost in
-processes.  The result's ``engine`` names the engine that gave the answer,
+The result's ``engine`` names the engine that gave the answer,
 and its notes say how it came about.
 """
 from __future__ import annotations
@@ -69,30 +73,91 @@ def compiled_only(model: Model, options: CheckOptions) -> str | None:
     return None
 
 
-class _Watch:
-    """The reporter the reference search reports to during the race: it
-    passes everything on, and starts the compile on the first tick after
-    ``grace_s`` seconds (in this thread, so the note is shown in order)."""
+class _Race:
+    """The reference search's reporter and stop signal during the race.  On
+    the first progress tick after ``grace_s`` seconds it looks for the
+    kernel (in this thread, so its notes come in order) and either asks the
+    search to stop (cached) or starts the compile; from then on the search
+    stops as soon as the compile is done."""
 
-    def __init__(self, reporter: Reporter, begin: Callable[[], None], grace_s: float) -> None:
-        self.reporter = reporter
-        self.begin = begin
-        self.grace_s = grace_s
-        self.started_at: float | None = None
+    def __init__(self, engine: "AutoEngine", model: Model, options: CheckOptions,
+                 reporter: Reporter) -> None:
+        self.engine, self.model, self.options, self.reporter = engine, model, options, reporter
+        self.start = time.monotonic()
+        self.looked_at: float | None = None
+        self.job: CompileJob | None = None
+        self.cached = False
+        self.declined: str | None = None       # why the compiled engine would not run
+
+    # ------------------------------------------------------------ Reporter
 
     def progress(self, progress: Progress) -> None:
-        if self.started_at is None and progress.elapsed_s >= self.grace_s:
-            self.started_at = time.monotonic()
-            self.begin()
+        if self.looked_at is None and progress.elapsed_s >= self.engine.grace_s:
+            self.looked_at = time.monotonic()
+            self.look()
         self.reporter.progress(progress)
 
     def note(self, message: str) -> None:
         self.reporter.note(message)
 
+    # ------------------------------------------------------------ StopSignal
+
+    def is_set(self) -> bool:
+        return self.cached or (self.job is not None and self.job.ready.is_set())
+
+    # ------------------------------------------------------------ the kernel
+
+    def look(self) -> None:
+        from modelcheck.engines.compiled.engine import plan_run
+        from modelcheck.engines.compiled.kernels import kernel_looks_warm
+        from modelcheck.engines.compiled.reps import Unsupported
+        plan = plan_run(self.model, self.options)
+        if plan.fallback is not None:
+            self.declined = plan.fallback
+            return
+        try:
+            self.cached = kernel_looks_warm(self.model, plan.kernel_options)
+        except Unsupported as err:
+            self.declined = str(err)
+            return
+        if self.cached:
+            return
+        self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
+                           f"(first run of this spec); the reference explorer searches meanwhile")
+        self.job = self.engine.start_compile(self.model, plan.kernel_options)
+        self.job.start()
+
+    def stop_compile(self) -> None:
+        if self.job is not None:
+            self.job.stop()
+
+    def reference_notes(self, result: CheckResult) -> list[str]:
+        """What the result of a reference search that ran to its end says."""
+        notes = []
+        if self.declined is not None:
+            notes.append(f"compiled engine unavailable ({self.declined}); "
+                         f"the reference explorer answered")
+        job = self.job
+        if job is not None:
+            if job.failed is not None:
+                notes.append(f"{job.failed}; the reference explorer went on alone")
+            elif job.ready.is_set():
+                notes.append("the kernel compiled as the reference explorer finished "
+                             "(cached for the next run)")
+            elif result.reason is None:
+                notes.append("the reference explorer finished before the kernel compiled "
+                             "(compile stopped)")
+            else:
+                notes.append("the kernel compile was stopped with the search")
+        if self.looked_at is not None and self.options.symmetry and self.model.symmetric_types:
+            notes.append(SYMMETRY_NOTE)
+        return notes
+
 
 class AutoEngine:
-    """The compiled engine, with the reference explorer answering while a
-    new kernel compiles.  ``start_compile`` and ``grace_s`` are test seams."""
+    """The compiled engine, with the reference explorer answering small
+    specs and while a new kernel compiles.  ``start_compile`` and
+    ``grace_s`` are test seams."""
 
     name = "auto"
 
@@ -105,7 +170,7 @@ class AutoEngine:
               reporter: Reporter | None = None) -> CheckResult:
         options = options if options is not None else CheckOptions()
         reporter = reporter if reporter is not None else NullReporter()
-        from modelcheck.engines.compiled.engine import CompiledEngine, available, plan_run
+        from modelcheck.engines.compiled.engine import CompiledEngine, available
         from modelcheck.engines.reference.engine import ReferenceEngine
         if options.simulate:
             return ReferenceEngine().check(model, options, reporter)
@@ -113,90 +178,41 @@ class AutoEngine:
         if not usable or compiled_only(model, options):
             # The compiled engine says itself why it cannot run, if it cannot.
             return CompiledEngine().check(model, options, reporter)
-        plan = plan_run(model, options)
-        if plan.fallback is not None or _straight_to_compiled(model, plan.kernel_options):
-            return CompiledEngine().check(model, options, reporter)
-        return self._race(model, options, plan.kernel_options, reporter)
+        return self._race(model, options, reporter)
 
-    def _race(self, model: Model, options: CheckOptions, kernel_options: Any,
-              reporter: Reporter) -> CheckResult:
+    def _race(self, model: Model, options: CheckOptions, reporter: Reporter) -> CheckResult:
         from modelcheck.engines.reference.explorer import STOPPED, explore
-        start = time.monotonic()
-        job: CompileJob | None = None
-
-        def begin() -> None:
-            nonlocal job
-            reporter.note(f"compiling the kernel for {model.name} in the background (first "
-                          f"run of this spec); the reference explorer searches meanwhile")
-            job = self.start_compile(model, kernel_options)
-            job.start()
-
-        watch = _Watch(reporter, begin, self.grace_s)
-        stop = _Ready(lambda: job)
+        race = _Race(self, model, options, reporter)
         try:
-            result = explore(model, options, watch, stop)
+            result = explore(model, options, race, race)
         finally:
             # Whatever ended the search (its end, a bound, Ctrl-C, the
             # kernel being ready) ends the child; a finished one is reaped.
-            if job is not None:
-                job.stop()
+            race.stop_compile()
         if result.reason != STOPPED:
-            if job is not None:
-                result.notes.append(self._why_reference(job, result))
-            if options.symmetry and model.symmetric_types:
-                result.notes.append(SYMMETRY_NOTE)
+            result.notes.extend(race.reference_notes(result))
             return result
-        return self._hand_over(model, options, reporter, start, watch)
+        return self._hand_over(model, options, reporter, race)
 
     @staticmethod
-    def _why_reference(job: CompileJob, result: CheckResult) -> str:
-        failed = job.failed
-        if failed is not None:
-            return f"{failed}; the reference explorer went on alone"
-        if job.ready.is_set():
-            return "the kernel compiled as the reference explorer finished (cached for the next run)"
-        if result.reason is None:
-            return "the reference explorer finished before the kernel compiled (compile stopped)"
-        return "the kernel compile was stopped with the search"
-
-    @staticmethod
-    def _hand_over(model: Model, options: CheckOptions, reporter: Reporter, start: float,
-                   watch: _Watch) -> CheckResult:
+    def _hand_over(model: Model, options: CheckOptions, reporter: Reporter,
+                   race: _Race) -> CheckResult:
         from modelcheck.engines.compiled.engine import CompiledEngine
         now = time.monotonic()
-        compile_s = now - (watch.started_at if watch.started_at is not None else start)
-        note = f"kernel ready after {compile_s:.1f} s: continuing on the compiled engine"
-        reporter.note(note)
+        note = None
+        if race.job is not None:
+            looked_at = race.looked_at if race.looked_at is not None else race.start
+            note = f"kernel ready after {now - looked_at:.1f} s: continuing on the compiled engine"
+            reporter.note(note)
         if options.timeout_s is not None:
             # The time spent is spent: the compiled search gets what is left.
-            options = replace(options, timeout_s=max(options.timeout_s - (now - start), 1e-3))
+            options = replace(options,
+                              timeout_s=max(options.timeout_s - (now - race.start), 1e-3))
         result = CompiledEngine().check(model, options, reporter)
-        result.notes.insert(0, note)
-        result.stats.extras["handed_over_after_s"] = round(now - start, 3)
+        if note is not None:
+            result.notes.insert(0, note)
+        result.stats.extras["handed_over_after_s"] = round(now - race.start, 3)
         return result
-
-
-class _Ready:
-    """The reference search's stop signal: the compile job is ready."""
-
-    def __init__(self, job: Callable[[], CompileJob | None]) -> None:
-        self.job = job
-
-    def is_set(self) -> bool:
-        job = self.job()
-        return job is not None and job.ready.is_set()
-
-
-def _straight_to_compiled(model: Model, kernel_options: Any) -> bool:
-    """Whether the kernel is cached, so the compiled engine can start at
-    once; a spec the compiled engine cannot lay out goes to it as well (it
-    hands the spec to the reference explorer with its note)."""
-    from modelcheck.engines.compiled.kernels import kernel_looks_warm
-    from modelcheck.engines.compiled.reps import Unsupported
-    try:
-        return kernel_looks_warm(model, kernel_options)
-    except Unsupported:
-        return True
 
 
 def _background(model: Model, kernel_options: Any) -> CompileJob:

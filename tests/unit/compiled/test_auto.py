@@ -210,3 +210,18 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_skips_the_race(
     result = AutoEngine(no_race, grace_s=0.0).check(model, options)
     assert result.engine == "compiled"
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path,
+                                                                     monkeypatch):
+    from modelcheck.engines.compiled import kernels
+    from modelcheck.engines.compiled.reps import Unsupported
+
+    def declines(model, kernel_options):
+        raise Unsupported("states of 99 words")
+    monkeypatch.setattr(kernels, "kernel_looks_warm", declines)
+    jobs = Jobs(ready_at_start=True)
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
+    assert result.engine == "reference" and result.complete and not jobs.made
+    assert ("compiled engine unavailable (states of 99 words); the reference explorer answered"
+            in result.notes)

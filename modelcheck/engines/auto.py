@@ -4,16 +4,17 @@ reference explorer on a small spec.
 
 The reference explorer starts at once.  A search over within ``grace_s``
 (most small specs) is the answer: nothing else starts, not even numba,
-whose import and kernel load take longer than such a search.  Otherwise:
+whose import and kernel load take longer than such a search.  Otherwise a
+background process (compiled/background.py) looks for the spec's kernel in
+the cache and, on a miss, compiles it, while the reference explorer goes on
+(everything costly happens in that process, at the lowest priority):
 
-* the kernel is in the cache (an earlier run compiled it): the reference
-  search is stopped and the compiled engine searches from the start (the
-  same counts and verdicts; it is about a hundred times faster);
-* it is not: the kernel compiles in a background process
-  (compiled/background.py) while the reference explorer goes on.  If the
-  reference search ends first, its result is the answer and the compile is
-  stopped.  If the kernel is ready first, the compiled engine takes over
-  from the start, as above.
+* the kernel was cached (an earlier run compiled it), or is now compiled:
+  the reference search is stopped and the compiled engine searches from
+  the start (the same counts and verdicts; it is about a hundred times
+  faster);
+* the reference search ends first: its result is the answer and the
+  compile is stopped.
 * Runs that only the compiled engine can do (checkpoints, a memory cap, a
   kernel dump) go straight to the compiled engine.  A spec the compiled
   engine cannot lay out stays on the reference explorer, with the note the
@@ -40,7 +41,7 @@ from modelcheck.ir.nodes import Model
 
 __all__ = ["AutoEngine", "CompileJob", "GRACE_S", "SYMMETRY_NOTE", "compiled_only"]
 
-#: Seconds the reference explorer runs alone before the compile starts.
+#: Seconds the reference explorer runs alone before the kernel is looked for.
 GRACE_S = 0.5
 
 #: Symmetry reduction changes the counts, never a verdict or the length of a
@@ -52,7 +53,9 @@ SYMMETRY_NOTE = ("symmetry reduction not applied: the reference explorer answere
 class CompileJob(Protocol):
     """What the race needs of a background compile (``BackgroundCompile``;
     tests give one that is ready at once, or never)."""
-    ready: Any            # a threading.Event, set when the kernel is cached
+    ready: Any            # a threading.Event: the kernel is in the cache
+    compiling: Any        # a threading.Event: it was not, and is being compiled
+    declined: str | None  # why the compiled engine would not run the spec
 
     def start(self) -> None: ...
     def stop(self) -> None: ...
@@ -75,26 +78,31 @@ def compiled_only(model: Model, options: CheckOptions) -> str | None:
 
 class _Race:
     """The reference search's reporter and stop signal during the race.  On
-    the first progress tick after ``grace_s`` seconds it looks for the
-    kernel (in this thread, so its notes come in order) and either asks the
-    search to stop (cached) or starts the compile; from then on the search
-    stops as soon as the compile is done."""
+    the first progress tick after ``grace_s`` seconds it starts the
+    background job, which finds the kernel in the cache or compiles it; the
+    search stops as soon as the kernel is ready.  Notes are given from this
+    thread, on progress ticks, so that they come in order."""
 
     def __init__(self, engine: "AutoEngine", model: Model, options: CheckOptions,
                  reporter: Reporter) -> None:
         self.engine, self.model, self.options, self.reporter = engine, model, options, reporter
         self.start = time.monotonic()
-        self.looked_at: float | None = None
+        self.started_at: float | None = None
+        self.announced_at: float | None = None
         self.job: CompileJob | None = None
-        self.cached = False
-        self.declined: str | None = None       # why the compiled engine would not run
 
     # ------------------------------------------------------------ Reporter
 
     def progress(self, progress: Progress) -> None:
-        if self.looked_at is None and progress.elapsed_s >= self.engine.grace_s:
-            self.looked_at = time.monotonic()
-            self.look()
+        if self.job is None and progress.elapsed_s >= self.engine.grace_s:
+            self.started_at = time.monotonic()
+            self.job = self.engine.start_compile(self.model, self.options)
+            self.job.start()
+        if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
+            self.announced_at = time.monotonic()
+            self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
+                               f"(first run of this spec); the reference explorer searches "
+                               f"meanwhile")
         self.reporter.progress(progress)
 
     def note(self, message: str) -> None:
@@ -103,29 +111,9 @@ class _Race:
     # ------------------------------------------------------------ StopSignal
 
     def is_set(self) -> bool:
-        return self.cached or (self.job is not None and self.job.ready.is_set())
+        return self.job is not None and self.job.ready.is_set()
 
-    # ------------------------------------------------------------ the kernel
-
-    def look(self) -> None:
-        from modelcheck.engines.compiled.engine import plan_run
-        from modelcheck.engines.compiled.kernels import kernel_looks_warm
-        from modelcheck.engines.compiled.reps import Unsupported
-        plan = plan_run(self.model, self.options)
-        if plan.fallback is not None:
-            self.declined = plan.fallback
-            return
-        try:
-            self.cached = kernel_looks_warm(self.model, plan.kernel_options)
-        except Unsupported as err:
-            self.declined = str(err)
-            return
-        if self.cached:
-            return
-        self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
-                           f"(first run of this spec); the reference explorer searches meanwhile")
-        self.job = self.engine.start_compile(self.model, plan.kernel_options)
-        self.job.start()
+    # ------------------------------------------------------------ the end
 
     def stop_compile(self) -> None:
         if self.job is not None:
@@ -133,23 +121,22 @@ class _Race:
 
     def reference_notes(self, result: CheckResult) -> list[str]:
         """What the result of a reference search that ran to its end says."""
-        notes = []
-        if self.declined is not None:
-            notes.append(f"compiled engine unavailable ({self.declined}); "
-                         f"the reference explorer answered")
         job = self.job
-        if job is not None:
-            if job.failed is not None:
-                notes.append(f"{job.failed}; the reference explorer went on alone")
-            elif job.ready.is_set():
-                notes.append("the kernel compiled as the reference explorer finished "
-                             "(cached for the next run)")
-            elif result.reason is None:
-                notes.append("the reference explorer finished before the kernel compiled "
-                             "(compile stopped)")
-            else:
-                notes.append("the kernel compile was stopped with the search")
-        if self.looked_at is not None and self.options.symmetry and self.model.symmetric_types:
+        if job is None:
+            return []
+        notes = []
+        if job.declined is not None:
+            notes.append(f"compiled engine unavailable ({job.declined}); "
+                         f"the reference explorer answered")
+        elif job.failed is not None:
+            notes.append(f"{job.failed}; the reference explorer went on alone")
+        elif job.ready.is_set():
+            notes.append("the kernel was ready as the reference explorer finished")
+        elif self.announced_at is not None:
+            notes.append("the reference explorer finished before the kernel compiled (compile "
+                         "stopped)" if result.reason is None else
+                         "the kernel compile was stopped with the search")
+        if job.declined is None and self.options.symmetry and self.model.symmetric_types:
             notes.append(SYMMETRY_NOTE)
         return notes
 
@@ -161,7 +148,7 @@ class AutoEngine:
 
     name = "auto"
 
-    def __init__(self, start_compile: Callable[[Model, Any], CompileJob] | None = None,
+    def __init__(self, start_compile: Callable[[Model, CheckOptions], CompileJob] | None = None,
                  grace_s: float = GRACE_S) -> None:
         self.start_compile = start_compile or _background
         self.grace_s = grace_s
@@ -200,9 +187,9 @@ class AutoEngine:
         from modelcheck.engines.compiled.engine import CompiledEngine
         now = time.monotonic()
         note = None
-        if race.job is not None:
-            looked_at = race.looked_at if race.looked_at is not None else race.start
-            note = f"kernel ready after {now - looked_at:.1f} s: continuing on the compiled engine"
+        if race.announced_at is not None and race.started_at is not None:
+            note = (f"kernel ready after {now - race.started_at:.1f} s: continuing on the "
+                    f"compiled engine")
             reporter.note(note)
         if options.timeout_s is not None:
             # The time spent is spent: the compiled search gets what is left.
@@ -215,6 +202,6 @@ class AutoEngine:
         return result
 
 
-def _background(model: Model, kernel_options: Any) -> CompileJob:
+def _background(model: Model, options: CheckOptions) -> CompileJob:
     from modelcheck.engines.compiled.background import BackgroundCompile
-    return BackgroundCompile(model, kernel_options)
+    return BackgroundCompile(model, options)

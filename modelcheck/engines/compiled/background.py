@@ -1,26 +1,35 @@
 """A kernel compiled in a background process, both ends.
 
-The default engine (engines/auto.py) starts one on a spec's first run while
-the reference explorer searches in this process::
+The default engine (engines/auto.py) starts one when a search on the
+reference explorer runs long enough to want the compiled engine::
 
-    job = BackgroundCompile(model, kernel_options)
-    job.start()          # a child process: generate, compile every entry point, mark warm
+    job = BackgroundCompile(model, options)
+    job.start()          # a child process: find the kernel in the cache, or compile it
+    job.compiling        # a threading.Event, set once the child found no cached kernel
     job.ready            # a threading.Event, set once the kernel is in the cache
+    job.declined         # why the compiled engine cannot run the spec, if it cannot
     job.stop()           # kill the child and its precompile workers (idempotent)
 
-The child is a plain ``python -m`` process (not multiprocessing, so a
-caller's script is never re-imported):
+Everything that costs time happens in the child, so the reference search
+in the parent loses nothing to it: generating the kernel (numpy, code
+generation), looking for it in the cache, and on a miss compiling it, which
+is exactly what ``compile_model`` does (``CompiledModel.__init__`` and
+``warm_up``: every entry point, then the ``.warm`` manifest).  The child is
+a plain ``python -m`` process (not multiprocessing, so a caller's script is
+never re-imported):
 
     python -m modelcheck.engines.compiled.background JOB.pickle PARENT_PID
 
-``JOB.pickle`` holds the IR model and the ``KernelOptions``; the child does
-exactly what ``compile_model`` does (``CompiledModel.__init__`` and
-``warm_up``) and exits 0 once the kernel is marked warm.  It runs in its own
-process group, so ``stop`` ends it and every precompile worker it started at
-once; it dies with its parent too (``precompile.end_with_parent``).  A
-child killed half-way leaves nothing that is trusted: the kernel file and
-its hash record are written atomically, and numba's files without the
-``.warm`` manifest are thrown away by the next run (kcache.py).
+``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
+``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
+spec the compiled engine would hand to the reference explorer; it exits 0
+once the kernel is in the cache.  It runs at the lowest priority and in its
+own process group, so ``stop`` ends it and every precompile worker it
+started at once; it dies with its parent too
+(``precompile.end_with_parent``).  A child killed half-way leaves nothing
+that is trusted: the kernel file and its hash record are written
+atomically, and numba's files without the ``.warm`` manifest are thrown away
+by the next run (kcache.py).
 """
 from __future__ import annotations
 
@@ -36,25 +45,32 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BackgroundCompile", "main", "NICENESS"]
+__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
 
-#: The child runs at a lower priority: the reference explorer in the parent
-#: is the one giving the answer now; the compile is a bet on a long search.
-NICENESS = 10
+#: The child runs at the lowest priority: the reference explorer in the
+#: parent is the one giving the answer now; the compile is a bet on a long search.
+NICENESS = 19
+#: What the child says on stdout: it is compiling; the spec is not for it.
+COLD, DECLINED = "cold", "declined: "
 
 
 class BackgroundCompile:
-    """The kernel of ``model`` compiled by a child process.  ``workers`` is
-    the child's precompile processes (default: one less than the cores, so
-    that one core is left to the reference explorer)."""
+    """The kernel the compiled engine would use for ``model`` under
+    ``options``, found or compiled by a child process.  ``workers`` is the
+    child's precompile processes (default: one less than the cores, so that
+    one core is left to the reference explorer)."""
 
-    def __init__(self, model: Any, kernel_options: Any, workers: int | None = None) -> None:
+    def __init__(self, model: Any, options: Any, workers: int | None = None) -> None:
         self.model = model
         cores = os.cpu_count() or 1
-        self.kernel_options = replace(kernel_options, timeout_s=None, dump_kernel=None,
-                                      jobs=workers if workers is not None else max(1, cores - 1))
+        jobs = workers if workers is not None else max(1, cores - 1)
+        # Only what shapes the kernel travels: ``extra`` may hold anything.
+        self.options = replace(options, timeout_s=None, dump_kernel=None,
+                               extra={"compile_jobs": jobs})
         self.ready = threading.Event()
+        self.compiling = threading.Event()
         self.finished = threading.Event()
+        self.declined: str | None = None
         self.returncode: int | None = None
         self._proc: subprocess.Popen | None = None
         self._job: Path | None = None
@@ -67,7 +83,7 @@ class BackgroundCompile:
     @property
     def failed(self) -> str | None:
         """Why the child ended without the kernel, once it has."""
-        if not self.finished.is_set() or self.ready.is_set():
+        if not self.finished.is_set() or self.ready.is_set() or self.declined is not None:
             return None
         return f"the background compile ended with exit status {self.returncode}"
 
@@ -75,11 +91,12 @@ class BackgroundCompile:
         fd, name = tempfile.mkstemp(prefix="modelcheck-compile-", suffix=".pickle")
         self._job = Path(name)
         with os.fdopen(fd, "wb") as f:
-            pickle.dump((self.model, self.kernel_options), f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "modelcheck.engines.compiled.background", name,
              str(os.getpid())],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True,
             # Its own group: Ctrl-C at a terminal does not reach it (stop()
             # ends it), and one signal ends it with its workers.
             start_new_session=hasattr(os, "setsid"))
@@ -87,9 +104,17 @@ class BackgroundCompile:
                          name="modelcheck-background-compile").start()
 
     def _watch(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                line = line.rstrip("\n")
+                if line == COLD:
+                    self.compiling.set()
+                elif line.startswith(DECLINED):
+                    self.declined = line[len(DECLINED):]
         code = proc.wait()
         self.returncode = code
-        if code == 0:
+        if code == 0 and self.declined is None:
             self.ready.set()
         self.finished.set()
 
@@ -126,9 +151,21 @@ def main(argv: list[str]) -> int:
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(NICENESS)
-    model, kernel_options = pickle.loads(job.read_bytes())
-    from modelcheck.engines.compiled.kernels import compile_model
-    compile_model(model, kernel_options)
+    model, options = pickle.loads(job.read_bytes())
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm
+    from modelcheck.engines.compiled.reps import Unsupported
+    plan = plan_run(model, options)
+    if plan.fallback is not None:
+        print(DECLINED + plan.fallback, flush=True)
+        return 0
+    try:
+        if kernel_looks_warm(model, plan.kernel_options):
+            return 0
+        print(COLD, flush=True)
+        compile_model(model, plan.kernel_options)
+    except Unsupported as err:
+        print(DECLINED + str(err), flush=True)
     return 0
 
 

@@ -9,11 +9,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter, Stats
-from modelcheck.engines.compiled.kcache import CompileTimeout
-from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.ir.nodes import Model
 
 if TYPE_CHECKING:
+    from modelcheck.engines.compiled.kcache import CompileTimeout
     from modelcheck.engines.compiled.kernels import CompiledModel
 
 __all__ = ["CompiledEngine", "RunPlan", "available", "plan_run"]
@@ -49,7 +48,7 @@ def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str)
     return result
 
 
-def _compile_timed_out(model: Model, options: CheckOptions, timeout: CompileTimeout) -> CheckResult:
+def _compile_timed_out(model: Model, options: CheckOptions, timeout: "CompileTimeout") -> CheckResult:
     """Every verdict UNKNOWN: no state was explored."""
     from modelcheck.engines.reference.explorer import Verdicts, select_properties
     reason = str(timeout)
@@ -148,7 +147,11 @@ class CompiledEngine:
         plan = plan_run(model, options)
         if plan.fallback is not None:
             return _fallback(model, options, reporter, plan.fallback)
+        # Imported here (numpy, numba): the default engine imports this
+        # module for a search that may end on the reference explorer.
+        from modelcheck.engines.compiled.kcache import CompileTimeout
         from modelcheck.engines.compiled.kernels import compile_model
+        from modelcheck.engines.compiled.reps import Unsupported
         from modelcheck.engines.compiled.search import CompiledSearch
         options, live = plan.options, plan.live
         try:

@@ -170,7 +170,9 @@ def load_kernel_module(source: str, cache_dir: str | os.PathLike | None,
     name = module_name(path)
     loaded = sys.modules.get(name)
     if loaded is not None:
-        return loaded, path
+        # Loaded by this process, maybe from another cache folder: its own
+        # file is the one whose numba cache and warm manifest count.
+        return loaded, Path(loaded.__file__ or path)
     digest = source_digest(source)
     why = _record_damage(path, digest) if path.exists() else "new"
     if why is None:

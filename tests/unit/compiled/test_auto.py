@@ -21,22 +21,30 @@ from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: 
 from modelcheck.engines.compiled import kcache  # noqa: E402
 from modelcheck.engines.compiled.background import BackgroundCompile  # noqa: E402
 from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
-from modelcheck.engines.compiled.kernels import KernelOptions, kernel_looks_warm  # noqa: E402
+from modelcheck.engines.compiled.kernels import kernel_looks_warm  # noqa: E402
 from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
 
 
 class FakeJob:
-    """A background compile that is ready as soon as it starts, or never."""
+    """A background job whose kernel is compiled as soon as it starts
+    (``ready``), never (``never``), was cached (``cached``), or that the
+    compiled engine declines (``declined``)."""
 
-    def __init__(self, ready_at_start: bool) -> None:
-        self.ready_at_start = ready_at_start
+    def __init__(self, how: str) -> None:
+        self.how = how
         self.ready = threading.Event()
+        self.compiling = threading.Event()
+        self.declined: str | None = None
         self.started = self.stopped = False
 
     def start(self) -> None:
         self.started = True
-        if self.ready_at_start:
+        if self.how in ("ready", "never"):
+            self.compiling.set()
+        if self.how in ("ready", "cached"):
             self.ready.set()
+        if self.how == "declined":
+            self.declined = "states of 99 words"
 
     def stop(self) -> None:
         self.stopped = True
@@ -49,12 +57,12 @@ class FakeJob:
 class Jobs:
     """A ``start_compile`` seam that records the jobs it made."""
 
-    def __init__(self, ready_at_start: bool) -> None:
-        self.ready_at_start = ready_at_start
+    def __init__(self, how: str) -> None:
+        self.how = how
         self.made: list[FakeJob] = []
 
-    def __call__(self, model, kernel_options) -> FakeJob:
-        job = FakeJob(self.ready_at_start)
+    def __call__(self, model, options) -> FakeJob:
+        job = FakeJob(self.how)
         self.made.append(job)
         return job
 
@@ -68,8 +76,9 @@ class Notes(NullReporter):
 
 
 def _cold(tmp_path) -> CheckOptions:
-    """Options whose kernel cache is empty, so the race is run."""
-    return CheckOptions(cache_dir=str(tmp_path / "cache"))
+    """Options for a race run with fake compile jobs (which never look at
+    the cache; the compiled search after a hand-over uses the usual one)."""
+    return CheckOptions()
 
 
 def _counts(result) -> tuple:
@@ -86,7 +95,7 @@ def test_auto_is_the_default_engine():
 def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(load, tmp_path):
     model = load("two_phase", N=2)
     options = replace(_cold(tmp_path), symmetry=False)
-    jobs, reporter = Jobs(ready_at_start=True), Notes()
+    jobs, reporter = Jobs("ready"), Notes()
     result = AutoEngine(jobs, grace_s=0.0).check(model, options, reporter)
     assert result.engine == "compiled"
     assert jobs.made and jobs.made[0].started and jobs.made[0].stopped
@@ -104,7 +113,7 @@ def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(loa
 
 def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
     model = load("two_phase", N=2)
-    jobs = Jobs(ready_at_start=False)
+    jobs = Jobs("never")
     result = AutoEngine(jobs, grace_s=0.0).check(model, _cold(tmp_path), Notes())
     assert result.engine == "reference" and result.complete
     assert jobs.made[0].started and jobs.made[0].stopped
@@ -115,8 +124,8 @@ def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
     assert _counts(result) == _counts(ReferenceEngine().check(model, _cold(tmp_path)))
 
 
-def test_a_search_over_before_the_grace_period_starts_no_compile(load, tmp_path):
-    jobs = Jobs(ready_at_start=True)
+def test_a_search_over_within_the_grace_period_starts_nothing(load, tmp_path):
+    jobs = Jobs("ready")
     result = AutoEngine(jobs, grace_s=3600.0).check(load("die_hard"), _cold(tmp_path))
     assert result.engine == "reference" and not jobs.made
     assert result.notes == []
@@ -126,7 +135,7 @@ def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_
     class CtrlC(Notes):
         def progress(self, progress) -> None:
             raise KeyboardInterrupt
-    jobs = Jobs(ready_at_start=False)
+    jobs = Jobs("never")
     result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path),
                                                   CtrlC())
     assert result.engine == "reference" and result.reason == "interrupted"
@@ -135,7 +144,7 @@ def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_
 
 
 def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
-    jobs = Jobs(ready_at_start=False)
+    jobs = Jobs("never")
     options = replace(_cold(tmp_path), max_states=20)
     result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), options)
     assert result.reason.startswith("stopped at the state bound")
@@ -146,7 +155,7 @@ def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
 def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, tmp_path):
     model = load("die_hard")
 
-    def no_race(model, kernel_options):
+    def no_race(model, options):
         raise AssertionError("no background compile for a run only the compiled engine does")
     engine = AutoEngine(no_race, grace_s=0.0)
     options = CheckOptions(checkpoint_dir=str(tmp_path / "ckpt"))
@@ -158,9 +167,28 @@ def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, t
 
 
 def test_simulation_runs_on_the_reference_engine(load):
-    result = AutoEngine(Jobs(True), grace_s=0.0).check(load("die_hard"),
+    result = AutoEngine(Jobs("ready"), grace_s=0.0).check(load("die_hard"),
                                                         CheckOptions(simulate=3, sim_depth=5))
     assert result.engine == "reference"
+
+
+def test_a_cached_kernel_takes_over_without_a_word(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    reporter = Notes()
+    result = AutoEngine(Jobs("cached"), grace_s=0.0).check(model, options, reporter)
+    assert result.engine == "compiled"
+    assert not any("kernel" in n for n in reporter.notes + result.notes)
+    assert result.stats.extras["handed_over_after_s"] >= 0
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):
+    jobs = Jobs("declined")
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
+    assert result.engine == "reference" and result.complete and jobs.made[0].stopped
+    assert ("compiled engine unavailable (states of 99 words); the reference explorer answered"
+            in result.notes)
 
 
 def _group_gone(pgid: int) -> bool:
@@ -174,54 +202,45 @@ def _group_gone(pgid: int) -> bool:
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
 def test_stopping_the_background_compile_kills_it_and_leaves_nothing_trusted(load, tmp_path):
     model = load("two_phase", N=2)
-    options = KernelOptions(cache_dir=str(tmp_path))
+    options = CheckOptions(cache_dir=str(tmp_path))
     job = BackgroundCompile(model, options, workers=2)
     job.start()
     pid = job.pid
-    # Let it get as far as writing the kernel file (numba then compiles).
-    deadline = time.monotonic() + 120
-    while not list(tmp_path.glob("kernels/mc_*.py")) and time.monotonic() < deadline \
-            and not job.finished.is_set():
-        time.sleep(0.05)
+    # Let it start compiling (it has written the kernel file; numba runs).
+    job.compiling.wait(120)
     job.stop()
     job.stop()      # idempotent
     assert _group_gone(pid)
-    assert not list(tmp_path.glob("modelcheck-compile-*"))
     if not job.ready.is_set():
         assert not list(tmp_path.glob("kernels/*.warm"))
-        assert not kernel_looks_warm(model, options)
+        assert not kernel_looks_warm(model, plan_run(model, options).kernel_options)
 
 
-def test_a_finished_background_compile_leaves_a_warm_kernel_that_skips_the_race(load, tmp_path):
+def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_takes(
+        load, tmp_path):
     model = load("die_hard")
     options = CheckOptions(cache_dir=str(tmp_path))
     plan = plan_run(model, options)
     assert not kernel_looks_warm(model, plan.kernel_options)
-    with BackgroundCompile(model, plan.kernel_options) as job:
+    with BackgroundCompile(model, options) as job:
         job.start()
         assert job.finished.wait(600)
-        assert job.ready.is_set(), job.failed
+        assert job.ready.is_set() and job.compiling.is_set(), job.failed
     assert kernel_looks_warm(model, plan.kernel_options)
-    path = next(tmp_path.glob("kernels/mc_*.py"))
-    assert kcache.is_warm(path)
+    assert kcache.is_warm(next(tmp_path.glob("kernels/mc_*.py")))
 
-    def no_race(model, kernel_options):
-        raise AssertionError("a warm kernel needs no background compile")
-    result = AutoEngine(no_race, grace_s=0.0).check(model, options)
+    made: list[BackgroundCompile] = []
+
+    def found_first(model, options):
+        # The real job, with the reference search held until it is done.
+        job = BackgroundCompile(model, options)
+        made.append(job)
+        start = job.start
+        job.start = lambda: (start(), job.finished.wait(600))
+        return job
+    reporter = Notes()
+    result = AutoEngine(found_first, grace_s=0.0).check(model, options, reporter)
+    assert made[0].ready.is_set() and not made[0].compiling.is_set()
     assert result.engine == "compiled"
+    assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
-
-
-def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path,
-                                                                     monkeypatch):
-    from modelcheck.engines.compiled import kernels
-    from modelcheck.engines.compiled.reps import Unsupported
-
-    def declines(model, kernel_options):
-        raise Unsupported("states of 99 words")
-    monkeypatch.setattr(kernels, "kernel_looks_warm", declines)
-    jobs = Jobs(ready_at_start=True)
-    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
-    assert result.engine == "reference" and result.complete and not jobs.made
-    assert ("compiled engine unavailable (states of 99 words); the reference explorer answered"
-            in result.notes)

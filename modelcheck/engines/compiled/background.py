@@ -97,9 +97,12 @@ class BackgroundCompile:
              str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
-            # Its own group: Ctrl-C at a terminal does not reach it (stop()
-            # ends it), and one signal ends it with its workers.
-            start_new_session=hasattr(os, "setsid"))
+            # Its own process group: Ctrl-C at a terminal does not reach it
+            # (stop() ends it), and one signal ends it with its workers.  Not
+            # its own session: Linux would give a new session its own
+            # scheduling group (autogroup), where its niceness no longer
+            # yields to the reference explorer.
+            **({"process_group": 0} if hasattr(os, "setpgid") else {}))
         threading.Thread(target=self._watch, args=(self._proc,), daemon=True,
                          name="modelcheck-background-compile").start()
 

@@ -15,10 +15,10 @@ in the parent loses nothing to it: generating the kernel (numpy, code
 generation), looking for it in the cache, and on a miss compiling it, which
 is exactly what ``compile_model`` does (``CompiledModel.__init__`` and
 ``warm_up``: every entry point, then the ``.warm`` manifest).  The child is
-a plain ``python -m`` process (not multiprocessing, so a caller's script is
-never re-imported):
+a plain Python process (not multiprocessing, so a caller's script is never
+re-imported) that lowers its priority, then runs ``main``:
 
-    python -m modelcheck.engines.compiled.background JOB.pickle PARENT_PID
+    python -c <_BOOT> JOB.pickle PARENT_PID
 
 ``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
 ``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
@@ -54,14 +54,26 @@ NICENESS = 19
 COLD, DECLINED = "cold", "declined: "
 
 
+#: The child's first lines: lower its priority before anything is imported
+#: (importing modelcheck alone takes a third of a second of CPU), then run
+#: ``main``; ``python -m`` would import the package first.
+_BOOT = ("import os, sys\n"
+         "if hasattr(os, 'nice'):\n    os.nice({niceness})\n"
+         "from modelcheck.engines.compiled.background import main\n"
+         "sys.exit(main(sys.argv[1:]))\n")
+
+
 class BackgroundCompile:
     """The kernel the compiled engine would use for ``model`` under
     ``options``, found or compiled by a child process.  ``workers`` is the
     child's precompile processes (default: one less than the cores, so that
-    one core is left to the reference explorer)."""
+    one core is left to the reference explorer); ``niceness``, how much it
+    yields to the reference explorer (tests that wait for it give 0)."""
 
-    def __init__(self, model: Any, options: Any, workers: int | None = None) -> None:
+    def __init__(self, model: Any, options: Any, workers: int | None = None,
+                 niceness: int = NICENESS) -> None:
         self.model = model
+        self.niceness = niceness
         cores = os.cpu_count() or 1
         jobs = workers if workers is not None else max(1, cores - 1)
         # Only what shapes the kernel travels: ``extra`` may hold anything.
@@ -93,7 +105,7 @@ class BackgroundCompile:
         with os.fdopen(fd, "wb") as f:
             pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "modelcheck.engines.compiled.background", name,
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name,
              str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
@@ -151,9 +163,6 @@ def main(argv: list[str]) -> int:
     from modelcheck.engines.compiled.precompile import end_with_parent
     job, parent = Path(argv[0]), int(argv[1])
     end_with_parent(parent)
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
     model, options = pickle.loads(job.read_bytes())
     from modelcheck.engines.compiled.engine import plan_run
     from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm

@@ -90,14 +90,15 @@ class _Race:
         self.started_at: float | None = None
         self.announced_at: float | None = None
         self.job: CompileJob | None = None
+        self.unstarted: str | None = None     # why the background job could not start
 
     # ------------------------------------------------------------ Reporter
 
     def progress(self, progress: Progress) -> None:
-        if self.job is None and progress.elapsed_s >= self.engine.grace_s:
+        if self.job is None and self.unstarted is None \
+                and progress.elapsed_s >= self.engine.grace_s:
             self.started_at = time.monotonic()
-            self.job = self.engine.start_compile(self.model, self.options)
-            self.job.start()
+            self.begin()
         if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
             self.announced_at = time.monotonic()
             self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
@@ -107,6 +108,18 @@ class _Race:
 
     def note(self, message: str) -> None:
         self.reporter.note(message)
+
+    def begin(self) -> None:
+        job = self.engine.start_compile(self.model, self.options)
+        try:
+            job.start()
+        except Exception as err:  # noqa: BLE001 - only a speedup is lost
+            # A model that does not pickle, no process to be had: the
+            # reference explorer goes on alone, and says why.
+            job.stop()
+            self.unstarted = f"{type(err).__name__}: {err}"
+            return
+        self.job = job
 
     # ------------------------------------------------------------ StopSignal
 
@@ -122,6 +135,9 @@ class _Race:
     def reference_notes(self, result: CheckResult) -> list[str]:
         """What the result of a reference search that ran to its end says."""
         job = self.job
+        if self.unstarted is not None:
+            return [f"the background compile could not start ({self.unstarted}); the reference "
+                    f"explorer answered"]
         if job is None:
             return []
         notes = []

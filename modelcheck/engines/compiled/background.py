@@ -164,6 +164,8 @@ def main(argv: list[str]) -> int:
     job, parent = Path(argv[0]), int(argv[1])
     end_with_parent(parent)
     model, options = pickle.loads(job.read_bytes())
+    # Gone even if the checker is killed outright (its own clean-up then never runs).
+    job.unlink(missing_ok=True)
     from modelcheck.engines.compiled.engine import plan_run
     from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm
     from modelcheck.engines.compiled.reps import Unsupported

@@ -245,3 +245,18 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
     assert result.engine == "compiled"
     assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(load):
+    class Unstartable(FakeJob):
+        def start(self) -> None:
+            raise OSError("no more processes")
+    made: list[FakeJob] = []
+
+    def jobs(model, options):
+        made.append(Unstartable("never"))
+        return made[-1]
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), CheckOptions())
+    assert result.engine == "reference" and result.complete and made[0].stopped
+    assert result.notes[0] == ("the background compile could not start (OSError: no more "
+                               "processes); the reference explorer answered")

@@ -66,8 +66,8 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Check only this property, of any kind (repeatable); 'deadlock' "
                           "names the deadlock check. Default: every property and deadlock."),
         click.option("--engine", type=click.Choice(list(ENGINES)), default=None,
-                     help="Engine to run. Default: auto (compiled; the reference explorer answers while a "
-                          "new kernel compiles), reference if numba is missing."),
+                     help="Engine to run. Default: auto (compiled; the reference explorer "
+                          "answers while a new kernel compiles), reference if numba is missing."),
         click.option("--json", "json_mode", is_flag=True,
                      help="Print one JSON object on stdout and nothing else (see docs/cli.md)."),
         click.option("--max-states", type=click.IntRange(min=1), metavar="N",

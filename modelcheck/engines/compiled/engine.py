@@ -48,7 +48,8 @@ def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str)
     return result
 
 
-def _compile_timed_out(model: Model, options: CheckOptions, timeout: "CompileTimeout") -> CheckResult:
+def _compile_timed_out(model: Model, options: CheckOptions,
+                       timeout: "CompileTimeout") -> CheckResult:
     """Every verdict UNKNOWN: no state was explored."""
     from modelcheck.engines.reference.explorer import Verdicts, select_properties
     reason = str(timeout)

@@ -41,8 +41,11 @@ from modelcheck.ir.nodes import Model
 
 __all__ = ["AutoEngine", "CompileJob", "GRACE_S", "SYMMETRY_NOTE", "compiled_only"]
 
-#: Seconds the reference explorer runs alone before the kernel is looked for.
-GRACE_S = 0.5
+#: Seconds the reference explorer runs alone before the kernel is looked
+#: for.  A compile running beside it slows it by a fifth on a busy two-core
+#: machine (measured with bench/first_verdict.py), so searches of a few
+#: seconds are spared most of that; a long search hands over a second later.
+GRACE_S = 1.0
 
 #: Symmetry reduction changes the counts, never a verdict or the length of a
 #: shortest counterexample; the reference explorer has none.

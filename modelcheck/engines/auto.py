@@ -7,7 +7,7 @@ The reference explorer starts at once.  A search over within ``grace_s``
 whose import and kernel load take longer than such a search.  Otherwise a
 background process (compiled/background.py) looks for the spec's kernel in
 the cache and, on a miss, compiles it, while the reference explorer goes on
-(everything costly happens in that process, at the lowest priority):
+(everything costly happens in that process, at a lower priority):
 
 * the kernel was cached (an earlier run compiled it), or is now compiled:
   the reference search is stopped and the compiled engine searches from
@@ -151,7 +151,7 @@ class _Race:
             notes.append(f"{job.failed}; the reference explorer went on alone")
         elif job.ready.is_set():
             notes.append("the kernel was ready as the reference explorer finished")
-        elif self.announced_at is not None:
+        elif job.compiling.is_set():
             notes.append("the reference explorer finished before the kernel compiled (compile "
                          "stopped)" if result.reason is None else
                          "the kernel compile was stopped with the search")
@@ -206,7 +206,9 @@ class AutoEngine:
         from modelcheck.engines.compiled.engine import CompiledEngine
         now = time.monotonic()
         note = None
-        if race.announced_at is not None and race.started_at is not None:
+        # A kernel found in the cache takes over without a word; a compiled
+        # one is announced (even when it was ready before the next tick).
+        if race.job is not None and race.job.compiling.is_set() and race.started_at is not None:
             note = (f"kernel ready after {now - race.started_at:.1f} s: continuing on the "
                     f"compiled engine")
             reporter.note(note)

@@ -23,7 +23,7 @@ re-imported) that lowers its priority, then runs ``main``:
 ``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
 ``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
 spec the compiled engine would hand to the reference explorer; it exits 0
-once the kernel is in the cache.  It runs at the lowest priority and in its
+once the kernel is in the cache.  It runs at a lower priority and in its
 own process group, so ``stop`` ends it and every precompile worker it
 started at once; it dies with its parent too
 (``precompile.end_with_parent``).  A child killed half-way leaves nothing
@@ -47,9 +47,12 @@ from typing import Any
 
 __all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
 
-#: The child runs at the lowest priority: the reference explorer in the
-#: parent is the one giving the answer now; the compile is a bet on a long search.
-NICENESS = 19
+#: The child runs at a lower priority: the reference explorer in the parent
+#: is the one giving the answer now; the compile is a bet on a long search.
+#: Not the lowest: Linux schedules a process group's share across the cores
+#: by weight, so at niceness 19 on a busy machine the compile got 1% of a
+#: core and a half-hour search never handed over.
+NICENESS = 10
 #: What the child says on stdout: it is compiling; the spec is not for it.
 COLD, DECLINED = "cold", "declined: "
 

@@ -15,15 +15,15 @@ in the parent loses nothing to it: generating the kernel (numpy, code
 generation), looking for it in the cache, and on a miss compiling it, which
 is exactly what ``compile_model`` does (``CompiledModel.__init__`` and
 ``warm_up``: every entry point, then the ``.warm`` manifest).  The child is
-a plain ``python -m`` process (not multiprocessing, so a caller's script is
-never re-imported):
+a plain Python process (not multiprocessing, so a caller's script is never
+re-imported) that lowers its priority, then runs ``main``:
 
-    python -m modelcheck.engines.compiled.background JOB.pickle PARENT_PID NICENESS
+    python -c <_BOOT> JOB.pickle PARENT_PID
 
 ``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
 ``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
 spec the compiled engine would hand to the reference explorer; it exits 0
-once the kernel is in the cache.  It compiles at a lower priority, in its
+once the kernel is in the cache.  It runs at a lower priority and in its
 own process group, so ``stop`` ends it and every precompile worker it
 started at once; it dies with its parent too
 (``precompile.end_with_parent``).  A child killed half-way leaves nothing
@@ -55,6 +55,15 @@ __all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
 NICENESS = 10
 #: What the child says on stdout: it is compiling; the spec is not for it.
 COLD, DECLINED = "cold", "declined: "
+
+
+#: The child's first lines: lower its priority before anything is imported
+#: (importing modelcheck alone takes a third of a second of CPU), then run
+#: ``main``; ``python -m`` would import the package first.
+_BOOT = ("import os, sys\n"
+         "if hasattr(os, 'nice'):\n    os.nice({niceness})\n"
+         "from modelcheck.engines.compiled.background import main\n"
+         "sys.exit(main(sys.argv[1:]))\n")
 
 
 class BackgroundCompile:
@@ -99,8 +108,8 @@ class BackgroundCompile:
         with os.fdopen(fd, "wb") as f:
             pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "modelcheck.engines.compiled.background", name,
-             str(os.getpid()), str(int(self.niceness))],
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name,
+             str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
             # Its own process group: Ctrl-C at a terminal does not reach it
@@ -155,7 +164,7 @@ class BackgroundCompile:
 
 def main(argv: list[str]) -> int:
     from modelcheck.engines.compiled.precompile import end_with_parent
-    job, parent, niceness = Path(argv[0]), int(argv[1]), int(argv[2])
+    job, parent = Path(argv[0]), int(argv[1])
     end_with_parent(parent)
     model, options = pickle.loads(job.read_bytes())
     # Gone even if the checker is killed outright (its own clean-up then never runs).
@@ -171,11 +180,6 @@ def main(argv: list[str]) -> int:
         if kernel_looks_warm(model, plan.kernel_options):
             return 0
         print(COLD, flush=True)
-        # Only the compile yields: finding a cached kernel (about a second
-        # of CPU) at full priority lets a warm run hand over at once.
-        if hasattr(os, "nice"):
-            with contextlib.suppress(OSError):
-                os.nice(niceness)
         compile_model(model, plan.kernel_options)
     except Unsupported as err:
         print(DECLINED + str(err), flush=True)

@@ -22,10 +22,13 @@ from modelcheck.ir.nodes import Model
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.verify import verify_trace
 
-__all__ = ["load", "load_source", "check", "default_engine", "TraceReplayError", "REFERENCE"]
+__all__ = ["load", "load_source", "check", "default_engine", "TraceReplayError", "REFERENCE", "AUTO"]
 
 #: The engine every run falls back to; it is always importable.
 REFERENCE = "reference"
+#: The default engine: the compiled engine, with the reference explorer
+#: answering while a new kernel compiles (engines/auto.py).
+AUTO = "auto"
 
 
 def load(path: str, consts: Mapping[str, Any] | None = None) -> Model:
@@ -46,9 +49,10 @@ def load_source(source: str, path: str = "<string>",
 
 def default_engine() -> tuple[str, str | None]:
     """The engine run when none is named (by ``check`` and by the command
-    line), and a one-line notice when it is not the first choice: the compiled
-    engine when it imports and numba can compile, otherwise the reference
-    engine.  (A spec the compiled engine cannot lay out still runs on the
+    line), and a one-line notice when it is not the first choice: ``auto``
+    (the compiled engine, with the reference explorer answering while a new
+    kernel compiles in the background; docs/engines/compiled.md) when numba
+    is installed, otherwise the reference engine.  (A spec the compiled engine cannot lay out still runs on the
     reference engine: the compiled engine hands it over with a note, and the
     result's ``engine`` says which one ran.)"""
     try:
@@ -64,7 +68,7 @@ def default_engine() -> tuple[str, str | None]:
             importlib.import_module("numba")
     except Exception as exc:  # an optional engine may fail to import in any way
         return REFERENCE, _fallback_notice(_first_line(exc))
-    return "compiled", None
+    return AUTO, None
 
 
 def _fallback_notice(why: str) -> str:

@@ -17,7 +17,8 @@ from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_optio
                                     default_engine, parse_defines, parse_sweeps, trace_output)
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
-from modelcheck.cli.runner import Outcome, exit_code, load_model, run_engine, save_traces
+from modelcheck.cli.runner import (Outcome, engine_that_ran, exit_code, load_model, run_engine,
+                                   save_traces)
 
 __all__ = ["check_cmd", "parse_cmd", "choose_engine", "json_failure", "show_outcome",
            "model_summary", "DEFAULT_OUT"]
@@ -65,7 +66,8 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Check only this property, of any kind (repeatable); 'deadlock' "
                           "names the deadlock check. Default: every property and deadlock."),
         click.option("--engine", type=click.Choice(list(ENGINES)), default=None,
-                     help="Engine to run. Default: compiled if numba works, else reference."),
+                     help="Engine to run. Default: auto (compiled; the reference explorer "
+                          "answers while a new kernel compiles), reference if numba is missing."),
         click.option("--json", "json_mode", is_flag=True,
                      help="Print one JSON object on stdout and nothing else (see docs/cli.md)."),
         click.option("--max-states", type=click.IntRange(min=1), metavar="N",
@@ -165,10 +167,11 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         engine = choose_engine(engine, flags, err)
         with ProgressDisplay(err, enabled=not json_mode) as reporter:
             result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(spec, model, engine, result)
+    outcome = Outcome(spec, model, engine_that_ran(engine, result), result)
     save_traces(outcome, out_dir, model.name, naming)
     if json_mode:
-        click.echo(dumps(outcome_json(spec, model, engine, result, outcome.error_trace_file)))
+        click.echo(dumps(outcome_json(spec, model, outcome.engine, result,
+                                      outcome.error_trace_file)))
     else:
         show_outcome(out, outcome, reporter.notes)
     ctx.exit(exit_code(result))

@@ -18,7 +18,7 @@ from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
 from modelcheck.ir.nodes import Model
 from modelcheck.trace.store import write_trace
 
-__all__ = ["Outcome", "load_model", "run_engine", "save_traces", "trace_path",
+__all__ = ["Outcome", "load_model", "run_engine", "engine_that_ran", "save_traces", "trace_path",
            "interrupts_deferred", "InterruptWatch", "exit_code", "combined_exit_code",
            "ERROR_TRACE", "PLAIN", "STAMPED", "LATEST"]
 
@@ -53,6 +53,15 @@ def run_engine(model: Model, engine: str, options: CheckOptions, reporter: Repor
     """The engine's result; ``modelcheck.api.check`` replays every trace an
     engine returns under the reference semantics before handing it over."""
     return api.check(model, engine=engine, options=options, reporter=reporter)
+
+
+def engine_that_ran(requested: str, result: CheckResult) -> str:
+    """The engine a report names: the one asked for, except that the default
+    engine (``auto``) is named by the engine that gave the answer, compiled or
+    reference (its notes say how).  An engine asked for by name keeps its name
+    even when it handed the spec on (the compiled engine to the reference,
+    with its note)."""
+    return result.engine if requested == api.AUTO else requested
 
 
 def exit_code(result: CheckResult) -> int:

@@ -15,8 +15,8 @@ from modelcheck.cli.json_out import dumps, failure_json, outcome_json
 from modelcheck.cli.options import CheckFlags, SweepAxis, build_options, sweep_configs
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import print_run_error, status_phrase, status_style
-from modelcheck.cli.runner import (InterruptWatch, Outcome, combined_exit_code, exit_code,
-                                   load_model, run_engine, save_traces)
+from modelcheck.cli.runner import (InterruptWatch, Outcome, combined_exit_code, engine_that_ran,
+                                   exit_code, load_model, run_engine, save_traces)
 from modelcheck.errors import ModelcheckError, UsageError
 from modelcheck.ir.nodes import Model
 
@@ -70,7 +70,7 @@ def run_sweep(spec: str, axes: Sequence[SweepAxis], defines: Mapping[str, str],
                 click.echo(dumps(_outcomes_json(outcomes)
                                  + [failure_json(spec, engine, config, exc)]))
             raise
-        outcome = Outcome(spec, model, engine, result)
+        outcome = Outcome(spec, model, engine_that_ran(engine, result), result)
         stem = f"{model.name}-{config_label(axes, config).replace(' ', '-')}"
         save_traces(outcome, out_dir, stem)
         outcomes.append(outcome)

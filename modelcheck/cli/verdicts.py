@@ -22,7 +22,7 @@ from modelcheck.cli.options import CheckFlags
 from modelcheck.diagnostics import did_you_mean
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
-from modelcheck.cli.runner import (InterruptWatch, Outcome, load_model, run_engine,
+from modelcheck.cli.runner import (InterruptWatch, Outcome, engine_that_ran, load_model, run_engine,
                                    save_traces)
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
 from modelcheck.cli.mutants import (NO_MUTANT, SHOWN, TOO_SMALL, MutantOutcome, adequacy,
@@ -112,7 +112,7 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
     options = row_options(row, model)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(row.spec, model, engine, result)
+    outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result)
     save_traces(outcome, out_dir, row.id)
     return RowOutcome(row, outcome)
 

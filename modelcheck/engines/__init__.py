@@ -12,6 +12,9 @@ __all__ = ["ENGINES", "EXTRAS", "get_engine", "require_extra"]
 
 #: engine name -> "module:ClassName"
 ENGINES: dict[str, str] = {
+    # The default: the compiled engine, the reference explorer answering
+    # while a new kernel compiles (docs/engines/compiled.md, "The first run").
+    "auto": "modelcheck.engines.auto:AutoEngine",
     "reference": "modelcheck.engines.reference.engine:ReferenceEngine",
     "compiled": "modelcheck.engines.compiled.engine:CompiledEngine",
     "bmc": "modelcheck.engines.z3.bmc:BmcEngine",

@@ -42,12 +42,12 @@ def _cli_choice() -> str:
     return choose_engine(None, CheckFlags(), Console(file=io.StringIO()))
 
 
-def test_the_default_is_the_command_lines_compiled_engine(monkeypatch, model, asked):
+def test_the_default_is_the_command_lines_auto_engine(monkeypatch, model, asked):
     fake = types.ModuleType(COMPILED)
     fake.available = lambda: True
     monkeypatch.setitem(sys.modules, COMPILED, fake)
     modelcheck.check(model)
-    assert asked == ["compiled"] == [_cli_choice()]
+    assert asked == ["auto"] == [_cli_choice()]
 
 
 def test_without_the_compiled_engine_both_fall_back_with_a_notice(monkeypatch, model):

@@ -36,9 +36,11 @@ def test_console_script_checks_a_spec_with_the_default_engine(tmp_path):
                           cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr
     obj = json.loads(proc.stdout)
+    # The default engine names the engine that answered: die_hard's 16
+    # states are found by the reference explorer before numba would load.
     assert obj["engine"] in ("compiled", "reference")
-    if obj["engine"] == "reference":
-        assert "the compiled engine is not available" in proc.stderr
+    if "the compiled engine is not available" in proc.stderr:
+        assert obj["engine"] == "reference"
     assert obj["properties"]["NotFour"]["steps"] == 6
     assert Path(obj["properties"]["NotFour"]["trace_file"]).exists()
 

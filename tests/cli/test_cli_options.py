@@ -131,4 +131,4 @@ def test_default_engine_asks_the_compiled_engine_whether_it_can_run(monkeypatch)
     assert default_engine() == (
         "reference", "the compiled engine is not available (no LLVM here); using the reference engine")
     fake.available = lambda: True
-    assert default_engine() == ("compiled", None)
+    assert default_engine() == ("auto", None)

@@ -28,6 +28,12 @@ class Run:
         return json.loads(self.stdout)
 
 
+#: ``check`` on the compiled engine: these tests are about its compile and
+#: its checkpoints, and the default engine answers small specs on the
+#: reference explorer.
+CHECK = ("check", "--engine", "compiled")
+
+
 def command(*args: str) -> list[str]:
     """The console script as a user runs it."""
     return [sys.executable, "-m", "modelcheck.cli.launch", *args]

@@ -15,7 +15,7 @@ import pytest
 
 from modelcheck.fsutil import is_temp_name
 
-from .conftest import GRID, counts, environment, run
+from .conftest import CHECK, GRID, counts, environment, run
 
 pytest.importorskip("numba")
 
@@ -46,13 +46,13 @@ _KILLED_CHILD = textwrap.dedent("""
 @pytest.fixture(scope="module")
 def full(kernel_cache, tmp_path_factory) -> tuple:
     out = tmp_path_factory.mktemp("out")
-    done = run(kernel_cache, "check", GRID, "-D", SIZE, "--json", "--out", str(out))
+    done = run(kernel_cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(out))
     assert done.rc == 0, done.stderr
     return counts(done.json())
 
 
 def _resume(cache: Path, folder: Path, out: Path):
-    return run(cache, "check", GRID, "-D", SIZE, "--json", "--out", str(out),
+    return run(cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(out),
                "--resume", str(folder))
 
 
@@ -77,7 +77,7 @@ def test_sigkill_while_writing_leaves_the_previous_checkpoint(kernel_cache, tmp_
 
 def _written(cache: Path, folder: Path) -> Path:
     """A finished run's last checkpoint in ``folder``; its data file."""
-    done = run(cache, "check", GRID, "-D", SIZE, "--json", "--out", str(folder / "out"),
+    done = run(cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(folder / "out"),
                "--checkpoint", str(folder), "--checkpoint-every", "0.001")
     assert done.rc == 0, done.stderr
     return folder / json.loads((folder / MANIFEST).read_text())["file"]

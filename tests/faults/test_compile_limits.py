@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import command, environment, run
+from .conftest import CHECK, command, environment, run
 
 pytest.importorskip("numba")
 
@@ -65,7 +65,7 @@ def _cold_compile_with_workers(tiny: str, cache: Path) -> subprocess.Popen:
     per core: a single core compiles in the checker itself)."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("compile workers start only on two or more cores")
-    proc = subprocess.Popen(command("check", tiny, "--no-deadlock", "--json"),
+    proc = subprocess.Popen(command(*CHECK, tiny, "--no-deadlock", "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environment(cache),
                             # as from a terminal, even when the tests run in the background
@@ -82,7 +82,7 @@ def _cold_compile_with_workers(tiny: str, cache: Path) -> subprocess.Popen:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="scans /proc for the workers")
 def test_timeout_bounds_a_cold_compile(tiny, tmp_path):
     cache = tmp_path / "cache"
-    done = run(cache, "check", tiny, "--no-deadlock", "--json", "--timeout", "1")
+    done = run(cache, *CHECK, tiny, "--no-deadlock", "--json", "--timeout", "1")
     assert done.rc == 3, done.stderr
     assert "Traceback" not in done.stderr
     answer = done.json()
@@ -115,12 +115,12 @@ def test_sigkill_of_the_checker_ends_the_workers_too(tiny, tmp_path):
 
 def test_a_truncated_numba_index_leads_to_a_recompile(tiny, tmp_path):
     cache = tmp_path / "cache"
-    first = run(cache, "check", tiny, "--no-deadlock", "--json")
+    first = run(cache, *CHECK, tiny, "--no-deadlock", "--json")
     assert first.rc == 0, first.stderr
     index = sorted((cache / "modelcheck" / "kernels" / "__pycache__").glob("*expand_batch*.nbi"))
     assert index, "numba wrote no index for the kernel"
     index[0].write_bytes(index[0].read_bytes()[:40])
-    again = run(cache, "check", tiny, "--no-deadlock", "--json")
+    again = run(cache, *CHECK, tiny, "--no-deadlock", "--json")
     assert again.rc == 0, again.stderr
     assert "Traceback" not in again.stderr
     assert "numba's compiled code" in again.stderr and "recompiling" in again.stderr

@@ -11,7 +11,7 @@ import pytest
 
 from modelcheck.fsutil import is_temp_name
 
-from .conftest import command, environment, run
+from .conftest import CHECK, command, environment, run
 
 pytest.importorskip("numba")
 
@@ -20,7 +20,7 @@ pytest.importorskip("numba")
 def test_two_runs_share_a_cold_cache_and_the_out_folder(repo_root, tmp_path):
     spec = str(repo_root / "specs" / "examples" / "die_hard.mc")
     cache, out = tmp_path / "cache", tmp_path / "out"
-    procs = [subprocess.Popen(command("check", spec, "--json", "--out", str(out)),
+    procs = [subprocess.Popen(command(*CHECK, spec, "--json", "--out", str(out)),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=environment(cache)) for _ in range(2)]
     answers = []
@@ -29,7 +29,7 @@ def test_two_runs_share_a_cold_cache_and_the_out_folder(repo_root, tmp_path):
         assert proc.returncode == 1, stderr              # NotFour is violated
         assert "Traceback" not in stderr
         answers.append(json.loads(stdout))
-    warm = run(cache, "check", spec, "--json", "--out", str(out))
+    warm = run(cache, *CHECK, spec, "--json", "--out", str(out))
     assert warm.rc == 1, warm.stderr
     for answer in answers + [warm.json()]:
         assert answer["engine"] == "compiled"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import GRID, command, counts, environment, run
+from .conftest import CHECK, GRID, command, counts, environment, run
 
 pytest.importorskip("numba")
 
@@ -29,7 +29,7 @@ def _manifest_appears(folder: Path, proc: subprocess.Popen, limit_s: float = 120
 
 def _interrupted_run(cache: Path, folder: Path, out: Path, after_first_checkpoint_s: float | None,
                      at_start_s: float = 0.0) -> tuple[int, str, str]:
-    proc = subprocess.Popen(command("check", GRID, "-D", SIZE, "--json", "--out", str(out),
+    proc = subprocess.Popen(command(*CHECK, GRID, "-D", SIZE, "--json", "--out", str(out),
                                     "--checkpoint", str(folder), "--checkpoint-every", "1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environment(cache))
@@ -50,7 +50,7 @@ def _interrupted_run(cache: Path, folder: Path, out: Path, after_first_checkpoin
 
 @pytest.mark.slow
 def test_ctrl_c_at_several_points_then_resume(kernel_cache, tmp_path):
-    full = run(kernel_cache, "check", GRID, "-D", SIZE, "--json", "--out", str(tmp_path / "o"))
+    full = run(kernel_cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(tmp_path / "o"))
     assert full.rc == 0, full.stderr
     expected = counts(full.json())
     # (seconds after start, None) stops it while starting up; (None, s) stops
@@ -75,7 +75,7 @@ def test_ctrl_c_at_several_points_then_resume(kernel_cache, tmp_path):
             continue
         if stdout.strip():
             assert stdout.count('"interrupted"') >= 1
-        rest = run(kernel_cache, "check", GRID, "-D", SIZE, "--json", "--out", str(tmp_path / "o"),
+        rest = run(kernel_cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(tmp_path / "o"),
                    "--resume", str(folder))
         assert rest.rc == 0, rest.stderr
         assert counts(rest.json()) == expected

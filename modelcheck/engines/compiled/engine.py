@@ -5,18 +5,17 @@ missing or the spec has a type the compiled layout cannot hold.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter, Stats
-from modelcheck.engines.compiled.kcache import CompileTimeout
-from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.ir.nodes import Model
 
 if TYPE_CHECKING:
+    from modelcheck.engines.compiled.kcache import CompileTimeout
     from modelcheck.engines.compiled.kernels import CompiledModel
 
-__all__ = ["CompiledEngine"]
+__all__ = ["CompiledEngine", "RunPlan", "available", "plan_run"]
 
 
 def _numba_missing() -> str | None:
@@ -28,6 +27,18 @@ def _numba_missing() -> str | None:
     return None
 
 
+def available() -> tuple[bool, str | None]:
+    """Whether numba is installed, and if not why: found, not imported
+    (importing numba takes about a second, which a run that ends on the
+    reference explorer should not pay).  ``modelcheck.api.default_engine`` asks."""
+    import importlib.util
+    try:
+        found = importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError) as err:
+        return False, str(err) or "numba cannot be imported"
+    return (True, None) if found else (False, "numba is not installed")
+
+
 def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str) -> CheckResult:
     from modelcheck.engines.reference.engine import ReferenceEngine
     note = f"compiled engine unavailable ({why}); using the reference explorer"
@@ -37,7 +48,8 @@ def _fallback(model: Model, options: CheckOptions, reporter: Reporter, why: str)
     return result
 
 
-def _compile_timed_out(model: Model, options: CheckOptions, timeout: CompileTimeout) -> CheckResult:
+def _compile_timed_out(model: Model, options: CheckOptions,
+                       timeout: "CompileTimeout") -> CheckResult:
     """Every verdict UNKNOWN: no state was explored."""
     from modelcheck.engines.reference.explorer import Verdicts, select_properties
     reason = str(timeout)
@@ -89,6 +101,38 @@ class _Liveness:
         return result
 
 
+@dataclass
+class RunPlan:
+    """How the compiled engine would run ``model``: the kernel it needs
+    (``kernel_options``), the options its search takes, the liveness run, or
+    why it hands the spec to the reference explorer (``fallback``).  The
+    default engine (engines/auto.py) builds the same kernel in the background."""
+    options: CheckOptions
+    kernel_options: Any = None
+    live: _Liveness | None = None
+    fallback: str | None = None
+
+
+def plan_run(model: Model, options: CheckOptions) -> RunPlan:
+    """The compiled engine's plan for ``model`` (nothing is compiled)."""
+    if options.simulate:
+        return RunPlan(options, fallback="random simulation is the reference engine's")
+    from modelcheck.engines.compiled.kernels import KernelOptions
+    from modelcheck.engines.temporal import liveness_checks, selected_temporals
+    checks = liveness_checks(selected_temporals(model, options))
+    live = _Liveness(model, options, checks) if checks else None
+    if live is not None and live.unsupported:
+        return RunPlan(options, fallback=live.unsupported)
+    # The compile counts against --timeout here only: the Spark engine
+    # builds the same kernels under its own limits.
+    kernel_options = replace(KernelOptions.from_check_options(options),
+                             timeout_s=options.timeout_s)
+    if live is not None and live.search:
+        options = replace(options, symmetry=False)
+        kernel_options = replace(kernel_options, symmetry=False, live_preds=live.preds)
+    return RunPlan(options, kernel_options, live)
+
+
 class CompiledEngine:
     """Breadth-first search over packed states with numba-compiled actions."""
 
@@ -98,28 +142,21 @@ class CompiledEngine:
               reporter: Reporter | None = None) -> CheckResult:
         options = options if options is not None else CheckOptions()
         reporter = reporter if reporter is not None else NullReporter()
-        if options.simulate:
-            return _fallback(model, options, reporter, "random simulation is the reference "
-                                                       "engine's")
         missing = _numba_missing()
         if missing is not None:
             return _fallback(model, options, reporter, missing)
-        from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
+        plan = plan_run(model, options)
+        if plan.fallback is not None:
+            return _fallback(model, options, reporter, plan.fallback)
+        # Imported here (numpy, numba): the default engine imports this
+        # module for a search that may end on the reference explorer.
+        from modelcheck.engines.compiled.kcache import CompileTimeout
+        from modelcheck.engines.compiled.kernels import compile_model
+        from modelcheck.engines.compiled.reps import Unsupported
         from modelcheck.engines.compiled.search import CompiledSearch
-        from modelcheck.engines.temporal import liveness_checks, selected_temporals
-        checks = liveness_checks(selected_temporals(model, options))
-        live = _Liveness(model, options, checks) if checks else None
-        if live is not None and live.unsupported:
-            return _fallback(model, options, reporter, live.unsupported)
-        # The compile counts against --timeout here only: the Spark engine
-        # builds the same kernels under its own limits.
-        kernel_options = replace(KernelOptions.from_check_options(options),
-                                 timeout_s=options.timeout_s)
-        if live is not None and live.search:
-            options = replace(options, symmetry=False)
-            kernel_options = replace(kernel_options, symmetry=False, live_preds=live.preds)
+        options, live = plan.options, plan.live
         try:
-            kernels = compile_model(model, kernel_options)
+            kernels = compile_model(model, plan.kernel_options)
         except Unsupported as err:
             return _fallback(model, options, reporter, str(err))
         except CompileTimeout as timeout:

@@ -39,8 +39,8 @@ from modelcheck.fsutil import sha256_file, write_atomic
 
 __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline",
            "default_cache_dir", "import_kernel_file", "in_native_callback", "is_warm",
-           "kernel_key", "kernel_path", "load_kernel_module", "mark_warm", "module_name",
-           "precompile", "source_digest"]
+           "kernel_key", "kernel_path", "load_kernel_module", "looks_warm", "mark_warm",
+           "module_name", "numba_version", "precompile", "source_digest"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -76,14 +76,30 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("modelcheck", appauthor=False))
 
 
-def kernel_key(source: str) -> str:
+def numba_version() -> str:
+    """numba's version, read from its installed distribution's folder name
+    when there is exactly one beside the package (the default engine asks
+    whether a kernel is cached without paying for importing numba, ~1 s),
+    else from numba itself.  Either way the same answer in every process."""
+    import importlib.util
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        raise ImportError("numba is not installed")
+    site = Path(spec.origin).parent.parent
+    found = [p.name for p in site.glob("numba-*.dist-info")]
+    if len(found) == 1:
+        return found[0][len("numba-"):-len(".dist-info")]
     import numba
+    return str(numba.__version__)
+
+
+def kernel_key(source: str) -> str:
     h = hashlib.sha256()
     h.update(source.encode())
     here = Path(__file__).parent
     for name in _RUNTIME_FILES:
         h.update((here / name).read_bytes())
-    h.update(f"numba {numba.__version__} python {sys.version_info[:3]}".encode())
+    h.update(f"numba {numba_version()} python {sys.version_info[:3]}".encode())
     h.update(f"cache format {_CACHE_FORMAT}".encode())
     return h.hexdigest()[:32]
 
@@ -154,7 +170,9 @@ def load_kernel_module(source: str, cache_dir: str | os.PathLike | None,
     name = module_name(path)
     loaded = sys.modules.get(name)
     if loaded is not None:
-        return loaded, path
+        # Loaded by this process, maybe from another cache folder: its own
+        # file is the one whose numba cache and warm manifest count.
+        return loaded, Path(loaded.__file__ or path)
     digest = source_digest(source)
     why = _record_damage(path, digest) if path.exists() else "new"
     if why is None:
@@ -223,6 +241,17 @@ def is_warm(path: Path, notes: list[str] | None = None) -> bool:
                      f"damaged; recompiling")
     _forget_compiled(path)
     return False
+
+
+def looks_warm(source: str, cache_dir: str | os.PathLike | None) -> bool:
+    """Whether the kernel for ``source`` is in the cache with its warm
+    manifest: a quick look that imports nothing (numba's own files are
+    checked against the manifest only when the kernel is loaded, by
+    ``is_warm``).  It only chooses the fastest way to a verdict: a kernel
+    that looked warm but is not is compiled when loaded, as always."""
+    path = kernel_path(cache_dir, kernel_key(source))
+    return (path.exists() and _warm_marker(path).exists()
+            and _record_damage(path, source_digest(source)) is None)
 
 
 def mark_warm(path: Path) -> None:

@@ -41,7 +41,8 @@ from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import domain
 
-__all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError", "compile_model"]
+__all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError",
+           "compile_model", "kernel_looks_warm"]
 
 #: The most packed words per state the kernels are generated for.  The code
 #: is unrolled per word: a set over 65,536 values (1,025 words) took 4 minutes
@@ -103,6 +104,43 @@ def _with_capacities(model: ir.Model, preds: tuple[ir.Expr, ...]) -> tuple[ir.Ex
     return tuple(p.expr for p in with_capacities(holder).properties)
 
 
+@dataclass(frozen=True)
+class _KernelPlan:
+    """The generated kernel module of a model, before it is loaded."""
+    layout: Layout
+    live_preds: tuple[ir.Expr, ...]
+    generated: Any
+    notes: list[str]
+
+    @classmethod
+    def of(cls, model: ir.Model, options: KernelOptions) -> "_KernelPlan":
+        # The kernels are generated from the model with a static capacity on
+        # every set over a large type (sparse layouts need one); the original
+        # stays the model that traces and errors are replayed under.
+        model = with_capacities(model)
+        folder = Folder(model)
+        check_int64(model, folder)
+        layout = Layout.from_model(model)
+        if layout.words > MAX_KERNEL_WORDS:
+            raise Unsupported(f"states of {layout.words:,} words (at most "
+                              f"{MAX_KERNEL_WORDS}): the kernel would take minutes to compile")
+        # The symmetry code is generated whenever the spec allows it and
+        # switched off at run time, so both settings share one cached module.
+        symmetric, notes = usable_symmetric_types(model)
+        live_preds = _with_capacities(model, options.live_preds)
+        generated = generate(model, layout, symmetric, folder, live_preds)
+        return cls(layout, live_preds, generated, notes)
+
+
+def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
+    """Whether the kernel of ``model`` was compiled and cached by an earlier
+    run (``kcache.looks_warm``): it generates the source but neither imports
+    numba nor loads anything.  Raises ``reps.Unsupported`` as ``compile_model``
+    would."""
+    from modelcheck.engines.compiled.kcache import looks_warm
+    return looks_warm(_KernelPlan.of(model, options).generated.source, options.cache_dir)
+
+
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
     """Generate, cache and load the kernels of ``model``.  Raises
     ``reps.Unsupported`` for a model the compiled engine cannot lay out and
@@ -120,21 +158,9 @@ class CompiledModel:
         self.deadline = None if options.timeout_s is None else time.monotonic() + options.timeout_s
         self.model = model
         self.options = options
-        # The kernels are generated from the model with a static capacity on
-        # every set over a large type (sparse layouts need one); the original
-        # stays the model that traces and errors are replayed under.
-        model = with_capacities(model)
-        folder = Folder(model)
-        check_int64(model, folder)
-        self.layout = Layout.from_model(model)
-        if self.layout.words > MAX_KERNEL_WORDS:
-            raise Unsupported(f"states of {self.layout.words:,} words (at most "
-                              f"{MAX_KERNEL_WORDS}): the kernel would take minutes to compile")
-        # The symmetry code is generated whenever the spec allows it and
-        # switched off at run time, so both settings share one cached module.
-        symmetric, notes = usable_symmetric_types(model)
-        self.live_preds = _with_capacities(model, options.live_preds)
-        self.generated = generate(model, self.layout, symmetric, folder, self.live_preds)
+        plan = _KernelPlan.of(model, options)
+        self.layout, self.live_preds, self.generated = plan.layout, plan.live_preds, plan.generated
+        notes = plan.notes
         self.perm_types = list(self.generated.symmetric)
         self.symmetric = self.perm_types if options.symmetry else []
         self.notes: list[str] = notes if options.symmetry else []

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from modelcheck.engines.compiled.kcache import import_kernel_file
 
-__all__ = ["main"]
+__all__ = ["main", "end_with_parent"]
 
 _PR_SET_PDEATHSIG = 1
 
 
-def _end_with_parent(parent: int) -> None:
+def end_with_parent(parent: int) -> None:
     """Have Linux kill this worker when the checker that started it dies, even
     by SIGKILL, where its own clean-up never runs (elsewhere: no-op)."""
     if not sys.platform.startswith("linux"):
@@ -36,7 +36,7 @@ def _end_with_parent(parent: int) -> None:
 
 def main(argv: list[str]) -> int:
     path, digest, parent = Path(argv[0]), argv[1], int(argv[2])
-    _end_with_parent(parent)
+    end_with_parent(parent)
     from numba.core.sigutils import normalize_signature
     module = import_kernel_file(path, digest)
     for job in argv[3:]:

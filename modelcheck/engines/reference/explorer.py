@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
                                      Reporter, Stats, Status)
@@ -23,10 +23,22 @@ from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
 from modelcheck.trace.trace import Step, Trace
 
-__all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S"]
+__all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S",
+           "STOPPED", "StopSignal"]
 
 #: Seconds between two progress ticks within a level.
 PROGRESS_EVERY_S = 0.5
+
+#: The reason of a search ended by its caller's ``stop`` signal.
+STOPPED = "stopped by the caller"
+
+
+class StopSignal(Protocol):
+    """Asked between two states (and inside long evaluations) whether the
+    search should end: a ``threading.Event`` is one.  The default engine sets
+    it from another thread when the compiled kernel is ready to take over."""
+
+    def is_set(self) -> bool: ...
 
 
 def select_properties(model: Model, options: CheckOptions) -> list[Property]:
@@ -94,9 +106,15 @@ class _Bound(Exception):
     """The search hit a bound; the message is the reason."""
 
 
+class _Stopped(Exception):
+    """The caller's stop signal was set."""
+
+
 class _Search:
-    def __init__(self, model: Model, options: CheckOptions, reporter: Reporter):
+    def __init__(self, model: Model, options: CheckOptions, reporter: Reporter,
+                 stop: StopSignal | None = None):
         self.model = model
+        self.stop = stop
         self.options = options
         self.reporter = reporter
         # Built when the search starts: compiling folds constant expressions,
@@ -241,6 +259,8 @@ class _Search:
     # -------------------------------------------------------------- search
 
     def tick(self, queue: int, force: bool = False) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise _Stopped
         now = time.monotonic()
         timeout = self.options.timeout_s
         if timeout is not None and now - self.start >= timeout:
@@ -401,9 +421,12 @@ class _Search:
                      never_enabled=never, extras=extras)
 
 
-def explore(model: Model, options: CheckOptions, reporter: Reporter) -> CheckResult:
-    """Explore every reachable state breadth-first and settle the properties."""
-    search = _Search(model, options, reporter)
+def explore(model: Model, options: CheckOptions, reporter: Reporter,
+            stop: StopSignal | None = None) -> CheckResult:
+    """Explore every reachable state breadth-first and settle the properties.
+    When ``stop`` is set the search ends at the next state, like a Ctrl-C,
+    with the reason ``STOPPED`` (every open verdict UNKNOWN)."""
+    search = _Search(model, options, reporter, stop)
     reason: str | None = None
     error: EvalError | None = None
     try:
@@ -412,6 +435,8 @@ def explore(model: Model, options: CheckOptions, reporter: Reporter) -> CheckRes
         reason = str(bound)
     except KeyboardInterrupt:
         reason = "interrupted"
+    except _Stopped:
+        reason = STOPPED
     except MemoryError:
         n = len(search.states)
         # Drop the state store first: building the result needs memory.

@@ -253,3 +253,14 @@ def test_pick_outcomes_count_as_generated_states():
     assert result.stats.distinct_states == 3
     assert result.stats.generated_states == 1 + 3 * 3
     assert result.stats.depth == 2
+
+
+def test_a_stop_signal_ends_the_search_with_nothing_decided():
+    import threading
+    from modelcheck.engines.base import NullReporter
+    from modelcheck.engines.reference.explorer import STOPPED, explore
+    stop = threading.Event()
+    stop.set()
+    result = explore(two_phase(2), CheckOptions(), NullReporter(), stop)
+    assert result.reason == STOPPED and not result.complete
+    assert all(p.status is Status.UNKNOWN for p in result.properties)

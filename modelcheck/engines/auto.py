@@ -1,0 +1,232 @@
+"""``AutoEngine``: the default engine.  The compiled engine's speed without
+waiting for numba on a spec's first run, and never much slower than the
+reference explorer on a small spec.
+
+The reference explorer starts at once.  A search over within ``grace_s``
+(most small specs) is the answer: nothing else starts, not even numba,
+whose import and kernel load take longer than such a search.  Otherwise a
+background process (compiled/background.py) looks for the spec's kernel in
+the cache and, on a miss, compiles it, while the reference explorer goes on
+(everything costly happens in that process, at a lower priority):
+
+* the kernel was cached (an earlier run compiled it), or is now compiled:
+  the reference search is stopped and the compiled engine searches from
+  the start (the same counts and verdicts; it is about a hundred times
+  faster);
+* the reference search ends first: its result is the answer and the
+  compile is stopped.
+* Runs that only the compiled engine can do (checkpoints, a memory cap, a
+  kernel dump) go straight to the compiled engine.  A spec the compiled
+  engine cannot lay out stays on the reference explorer, with the note the
+  compiled engine gives when it hands such a spec over.
+* Symmetry reduction does not keep a spec off the race: the reference
+  explorer reduces by the same symmetric types (by brute force, one state
+  per orbit), so either engine gives the same counts.  Past its group limit
+  (more than 720 renamings a state) it searches un-reduced; when it answers
+  such a run, a note says that its counts are of every state (the verdicts
+  and shortest counterexamples are the same).
+
+The result's ``engine`` names the engine that gave the answer,
+and its notes say how it came about.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Progress, Reporter)
+from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+from modelcheck.ir.nodes import Model
+
+__all__ = ["AutoEngine", "CompileJob", "GRACE_S", "SYMMETRY_NOTE", "compiled_only"]
+
+#: Seconds the reference explorer runs alone before the kernel is looked
+#: for.  A compile running beside it slows it by a fifth on a busy two-core
+#: machine (measured with bench/first_verdict.py), so searches of a few
+#: seconds are spared most of that; a long search hands over a second later.
+GRACE_S = 1.0
+
+#: Symmetry reduction changes the counts, never a verdict or the length of a
+#: shortest counterexample; the reference explorer reduces only up to its
+#: group limit (reference/orbits.py).
+SYMMETRY_NOTE = ("symmetry reduction not applied: the reference explorer answered, and these "
+                 "are the counts of every state (--engine compiled for orbit counts)")
+
+
+class CompileJob(Protocol):
+    """What the race needs of a background compile (``BackgroundCompile``;
+    tests give one that is ready at once, or never)."""
+    ready: Any            # a threading.Event: the kernel is in the cache
+    compiling: Any        # a threading.Event: it was not, and is being compiled
+    declined: str | None  # why the compiled engine would not run the spec
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+
+    @property
+    def failed(self) -> str | None: ...
+
+
+def compiled_only(model: Model, options: CheckOptions) -> str | None:
+    """Why ``options`` ask for what only the compiled engine gives, or None
+    when the reference explorer would give the same answer."""
+    if options.checkpoint_dir or options.resume_dir:
+        return "checkpoints"
+    if options.extra.get("max_memory_mib") is not None:
+        return "a memory cap"
+    if options.dump_kernel:
+        return "a kernel dump"
+    return None
+
+
+class _Race:
+    """The reference search's reporter and stop signal during the race.  On
+    the first progress tick after ``grace_s`` seconds it starts the
+    background job, which finds the kernel in the cache or compiles it; the
+    search stops as soon as the kernel is ready.  Notes are given from this
+    thread, on progress ticks, so that they come in order."""
+
+    def __init__(self, engine: "AutoEngine", model: Model, options: CheckOptions,
+                 reporter: Reporter) -> None:
+        self.engine, self.model, self.options, self.reporter = engine, model, options, reporter
+        self.start = time.monotonic()
+        self.started_at: float | None = None
+        self.announced_at: float | None = None
+        self.job: CompileJob | None = None
+        self.unstarted: str | None = None     # why the background job could not start
+
+    # ------------------------------------------------------------ Reporter
+
+    def progress(self, progress: Progress) -> None:
+        if self.job is None and self.unstarted is None \
+                and progress.elapsed_s >= self.engine.grace_s:
+            self.started_at = time.monotonic()
+            self.begin()
+        if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
+            self.announced_at = time.monotonic()
+            self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
+                               f"(first run of this spec); the reference explorer searches "
+                               f"meanwhile")
+        self.reporter.progress(progress)
+
+    def note(self, message: str) -> None:
+        self.reporter.note(message)
+
+    def begin(self) -> None:
+        job = self.engine.start_compile(self.model, self.options)
+        try:
+            job.start()
+        except Exception as err:  # noqa: BLE001 - only a speedup is lost
+            # A model that does not pickle, no process to be had: the
+            # reference explorer goes on alone, and says why.
+            job.stop()
+            self.unstarted = f"{type(err).__name__}: {err}"
+            return
+        self.job = job
+
+    # ------------------------------------------------------------ StopSignal
+
+    def is_set(self) -> bool:
+        return self.job is not None and self.job.ready.is_set()
+
+    # ------------------------------------------------------------ the end
+
+    def stop_compile(self) -> None:
+        if self.job is not None:
+            self.job.stop()
+
+    def reference_notes(self, result: CheckResult) -> list[str]:
+        """What the result of a reference search that ran to its end says."""
+        job = self.job
+        if self.unstarted is not None:
+            return [f"the background compile could not start ({self.unstarted}); the reference "
+                    f"explorer answered"]
+        if job is None:
+            return []
+        notes = []
+        if job.declined is not None:
+            notes.append(f"compiled engine unavailable ({job.declined}); "
+                         f"the reference explorer answered")
+        elif job.failed is not None:
+            notes.append(f"{job.failed}; the reference explorer went on alone")
+        elif job.ready.is_set():
+            notes.append("the kernel was ready as the reference explorer finished")
+        elif job.compiling.is_set():
+            notes.append("the reference explorer finished before the kernel compiled (compile "
+                         "stopped)" if result.reason is None else
+                         "the kernel compile was stopped with the search")
+        if job.declined is None and self.options.symmetry and self.model.symmetric_types \
+                and "symmetry" not in result.stats.extras \
+                and SYMMETRY_OFF_NOTE not in result.notes:
+            notes.append(SYMMETRY_NOTE)
+        return notes
+
+
+class AutoEngine:
+    """The compiled engine, with the reference explorer answering small
+    specs and while a new kernel compiles.  ``start_compile`` and
+    ``grace_s`` are test seams."""
+
+    name = "auto"
+
+    def __init__(self, start_compile: Callable[[Model, CheckOptions], CompileJob] | None = None,
+                 grace_s: float = GRACE_S) -> None:
+        self.start_compile = start_compile or _background
+        self.grace_s = grace_s
+
+    def check(self, model: Model, options: CheckOptions | None = None,
+              reporter: Reporter | None = None) -> CheckResult:
+        options = options if options is not None else CheckOptions()
+        reporter = reporter if reporter is not None else NullReporter()
+        from modelcheck.engines.compiled.engine import CompiledEngine, available
+        from modelcheck.engines.reference.engine import ReferenceEngine
+        if options.simulate:
+            return ReferenceEngine().check(model, options, reporter)
+        usable, _ = available()
+        if not usable or compiled_only(model, options):
+            # The compiled engine says itself why it cannot run, if it cannot.
+            return CompiledEngine().check(model, options, reporter)
+        return self._race(model, options, reporter)
+
+    def _race(self, model: Model, options: CheckOptions, reporter: Reporter) -> CheckResult:
+        from modelcheck.engines.reference.explorer import STOPPED, explore
+        race = _Race(self, model, options, reporter)
+        try:
+            result = explore(model, options, race, race)
+        finally:
+            # Whatever ended the search (its end, a bound, Ctrl-C, the
+            # kernel being ready) ends the child; a finished one is reaped.
+            race.stop_compile()
+        if result.reason != STOPPED:
+            result.notes.extend(race.reference_notes(result))
+            return result
+        return self._hand_over(model, options, reporter, race)
+
+    @staticmethod
+    def _hand_over(model: Model, options: CheckOptions, reporter: Reporter,
+                   race: _Race) -> CheckResult:
+        from modelcheck.engines.compiled.engine import CompiledEngine
+        now = time.monotonic()
+        note = None
+        # A kernel found in the cache takes over without a word; a compiled
+        # one is announced (even when it was ready before the next tick).
+        if race.job is not None and race.job.compiling.is_set() and race.started_at is not None:
+            note = (f"kernel ready after {now - race.started_at:.1f} s: continuing on the "
+                    f"compiled engine")
+            reporter.note(note)
+        if options.timeout_s is not None:
+            # The time spent is spent: the compiled search gets what is left.
+            options = replace(options,
+                              timeout_s=max(options.timeout_s - (now - race.start), 1e-3))
+        result = CompiledEngine().check(model, options, reporter)
+        if note is not None:
+            result.notes.insert(0, note)
+        result.stats.extras["handed_over_after_s"] = round(now - race.start, 3)
+        return result
+
+
+def _background(model: Model, options: CheckOptions) -> CompileJob:
+    from modelcheck.engines.compiled.background import BackgroundCompile
+    return BackgroundCompile(model, options)

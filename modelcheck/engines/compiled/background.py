@@ -1,0 +1,190 @@
+"""A kernel compiled in a background process, both ends.
+
+The default engine (engines/auto.py) starts one when a search on the
+reference explorer runs long enough to want the compiled engine::
+
+    job = BackgroundCompile(model, options)
+    job.start()          # a child process: find the kernel in the cache, or compile it
+    job.compiling        # a threading.Event, set once the child found no cached kernel
+    job.ready            # a threading.Event, set once the kernel is in the cache
+    job.declined         # why the compiled engine cannot run the spec, if it cannot
+    job.stop()           # kill the child and its precompile workers (idempotent)
+
+Everything that costs time happens in the child, so the reference search
+in the parent loses nothing to it: generating the kernel (numpy, code
+generation), looking for it in the cache, and on a miss compiling it, which
+is exactly what ``compile_model`` does (``CompiledModel.__init__`` and
+``warm_up``: every entry point, then the ``.warm`` manifest).  The child is
+a plain Python process (not multiprocessing, so a caller's script is never
+re-imported) that lowers its priority, then runs ``main``:
+
+    python -c <_BOOT> JOB.pickle PARENT_PID
+
+``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
+``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
+spec the compiled engine would hand to the reference explorer; it exits 0
+once the kernel is in the cache.  It runs at a lower priority and in its
+own process group, so ``stop`` ends it and every precompile worker it
+started at once; it dies with its parent too
+(``precompile.end_with_parent``).  A child killed half-way leaves nothing
+that is trusted: the kernel file and its hash record are written
+atomically, and numba's files without the ``.warm`` manifest are thrown away
+by the next run (kcache.py).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
+
+#: The child runs at a lower priority: the reference explorer in the parent
+#: is the one giving the answer now; the compile is a bet on a long search.
+#: Not the lowest: Linux schedules a process group's share across the cores
+#: by weight, so at niceness 19 on a busy machine the compile got 1% of a
+#: core and a half-hour search never handed over.
+NICENESS = 10
+#: What the child says on stdout: it is compiling; the spec is not for it.
+COLD, DECLINED = "cold", "declined: "
+
+
+#: The child's first lines: lower its priority before anything is imported
+#: (importing modelcheck alone takes a third of a second of CPU), then run
+#: ``main``; ``python -m`` would import the package first.
+_BOOT = ("import os, sys\n"
+         "if hasattr(os, 'nice'):\n    os.nice({niceness})\n"
+         "from modelcheck.engines.compiled.background import main\n"
+         "sys.exit(main(sys.argv[1:]))\n")
+
+
+class BackgroundCompile:
+    """The kernel the compiled engine would use for ``model`` under
+    ``options``, found or compiled by a child process.  ``workers`` is the
+    child's precompile processes (default: one less than the cores, so that
+    one core is left to the reference explorer); ``niceness``, how much it
+    yields to the reference explorer (tests that wait for it give 0)."""
+
+    def __init__(self, model: Any, options: Any, workers: int | None = None,
+                 niceness: int = NICENESS) -> None:
+        self.model = model
+        self.niceness = niceness
+        cores = os.cpu_count() or 1
+        jobs = workers if workers is not None else max(1, cores - 1)
+        # Only what shapes the kernel travels: ``extra`` may hold anything.
+        self.options = replace(options, timeout_s=None, dump_kernel=None,
+                               extra={"compile_jobs": jobs})
+        self.ready = threading.Event()
+        self.compiling = threading.Event()
+        self.finished = threading.Event()
+        self.declined: str | None = None
+        self.returncode: int | None = None
+        self._proc: subprocess.Popen | None = None
+        self._job: Path | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def failed(self) -> str | None:
+        """Why the child ended without the kernel, once it has."""
+        if not self.finished.is_set() or self.ready.is_set() or self.declined is not None:
+            return None
+        return f"the background compile ended with exit status {self.returncode}"
+
+    def start(self) -> None:
+        fd, name = tempfile.mkstemp(prefix="modelcheck-compile-", suffix=".pickle")
+        self._job = Path(name)
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name,
+             str(os.getpid())],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True,
+            # Its own process group: Ctrl-C at a terminal does not reach it
+            # (stop() ends it), and one signal ends it with its workers.  Not
+            # its own session: Linux would give a new session its own
+            # scheduling group (autogroup), where its niceness no longer
+            # yields to the reference explorer.
+            **({"process_group": 0} if hasattr(os, "setpgid") else {}))
+        threading.Thread(target=self._watch, args=(self._proc,), daemon=True,
+                         name="modelcheck-background-compile").start()
+
+    def _watch(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                line = line.rstrip("\n")
+                if line == COLD:
+                    self.compiling.set()
+                elif line.startswith(DECLINED):
+                    self.declined = line[len(DECLINED):]
+        code = proc.wait()
+        self.returncode = code
+        if code == 0 and self.declined is None:
+            self.ready.set()
+        self.finished.set()
+
+    def stop(self) -> None:
+        """End the child and its workers if they still run; remove the job file."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is not None:
+                # While the child is not reaped its pid cannot name another
+                # process group, so the group signal reaches only its own.
+                if proc.poll() is None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        if hasattr(os, "killpg"):
+                            os.killpg(proc.pid, signal.SIGKILL)
+                        else:
+                            proc.kill()
+                proc.wait()
+            if self._job is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self._job.unlink()
+                self._job = None
+
+    def __enter__(self) -> "BackgroundCompile":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+
+def main(argv: list[str]) -> int:
+    from modelcheck.engines.compiled.precompile import end_with_parent
+    job, parent = Path(argv[0]), int(argv[1])
+    end_with_parent(parent)
+    model, options = pickle.loads(job.read_bytes())
+    # Gone even if the checker is killed outright (its own clean-up then never runs).
+    job.unlink(missing_ok=True)
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm
+    from modelcheck.engines.compiled.reps import Unsupported
+    plan = plan_run(model, options)
+    if plan.fallback is not None:
+        print(DECLINED + plan.fallback, flush=True)
+        return 0
+    try:
+        if kernel_looks_warm(model, plan.kernel_options):
+            return 0
+        print(COLD, flush=True)
+        compile_model(model, plan.kernel_options)
+    except Unsupported as err:
+        print(DECLINED + str(err), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,279 @@
+"""The default engine (engines/auto.py): the compiled engine when the kernel
+is cached, else a race between a background compile and the reference
+explorer.  The race is made deterministic with compile jobs that are ready
+at once or never; the real background process is tested apart (it is
+killed cleanly, or it leaves a warm kernel that the next run uses)."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+pytest.importorskip("numba")
+
+from modelcheck import api  # noqa: E402
+from modelcheck.engines import get_engine  # noqa: E402
+from modelcheck.engines.auto import SYMMETRY_NOTE, AutoEngine, compiled_only  # noqa: E402
+from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: E402
+from modelcheck.engines.compiled import kcache  # noqa: E402
+from modelcheck.engines.compiled.background import BackgroundCompile  # noqa: E402
+from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
+from modelcheck.engines.compiled.kernels import kernel_looks_warm  # noqa: E402
+from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
+
+
+class FakeJob:
+    """A background job whose kernel is compiled as soon as it starts
+    (``ready``), never (``never``), was cached (``cached``), or that the
+    compiled engine declines (``declined``)."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.ready = threading.Event()
+        self.compiling = threading.Event()
+        self.declined: str | None = None
+        self.started = self.stopped = False
+
+    def start(self) -> None:
+        self.started = True
+        if self.how in ("ready", "never"):
+            self.compiling.set()
+        if self.how in ("ready", "cached"):
+            self.ready.set()
+        if self.how == "declined":
+            self.declined = "states of 99 words"
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    @property
+    def failed(self) -> str | None:
+        return None
+
+
+class Jobs:
+    """A ``start_compile`` seam that records the jobs it made."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.made: list[FakeJob] = []
+
+    def __call__(self, model, options) -> FakeJob:
+        job = FakeJob(self.how)
+        self.made.append(job)
+        return job
+
+
+class Notes(NullReporter):
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+def _cold(tmp_path) -> CheckOptions:
+    """Options for a race run with fake compile jobs (which never look at
+    the cache; the compiled search after a hand-over uses the usual one)."""
+    return CheckOptions()
+
+
+def _counts(result) -> tuple:
+    s = result.stats
+    return (s.distinct_states, s.generated_states, s.depth,
+            [(p.name, p.status, p.steps) for p in result.properties])
+
+
+def test_auto_is_the_default_engine():
+    assert api.default_engine() == ("auto", None)
+    assert isinstance(get_engine("auto"), AutoEngine)
+
+
+def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    jobs, reporter = Jobs("ready"), Notes()
+    result = AutoEngine(jobs, grace_s=0.0).check(model, options, reporter)
+    assert result.engine == "compiled"
+    assert jobs.made and jobs.made[0].started and jobs.made[0].stopped
+    assert any(n.startswith("compiling the kernel for two_phase in the background")
+               for n in reporter.notes)
+    assert result.notes[0].startswith("kernel ready after ")
+    assert result.notes[0].endswith(": continuing on the compiled engine")
+    # The compiled search starts over: its counts are the compiled engine's,
+    # which are the reference explorer's.
+    compiled = CompiledEngine().check(model, options)
+    reference = ReferenceEngine().check(model, options)
+    assert _counts(result) == _counts(compiled) == _counts(reference)
+    assert result.complete
+
+
+def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
+    model = load("two_phase", N=2)
+    jobs = Jobs("never")
+    result = AutoEngine(jobs, grace_s=0.0).check(model, _cold(tmp_path), Notes())
+    assert result.engine == "reference" and result.complete
+    assert jobs.made[0].started and jobs.made[0].stopped
+    assert "the reference explorer finished before the kernel compiled (compile stopped)" \
+        in result.notes
+    # two_phase declares a symmetric type: the reference explorer reduced by
+    # it, so the counts are the compiled engine's and no note is needed.
+    assert SYMMETRY_NOTE not in result.notes and result.stats.extras["symmetry"] == ["RM"]
+    assert _counts(result) == _counts(ReferenceEngine().check(model, _cold(tmp_path))) \
+        == _counts(CompiledEngine().check(model, _cold(tmp_path)))
+
+
+def test_symmetry_past_the_reference_limit_says_the_counts_are_unreduced(tmp_path):
+    model = api.load_source("""
+module seven
+symmetric type P = model(7)
+var on: map[P, bool] = {p: false for p in P}
+action Flip(p: P) {
+    require not on[p]
+    on[p] := true
+}
+""")
+    result = AutoEngine(Jobs("never"), grace_s=0.0).check(model, _cold(tmp_path), Notes())
+    assert result.engine == "reference" and result.stats.distinct_states == 2 ** 7
+    assert SYMMETRY_NOTE in result.notes
+
+
+def test_a_search_over_within_the_grace_period_starts_nothing(load, tmp_path):
+    jobs = Jobs("ready")
+    result = AutoEngine(jobs, grace_s=3600.0).check(load("die_hard"), _cold(tmp_path))
+    assert result.engine == "reference" and not jobs.made
+    assert result.notes == []
+
+
+def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_path):
+    class CtrlC(Notes):
+        def progress(self, progress) -> None:
+            raise KeyboardInterrupt
+    jobs = Jobs("never")
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path),
+                                                  CtrlC())
+    assert result.engine == "reference" and result.reason == "interrupted"
+    assert jobs.made[0].stopped
+    assert all(p.status is Status.UNKNOWN for p in result.properties)
+
+
+def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
+    jobs = Jobs("never")
+    options = replace(_cold(tmp_path), max_states=20)
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), options)
+    assert result.reason.startswith("stopped at the state bound")
+    assert all(p.status is not Status.HOLDS for p in result.properties)
+    assert jobs.made[0].stopped
+
+
+def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, tmp_path):
+    model = load("die_hard")
+
+    def no_race(model, options):
+        raise AssertionError("no background compile for a run only the compiled engine does")
+    engine = AutoEngine(no_race, grace_s=0.0)
+    options = CheckOptions(checkpoint_dir=str(tmp_path / "ckpt"))
+    assert compiled_only(model, options) == "checkpoints"
+    assert engine.check(model, options).engine == "compiled"
+    capped = CheckOptions(extra={"max_memory_mib": 1024})
+    assert compiled_only(model, capped) == "a memory cap"
+    assert engine.check(model, capped).engine == "compiled"
+
+
+def test_simulation_runs_on_the_reference_engine(load):
+    result = AutoEngine(Jobs("ready"), grace_s=0.0).check(load("die_hard"),
+                                                        CheckOptions(simulate=3, sim_depth=5))
+    assert result.engine == "reference"
+
+
+def test_a_cached_kernel_takes_over_without_a_word(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    reporter = Notes()
+    result = AutoEngine(Jobs("cached"), grace_s=0.0).check(model, options, reporter)
+    assert result.engine == "compiled"
+    assert not any("kernel" in n for n in reporter.notes + result.notes)
+    assert result.stats.extras["handed_over_after_s"] >= 0
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):
+    jobs = Jobs("declined")
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
+    assert result.engine == "reference" and result.complete and jobs.made[0].stopped
+    assert ("compiled engine unavailable (states of 99 words); the reference explorer answered"
+            in result.notes)
+
+
+def _group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+def test_stopping_the_background_compile_kills_it_and_leaves_nothing_trusted(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = CheckOptions(cache_dir=str(tmp_path))
+    job = BackgroundCompile(model, options, workers=2, niceness=0)
+    job.start()
+    pid = job.pid
+    # Let it start compiling (it has written the kernel file; numba runs).
+    job.compiling.wait(120)
+    job.stop()
+    job.stop()      # idempotent
+    assert _group_gone(pid)
+    if not job.ready.is_set():
+        assert not list(tmp_path.glob("kernels/*.warm"))
+        assert not kernel_looks_warm(model, plan_run(model, options).kernel_options)
+
+
+def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_takes(
+        load, tmp_path):
+    model = load("die_hard")
+    options = CheckOptions(cache_dir=str(tmp_path))
+    plan = plan_run(model, options)
+    assert not kernel_looks_warm(model, plan.kernel_options)
+    # At full priority: the test waits for it on a busy machine.
+    with BackgroundCompile(model, options, niceness=0) as job:
+        job.start()
+        assert job.finished.wait(600)
+        assert job.ready.is_set() and job.compiling.is_set(), job.failed
+    assert kernel_looks_warm(model, plan.kernel_options)
+    assert kcache.is_warm(next(tmp_path.glob("kernels/mc_*.py")))
+
+    made: list[BackgroundCompile] = []
+
+    def found_first(model, options):
+        # The real job, with the reference search held until it is done.
+        job = BackgroundCompile(model, options, niceness=0)
+        made.append(job)
+        start = job.start
+        job.start = lambda: (start(), job.finished.wait(600))
+        return job
+    reporter = Notes()
+    result = AutoEngine(found_first, grace_s=0.0).check(model, options, reporter)
+    assert made[0].ready.is_set() and not made[0].compiling.is_set()
+    assert result.engine == "compiled"
+    assert not any("kernel" in n for n in reporter.notes + result.notes)
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(load):
+    class Unstartable(FakeJob):
+        def start(self) -> None:
+            raise OSError("no more processes")
+    made: list[FakeJob] = []
+
+    def jobs(model, options):
+        made.append(Unstartable("never"))
+        return made[-1]
+    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), CheckOptions())
+    assert result.engine == "reference" and result.complete and made[0].stopped
+    assert ("the background compile could not start (OSError: no more processes); the "
+            "reference explorer answered") in result.notes

@@ -162,6 +162,13 @@ class BackgroundCompile:
         self.stop()
 
 
+def _tell_parent(word: str) -> None:
+    """One line of the child's protocol on its stdout, which is a pipe to
+    the parent (BackgroundCompile reads it): no user ever sees it."""
+    sys.stdout.write(word + "\n")
+    sys.stdout.flush()
+
+
 def main(argv: list[str]) -> int:
     from modelcheck.engines.compiled.precompile import end_with_parent
     job, parent = Path(argv[0]), int(argv[1])
@@ -174,15 +181,15 @@ def main(argv: list[str]) -> int:
     from modelcheck.engines.compiled.reps import Unsupported
     plan = plan_run(model, options)
     if plan.fallback is not None:
-        print(DECLINED + plan.fallback, flush=True)
+        _tell_parent(DECLINED + plan.fallback)
         return 0
     try:
         if kernel_looks_warm(model, plan.kernel_options):
             return 0
-        print(COLD, flush=True)
+        _tell_parent(COLD)
         compile_model(model, plan.kernel_options)
     except Unsupported as err:
-        print(DECLINED + str(err), flush=True)
+        _tell_parent(DECLINED + str(err))
     return 0
 
 

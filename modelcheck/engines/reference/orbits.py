@@ -14,6 +14,7 @@ function made once per variable, instead of renaming and then ordering.)
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -110,11 +111,7 @@ class OrbitKeys:
 
     @staticmethod
     def group_size(types: Sequence[ModelType]) -> int:
-        size = 1
-        for t in types:
-            for k in range(2, len(t.members) + 1):
-                size *= k
-        return size
+        return math.prod(math.factorial(len(t.members)) for t in types)
 
     def key(self, state: tuple) -> tuple:
         # Variables no renaming touches are keyed once, outside the min.

@@ -50,9 +50,14 @@ def _span() -> Any:
 
 @dataclass(frozen=True)
 class Const:
+    """A value.  ``name``: the spec's ``const`` it was read from, if any, so
+    that an engine may read the value at run time instead of building it in
+    (the compiled engine: one kernel for every value of a flag).  The name is
+    kept out of equality: nodes compare by meaning."""
     value: Any
     type: Type
     span: Span | None = _span()
+    name: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,8 @@ class ExprMixin:
             return self.count_model_value(e.name, e.span)
         if sym.kind == "const":
             t, value = self.const(e.name)
-            return ir.Const(value, I.point(value) if isinstance(t, T.IntType) else t, e.span)
+            return ir.Const(value, I.point(value) if isinstance(t, T.IntType) else t, e.span,
+                            name=e.name)
         if sym.kind == "type":
             t = self.named_type(e.name, e.span)
             self.check_enumerable(t, "type", e.span)

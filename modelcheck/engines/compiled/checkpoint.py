@@ -47,9 +47,11 @@ _RESTART_HINT = "start the run again without --resume (or resume from another ch
 
 def _signature(search: "CompiledSearch") -> dict:
     """What a checkpoint must agree on to be resumed: the compiled module (spec,
-    constants, symmetry), state storage and the properties checked."""
+    constants, symmetry), the constants it reads at run time (params.py), state
+    storage and the properties checked."""
     o = search.options
-    return {"format": FORMAT, "kernel": search.k.path.name, "exact": bool(o.exact),
+    return {"format": FORMAT, "kernel": search.k.path.name,
+            "params": [list(p) for p in search.k.generated.params], "exact": bool(o.exact),
             "deadlock": bool(o.deadlock),
             "invariants": None if o.invariants is None else sorted(o.invariants)}
 

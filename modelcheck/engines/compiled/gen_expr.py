@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from modelcheck.engines.compiled.gen_source import ERR_CODES, Region, Scalar, Source, Val, slot
 from modelcheck.engines.compiled.gen_fold import Folder
+from modelcheck.engines.compiled.params import Params, is_runtime
 from modelcheck.engines.compiled.gen_values import (Consts, ValueGen, is_scalar, needs_check,
                                                     same_rep)
 from modelcheck.engines.compiled.layout import Layout
@@ -54,12 +55,14 @@ class ExprGen(ValueGen):
         self.nodes = nodes
         self.pre, self.post = pre, post
         self.folder = folder
+        self.params = Params()
         self.env: dict[str, Val] = {}
 
     def constant(self, e: ir.Expr) -> tuple[bool, Any]:
         """(True, value) for an expression that reads nothing (folded now)."""
         if self.folder is None:
-            return (True, e.value) if isinstance(e, ir.Const) else (False, None)
+            return (True, e.value) if isinstance(e, ir.Const) and not is_runtime(e) \
+                else (False, None)
         return self.folder.constant(e)
 
     def folded(self, e: ir.Expr) -> ir.Expr:
@@ -130,6 +133,8 @@ class ExprGen(ValueGen):
         return (self.pre, self.post, shape, bound)
 
     def _gen_Const(self, e: ir.Const) -> Val:
+        if is_runtime(e):
+            return Scalar(self.params.read(e))
         if isinstance(e.type, BoolType):
             return Scalar("True" if e.value else "False")
         if is_scalar(e.type):
@@ -256,7 +261,7 @@ class ExprGen(ValueGen):
         says so), as the reference finds it in no set.  A variant is built
         all the same: its fields are checked when it is built."""
         e = self.folded(e)
-        if isinstance(e, ir.Const):
+        if isinstance(e, ir.Const) and not is_runtime(e):
             if not in_type(to, e.value):
                 return "0", "False"
             return str(rank(to, e.value)), None
@@ -348,7 +353,8 @@ class ExprGen(ValueGen):
                 self.store(dst.at(at), v, fe.type, ft)
                 at += width(ft)
         elif ptype.fields:
-            if isinstance(payload, ir.Const) and not in_type(ptype, payload.value):
+            if isinstance(payload, ir.Const) and not is_runtime(payload) \
+                    and not in_type(ptype, payload.value):
                 self.fail("MC5001", e)
                 return dst
             v = self.gen(payload)

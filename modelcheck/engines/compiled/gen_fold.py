@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from modelcheck.engines.compiled.params import is_runtime
 from modelcheck.engines.compiled.reps import MAX_BITSET_RANKS
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.errors import EvalError
@@ -39,7 +40,8 @@ class Folder:
         if hit is not None and hit[0] is e:
             return hit[1]
         result: frozenset[str] | None
-        if isinstance(e, ir.Var):
+        if isinstance(e, ir.Var) or is_runtime(e):
+            # A constant read at run time is folded no more than the state.
             result = None
         elif isinstance(e, ir.Local):
             result = frozenset({e.name})
@@ -82,7 +84,7 @@ class Folder:
     def constant(self, e: ir.Expr) -> tuple[bool, Any]:
         """(True, value) when ``e`` reads nothing and evaluates without error."""
         if isinstance(e, ir.Const):
-            return True, e.value
+            return (False, None) if is_runtime(e) else (True, e.value)
         hit = self._values.get(id(e))
         if hit is not None and hit[0] is e:
             return hit[1], hit[2]
@@ -113,7 +115,8 @@ def _shape(e: Any, bound: tuple[str, ...], free: set[str]) -> Any:
         free.add(e.name)
         return ("free", e.name)
     if isinstance(e, ir.Const):
-        return ("const", e.type, e.value)
+        # Two flags equal in this run are not in the next: keep them apart.
+        return ("param", e.name) if is_runtime(e) else ("const", e.type, e.value)
     if isinstance(e, ir.Var):
         return ("var", e.name, e.primed)
     if isinstance(e, ir.LetExpr):

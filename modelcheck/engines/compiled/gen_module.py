@@ -59,6 +59,9 @@ PERM_OFF = NSCRATCH + {canon_scratch}
 NPERM = {nperm}
 # canon() counts there the states whose tied orderings it could not all try
 INEXACT_OFF = PERM_OFF + NPERM
+# the spec's flags, read at run time (params.py), at S[PARAM_OFF:PARAM_OFF + NPARAMS]
+PARAM_OFF = INEXACT_OFF + 1
+NPARAMS = {nparams}
 PERM_START = np.array({perm_start}, dtype=np.int64)   # where each slot's type's run starts
 '''
 
@@ -83,6 +86,7 @@ class GeneratedModule:
     scratch: int                           # length of the S array
     action_functions: list[str] = field(default_factory=list)
     lines_per_function: dict[str, int] = field(default_factory=dict)
+    params: list[tuple[int, int]] = field(default_factory=list)   # (slot, value) past PARAM_OFF
 
     @property
     def instances(self) -> int:
@@ -158,7 +162,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
                             words=layout.words, slots=layout.slots, scratch=scratch,
                             nsym=len(sym.types), ncons=len(model.constraints),
                             canon_scratch=sym.canon_scratch(),
-                            nperm=sym.perm_slots, perm_start=_perm_start(sym))
+                            nperm=sym.perm_slots, perm_start=_perm_start(sym),
+                            nparams=len(gen.params))
     src.lines.append(header)
     src.lines.extend(consts.defs)
     src.blank()
@@ -167,8 +172,10 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     if live:
         src.lines.append(LIVE_DRIVER_SOURCE)
     text = src.text()
+    # S: the scratch, canon's, and past PARAM_OFF the run-time constants
     return GeneratedModule(text, nodes, actions, state_cols, step_cols, sym.types,
-                           scratch + sym.scratch_needed() + 1, names, _function_sizes(text))
+                           scratch + sym.scratch_needed() + 1 + len(gen.params), names,
+                           _function_sizes(text), gen.params.values())
 
 
 def _function_sizes(text: str) -> dict[str, int]:

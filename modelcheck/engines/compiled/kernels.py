@@ -184,6 +184,10 @@ class CompiledModel:
         self.P = np.zeros(max(1, n), dtype=np.int64)
         self.V = np.zeros(max(1, n), dtype=np.int64)
         self.S = np.zeros(max(1, self.generated.scratch), dtype=np.int64)
+        # The spec's flags: the source, and so the cached kernel, is the same
+        # for every value; this run's values go in here (params.py).
+        for at, value in self.generated.params:
+            self.S[self.module.PARAM_OFF + at] = value
         self.err = np.zeros(8 + w, dtype=np.int64)
         self.buf = np.zeros((64, w), dtype=np.int64)
         self.bufaid = np.zeros(64, dtype=np.int32)

@@ -66,17 +66,25 @@ class _Liveness:
 
     #: The most fairness conditions a graph holds (a byte per 8 per edge).
     MAX_CONDITIONS = 1024
+    #: Up to this many property bindings in the spec, the kernel evaluates
+    #: the predicates of all of them (a bit a state each), checked or not.
+    SHARED_CHECKS = 64
 
     def __init__(self, model: Model, options: CheckOptions, checks: list) -> None:
         from modelcheck.engines.compiled.liveness_lasso import predicate_columns
         from modelcheck.engines.reference.evaluator import Evaluator
-        from modelcheck.engines.temporal import fair_conditions
+        from modelcheck.engines.temporal import fair_conditions, liveness_checks
         self.checks = checks
         self.search = not (options.checkpoint_dir or options.resume_dir)
         evaluator = Evaluator(model)
         self.conditions = fair_conditions(model, lambda e, env: evaluator.eval(e, (), env))
-        preds, self.columns = predicate_columns(checks)
+        # Every liveness property's predicates, up to a point: the rows that
+        # check different liveness properties of one spec share a kernel.
+        universe = liveness_checks(model.temporals)
+        preds, self.columns = predicate_columns(
+            checks, universe if len(universe) <= self.SHARED_CHECKS else [])
         self.preds = tuple(preds)
+        self.wanted = tuple(sorted({c for pair in self.columns for c in pair if c >= 0}))
         self.unsupported = None
         if len(self.conditions) > self.MAX_CONDITIONS:
             self.unsupported = (f"{len(self.conditions):,} fairness conditions (the liveness "
@@ -129,7 +137,8 @@ def plan_run(model: Model, options: CheckOptions) -> RunPlan:
                              timeout_s=options.timeout_s)
     if live is not None and live.search:
         options = replace(options, symmetry=False)
-        kernel_options = replace(kernel_options, symmetry=False, live_preds=live.preds)
+        kernel_options = replace(kernel_options, symmetry=False, live_preds=live.preds,
+                                 live_wanted=live.wanted)
     return RunPlan(options, kernel_options, live)
 
 

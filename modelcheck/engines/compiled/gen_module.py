@@ -62,6 +62,8 @@ INEXACT_OFF = PERM_OFF + NPERM
 # the spec's flags, read at run time (params.py), at S[PARAM_OFF:PARAM_OFF + NPARAMS]
 PARAM_OFF = INEXACT_OFF + 1
 NPARAMS = {nparams}
+# S[LIVE_OFF + q] != 0: this run checks liveness predicate q (live_props)
+LIVE_OFF = PARAM_OFF + NPARAMS
 PERM_START = np.array({perm_start}, dtype=np.int64)   # where each slot's type's run starts
 '''
 
@@ -174,7 +176,8 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     text = src.text()
     # S: the scratch, canon's, and past PARAM_OFF the run-time constants
     return GeneratedModule(text, nodes, actions, state_cols, step_cols, sym.types,
-                           scratch + sym.scratch_needed() + 1 + len(gen.params), names,
+                           scratch + sym.scratch_needed() + 1 + len(gen.params) + len(live),
+                           names,
                            _function_sizes(text), gen.params.values())
 
 
@@ -280,9 +283,12 @@ def _live_props(src: Source, gen: ExprGen, preds: tuple[ir.Expr, ...]) -> None:
             src.line("lp[r, b] = 0")
         for q, expr in enumerate(preds):
             gen.env = {}
-            value = gen.scalar(expr)
-            with src.block(f"if {value}:"):
-                src.line(f"lp[r, {q >> 3}] |= {1 << (q & 7)}")
+            # The kernel has every liveness predicate of the spec (one kernel
+            # for any selection); only the checked ones are evaluated.
+            with src.block(f"if S[LIVE_OFF + {q}] != 0:"):
+                value = gen.scalar(expr)
+                with src.block(f"if {value}:"):
+                    src.line(f"lp[r, {q >> 3}] |= {1 << (q & 7)}")
         src.line("return 0")
     src.blank()
 

@@ -64,6 +64,9 @@ class KernelOptions:
     # Liveness predicates (closed state predicates): they add live_props and
     # the liveness search to the module (live_driver.py).
     live_preds: tuple[ir.Expr, ...] = ()
+    # The columns of live_preds a run checks (None: all).  Set at run time:
+    # the others are not evaluated, as the reference never evaluates them.
+    live_wanted: tuple[int, ...] | None = None
 
     @classmethod
     def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
@@ -188,6 +191,9 @@ class CompiledModel:
         # for every value; this run's values go in here (params.py).
         for at, value in self.generated.params:
             self.S[self.module.PARAM_OFF + at] = value
+        wanted = options.live_wanted
+        for q in range(len(self.live_preds)):
+            self.S[self.module.LIVE_OFF + q] = int(wanted is None or q in wanted)
         self.err = np.zeros(8 + w, dtype=np.int64)
         self.buf = np.zeros((64, w), dtype=np.int64)
         self.bufaid = np.zeros(64, dtype=np.int32)

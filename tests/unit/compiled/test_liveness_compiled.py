@@ -188,3 +188,42 @@ def test_checkpoints_are_not_supported(tmp_path):
     _, result = _check(BLINK + "fair weak Up\n", "compiled", checkpoint_dir=str(tmp_path))
     found = result.get_property("Reaches2")
     assert found.status is Status.UNKNOWN and "checkpoint" in found.reason
+
+
+# Two liveness properties; evaluating Broken's predicate divides by zero.
+PICKED = """
+module picked
+var x: 0..2 = 0
+action Up() {
+    require x < 2
+    x := x + 1
+}
+fair weak Up
+liveness Reaches2: eventually x == 2
+liveness Broken: eventually 6 // x == 3
+"""
+
+
+def test_one_kernel_serves_every_selection_of_liveness_properties():
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kcache import kernel_key
+    from modelcheck.engines.compiled.kernels import _KernelPlan
+    model = api.load_source(PICKED)
+    keys = set()
+    for selection in (["Reaches2"], ["Broken"], ["Reaches2", "Broken"]):
+        plan = plan_run(model, CheckOptions(invariants=selection))
+        keys.add(kernel_key(_KernelPlan.of(model, plan.kernel_options).generated.source))
+    assert len(keys) == 1
+
+
+def test_an_unchecked_property_is_not_evaluated():
+    # The reference never evaluates Broken unless asked to; nor may the kernel,
+    # which holds Broken's predicate for the runs that do check it.
+    model, compiled = _check(PICKED, "compiled", invariants=("Reaches2",))
+    _, reference = _check(PICKED, "reference", invariants=("Reaches2",))
+    assert compiled.error is None and reference.error is None
+    assert _liveness(compiled) == _liveness(reference) == {"Reaches2": Status.HOLDS}
+    _, broken = _check(PICKED, "compiled", invariants=("Broken",))
+    _, broken_ref = _check(PICKED, "reference", invariants=("Broken",))
+    assert broken.error is not None and broken_ref.error is not None
+    assert broken.error.diagnostic.code == broken_ref.error.diagnostic.code

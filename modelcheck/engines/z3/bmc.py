@@ -46,6 +46,7 @@ from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingU
                                             StateCopy, StepCopy)
 from modelcheck.engines.z3.logic import conj, disj, is_false, is_true, neg
 from modelcheck.engines.z3.slicing import freeze
+from modelcheck.engines.z3.symbolic import EncodingTimeout
 from modelcheck.engines.z3.traces import decode_trace, rederive_error
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
@@ -146,7 +147,9 @@ class _Bmc:
             # value (exact); traces get them back when decoded.
             reduced, self.fixed = freeze(self.model)
             self.props = [reduced.get_property(p.name) for p in self.props]
-            self.enc = Encoding(reduced, EncodingOptions.from_extra(self.options.extra))
+            timeout = self.options.timeout_s
+            self.enc = Encoding(reduced, EncodingOptions.from_extra(self.options.extra),
+                                deadline=None if timeout is None else self.start + timeout)
             for k in range(self.depth + 1):
                 self.at_depth(k)
                 reached = k
@@ -154,7 +157,7 @@ class _Bmc:
                                                 phase="bmc"))
                 if self.done():
                     break
-        except _Timeout:
+        except (_Timeout, EncodingTimeout):
             reason = f"timeout after {self.options.timeout_s:g} s at depth {reached + 1}"
         except KeyboardInterrupt:
             reason = f"interrupted at depth {reached + 1}"

@@ -107,10 +107,12 @@ class StepCopy:
 class Encoding:
     """One model translated to Z3 under one set of encoding choices."""
 
-    def __init__(self, model: ir.Model, options: EncodingOptions | None = None):
+    def __init__(self, model: ir.Model, options: EncodingOptions | None = None,
+                 deadline: float | None = None):
         self.model = model
         self.options = options or EncodingOptions()
-        self.sy = Syms(self.options.ints, self.options.sets)
+        # Past ``deadline`` (time.monotonic()), building raises EncodingTimeout.
+        self.sy = Syms(self.options.ints, self.options.sets, deadline)
         self.co = Containers(self.sy)
         self._t = self.state(_TEMPLATE)
         self._tn = self.state(_TEMPLATE_NEXT)
@@ -121,7 +123,7 @@ class Encoding:
         self._in_model = self._constraints_template()
         self._trans, self._faults = self._transition(selector_ok)
         self._init: tuple[z3.BoolRef, list[Fault]] | None = None
-        self._props: dict[tuple[str, str], tuple[z3.BoolRef, list[Fault]]] = {}
+        self._props: dict[tuple[str, str], tuple[z3.BoolRef, z3.BoolRef]] = {}
         self._enabled: z3.BoolRef | None = None
         # Set by ``enabled`` when it needs a quantifier: ask for enabledness
         # before making a solver, which is chosen by it.
@@ -154,6 +156,7 @@ class Encoding:
         return list(zip(template.terms, copy.terms))
 
     def _subst(self, f: z3.ExprRef, pairs: list) -> z3.ExprRef:
+        self.sy.tick()
         return z3.substitute(f, *pairs) if pairs else f
 
     def step(self, pre: StateCopy, post: StateCopy, index: int) -> StepCopy:
@@ -254,12 +257,14 @@ class Encoding:
         if cached is None:
             faults: list[Fault] = []
             scope = Scope(self._t.vars, self._tn.vars, {})
-            cached = (self.exprs(faults).boolean(e, scope, TRUE), faults)
+            formula = self.exprs(faults).boolean(e, scope, TRUE)
+            # One substitution of the faults' disjunction, not one per fault.
+            cached = (formula, disj(f.cond for f in faults))
             if key is not None:
                 self._props[key] = cached
-        formula, faults = cached
+        formula, fault = cached
         pairs = self._pairs(self._t, s) + (self._pairs(self._tn, post) if post is not None else [])
-        return self._subst(formula, pairs), disj(self._subst(f.cond, pairs) for f in faults)
+        return self._subst(formula, pairs), self._subst(fault, pairs)
 
     def enabled(self, s: StateCopy) -> z3.BoolRef:
         """Some action instance has an outcome from ``s``."""

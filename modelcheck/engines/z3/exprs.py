@@ -74,6 +74,7 @@ class Exprs:
     # ---------------------------------------------------------------- dispatch
 
     def tr(self, e: ir.Expr, scope: Scope, guard: z3.BoolRef) -> Sym:
+        self.sy.tick()
         if isinstance(e, ir.Const):
             return self.sy.const(e.value, e.type)
         if isinstance(e, ir.Var):

@@ -23,6 +23,7 @@ hold the type's default, as do the payloads of the cases a variant is not in.  V
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import z3
@@ -43,7 +44,11 @@ from modelcheck.ir.values import FrozenDict, Variant, domain, domain_size, rende
 
 __all__ = ["SBool", "SSet", "SSparse", "SSparseBag", "SMap", "SSeq", "SBag", "SOpt", "SProd", "SVariant", "Sym", "Leaf",
            "Syms",
-           "EncodingUnsupported", "SET_MODES", "MAX_DOMAIN"]
+           "EncodingUnsupported", "EncodingTimeout", "SET_MODES", "MAX_DOMAIN"]
+
+
+class EncodingTimeout(Exception):
+    """The encoding ran past its deadline (an engine's --timeout)."""
 
 
 
@@ -52,7 +57,8 @@ class Syms(Shapes):
     representations); holds the caches of element domains and constants.
     Changing a value's shape (join, coerce, convert, in_type) is in ``Shapes``."""
 
-    def __init__(self, num_mode: str = "bv", set_mode: str = "bv"):
+    def __init__(self, num_mode: str = "bv", set_mode: str = "bv",
+                 deadline: float | None = None):
         if set_mode not in SET_MODES:
             raise ValueError(f"unknown set representation {set_mode!r}")
         self.nums = Nums(num_mode)
@@ -62,6 +68,14 @@ class Syms(Shapes):
         self._consts: dict[tuple[Type, Any], Sym] = {}
         self.sparse = Sparse(self)
         self.sparse_bags = SparseBags(self)
+        self.deadline = deadline
+
+    def tick(self) -> None:
+        """EncodingTimeout past the deadline (time.monotonic()).  Encoding
+        one depth of a large spec takes minutes of Python: an engine's
+        timeout must bound that too, not only the solver's calls."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise EncodingTimeout()
 
     # ---------------------------------------------------------------- domains
 

@@ -234,6 +234,29 @@ def test_timeout_leaves_every_property_unknown_with_the_reason():
     assert result.exit_code == 3
 
 
+def test_the_timeout_bounds_the_encoding_too(monkeypatch):
+    # Encoding one depth of a large spec takes minutes of Python; the budget
+    # must end it there too.  Here every solver call would succeed at once,
+    # so only the encoding's own deadline can stop the run at depth 0.
+    import time
+
+    from modelcheck.engines.z3.encoding import Encoding
+    from modelcheck.engines.z3.symbolic import EncodingTimeout
+    model = api.load(str(EXAMPLES / "two_phase.mc"))
+    with pytest.raises(EncodingTimeout):
+        Encoding(model, deadline=time.monotonic() - 1.0)
+    seen = []
+    real = Encoding.__init__
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("deadline"))
+        real(self, *args, **kwargs)
+    monkeypatch.setattr(Encoding, "__init__", spy)
+    result = bmc(model, depth=10, timeout_s=1e-6)
+    assert seen and seen[0] is not None
+    assert result.reason.startswith("timeout after") and result.reason.endswith("at depth 0")
+
+
 def test_a_property_false_in_a_state_is_reported_before_an_error_of_its_next_step():
     # The reference explorer checks a state before it expands it: both the
     # violation (0 steps) and the error (taking A from state 0) are reported.

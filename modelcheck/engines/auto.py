@@ -40,13 +40,22 @@ from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Pr
 from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
-__all__ = ["AutoEngine", "CompileJob", "GRACE_S", "SYMMETRY_NOTE", "compiled_only"]
+__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "SYMMETRY_NOTE",
+           "compiled_only"]
 
 #: Seconds the reference explorer runs alone before the kernel is looked
 #: for.  A compile running beside it slows it by a fifth on a busy two-core
 #: machine (measured with bench/first_verdict.py), so searches of a few
 #: seconds are spared most of that; a long search hands over a second later.
 GRACE_S = 1.0
+
+#: A reference search that took this long finishes before the kernel, and
+#: the next run of the spec would take as long again: the kernel's compile
+#: goes on after the run instead of being thrown away, so that the next run
+#: hands over to it at once (``make check``'s next row with the same kernel
+#: waits for it: kcache.compile_lock).  A shorter search is not worth the
+#: compile's CPU after the answer.
+DETACH_AFTER_S = 5.0
 
 #: Symmetry reduction changes the counts, never a verdict or the length of a
 #: shortest counterexample; the reference explorer reduces only up to its
@@ -64,6 +73,10 @@ class CompileJob(Protocol):
 
     def start(self) -> None: ...
     def stop(self) -> None: ...
+    def detach(self) -> None: ...          # let it finish after this process ends
+
+    @property
+    def pid(self) -> int | None: ...
 
     @property
     def failed(self) -> str | None: ...
@@ -96,6 +109,7 @@ class _Race:
         self.announced_at: float | None = None
         self.job: CompileJob | None = None
         self.unstarted: str | None = None     # why the background job could not start
+        self.detached = False                 # the compile goes on after the run
 
     # ------------------------------------------------------------ Reporter
 
@@ -137,6 +151,20 @@ class _Race:
         if self.job is not None:
             self.job.stop()
 
+    def worth_finishing(self, result: CheckResult, after_s: float) -> bool:
+        """Whether the kernel still compiling should be finished for the next
+        run: the reference search ran to its end (not Ctrl-C, not a bound),
+        and took ``after_s`` seconds or more, which the kernel would save."""
+        job = self.job
+        return (job is not None and job.compiling.is_set() and not job.ready.is_set()
+                and job.failed is None and job.declined is None
+                and result.complete and time.monotonic() - self.start >= after_s)
+
+    def detach_compile(self) -> None:
+        assert self.job is not None
+        self.job.detach()
+        self.detached = True
+
     def reference_notes(self, result: CheckResult) -> list[str]:
         """What the result of a reference search that ran to its end says."""
         job = self.job
@@ -153,6 +181,10 @@ class _Race:
             notes.append(f"{job.failed}; the reference explorer went on alone")
         elif job.ready.is_set():
             notes.append("the kernel was ready as the reference explorer finished")
+        elif self.detached:
+            notes.append(f"the reference explorer finished before the kernel compiled; the "
+                         f"compile goes on in the background (process {job.pid}) so that the "
+                         f"next run of this spec finds the kernel ready")
         elif job.compiling.is_set():
             notes.append("the reference explorer finished before the kernel compiled (compile "
                          "stopped)" if result.reason is None else
@@ -172,9 +204,10 @@ class AutoEngine:
     name = "auto"
 
     def __init__(self, start_compile: Callable[[Model, CheckOptions], CompileJob] | None = None,
-                 grace_s: float = GRACE_S) -> None:
+                 grace_s: float = GRACE_S, detach_after_s: float = DETACH_AFTER_S) -> None:
         self.start_compile = start_compile or _background
         self.grace_s = grace_s
+        self.detach_after_s = detach_after_s
 
     def check(self, model: Model, options: CheckOptions | None = None,
               reporter: Reporter | None = None) -> CheckResult:
@@ -195,9 +228,16 @@ class AutoEngine:
         race = _Race(self, model, options, reporter)
         try:
             result = explore(model, options, race, race)
-        finally:
-            # Whatever ended the search (its end, a bound, Ctrl-C, the
-            # kernel being ready) ends the child; a finished one is reaped.
+        except BaseException:
+            race.stop_compile()
+            raise
+        if race.worth_finishing(result, self.detach_after_s):
+            # A search this long is worth a kernel next time: the compile
+            # goes on after this run (compiled/background.py, "detach").
+            race.detach_compile()
+        else:
+            # Whatever else ended the search (a short search, a bound,
+            # Ctrl-C, the kernel being ready) ends the child.
             race.stop_compile()
         if result.reason != STOPPED:
             result.notes.extend(race.reference_notes(result))

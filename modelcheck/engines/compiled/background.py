@@ -9,6 +9,7 @@ reference explorer runs long enough to want the compiled engine::
     job.ready            # a threading.Event, set once the kernel is in the cache
     job.declined         # why the compiled engine cannot run the spec, if it cannot
     job.stop()           # kill the child and its precompile workers (idempotent)
+    job.detach()         # or: let it finish the kernel after this process ends
 
 Everything that costs time happens in the child, so the reference search
 in the parent loses nothing to it: generating the kernel (numpy, code
@@ -25,8 +26,12 @@ re-imported) that lowers its priority, then runs ``main``:
 spec the compiled engine would hand to the reference explorer; it exits 0
 once the kernel is in the cache.  It runs at a lower priority and in its
 own process group, so ``stop`` ends it and every precompile worker it
-started at once; it dies with its parent too
-(``precompile.end_with_parent``).  A child killed half-way leaves nothing
+started at once; it dies with its parent too (the end of its stdin, a
+pipe from the parent, tells it), unless the parent said ``detach`` there
+first: then it finishes the kernel for the next run (the default engine
+asks for that after a long reference search).  The compile holds the
+kernel's lock (``kcache.compile_lock``), so a run that wants the same kernel
+meanwhile waits for it.  A child killed half-way leaves nothing
 that is trusted: the kernel file and its hash record are written
 atomically, and numba's files without the ``.warm`` manifest are thrown away
 by the next run (kcache.py).
@@ -45,7 +50,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
+__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED", "DETACH"]
 
 #: The child runs at a lower priority: the reference explorer in the parent
 #: is the one giving the answer now; the compile is a bet on a long search.
@@ -55,6 +60,12 @@ __all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED"]
 NICENESS = 10
 #: What the child says on stdout: it is compiling; the spec is not for it.
 COLD, DECLINED = "cold", "declined: "
+#: What the parent says on the child's stdin: finish after I am gone; and
+#: the child's answer, once it no longer ends with its parent.
+DETACH, DETACHED = "detach", "detached"
+#: How long the parent waits for that answer (the child's listening thread
+#: answers at once, unless the machine is very busy).
+DETACH_WAIT_S = 10.0
 
 
 #: The child's first lines: lower its priority before anything is imported
@@ -90,10 +101,12 @@ class BackgroundCompile:
         self._proc: subprocess.Popen | None = None
         self._job: Path | None = None
         self._lock = threading.Lock()
+        self.detached_pid: int | None = None
+        self._detached = threading.Event()
 
     @property
     def pid(self) -> int | None:
-        return None if self._proc is None else self._proc.pid
+        return self.detached_pid if self._proc is None else self._proc.pid
 
     @property
     def failed(self) -> str | None:
@@ -110,7 +123,7 @@ class BackgroundCompile:
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name,
              str(os.getpid())],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
             # Its own process group: Ctrl-C at a terminal does not reach it
             # (stop() ends it), and one signal ends it with its workers.  Not
@@ -128,6 +141,8 @@ class BackgroundCompile:
                 line = line.rstrip("\n")
                 if line == COLD:
                     self.compiling.set()
+                elif line == DETACHED:
+                    self._detached.set()
                 elif line.startswith(DECLINED):
                     self.declined = line[len(DECLINED):]
         code = proc.wait()
@@ -155,6 +170,25 @@ class BackgroundCompile:
                     self._job.unlink()
                 self._job = None
 
+    def detach(self) -> None:
+        """Let the child finish the kernel after this process ends (it says
+        nothing more).  Its compile holds the kernel's lock, so the next run
+        that wants the kernel waits for it instead of compiling it again."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+            if proc is None or proc.poll() is not None:
+                return
+            assert proc.stdin is not None
+            with contextlib.suppress(BrokenPipeError, OSError):
+                proc.stdin.write(DETACH + "\n")
+                proc.stdin.flush()
+            # Until the child answers, this process ending (and closing the
+            # pipe) would still end it.
+            self._detached.wait(DETACH_WAIT_S)
+            with contextlib.suppress(BrokenPipeError, OSError):
+                proc.stdin.close()
+            self.detached_pid = proc.pid
+
     def __enter__(self) -> "BackgroundCompile":
         return self
 
@@ -164,15 +198,32 @@ class BackgroundCompile:
 
 def _tell_parent(word: str) -> None:
     """One line of the child's protocol on its stdout, which is a pipe to
-    the parent (BackgroundCompile reads it): no user ever sees it."""
-    sys.stdout.write(word + "\n")
-    sys.stdout.flush()
+    the parent (BackgroundCompile reads it): no user ever sees it.  A parent
+    that has gone (after ``detach``) is not told."""
+    with contextlib.suppress(BrokenPipeError, OSError):
+        sys.stdout.write(word + "\n")
+        sys.stdout.flush()
+
+
+def _listen() -> None:
+    """The parent's end of stdin.  ``detach``: this process finishes the
+    kernel whatever the parent does next.  The end of the pipe without it:
+    the parent has ended (however it ended, SIGKILL included), and so does
+    this process, with its precompile workers (its process group).  A pipe,
+    not the parent-death signal, which Linux keeps per thread: a thread of
+    this process could not take it back from the one that compiles."""
+    for line in sys.stdin:
+        if line.strip() == DETACH:
+            _tell_parent(DETACHED)
+            return
+    if hasattr(os, "killpg"):
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+    os._exit(1)
 
 
 def main(argv: list[str]) -> int:
-    from modelcheck.engines.compiled.precompile import end_with_parent
-    job, parent = Path(argv[0]), int(argv[1])
-    end_with_parent(parent)
+    job = Path(argv[0])
+    threading.Thread(target=_listen, daemon=True, name="modelcheck-parent").start()
     model, options = pickle.loads(job.read_bytes())
     # Gone even if the checker is killed outright (its own clean-up then never runs).
     job.unlink(missing_ok=True)

@@ -37,7 +37,7 @@ import platformdirs
 
 from modelcheck.fsutil import sha256_file, write_atomic
 
-__all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline",
+__all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline", "compile_lock",
            "default_cache_dir", "import_kernel_file", "in_native_callback", "is_warm",
            "kernel_key", "kernel_path", "load_kernel_module", "looks_warm", "mark_warm",
            "module_name", "numba_version", "precompile", "source_digest"]
@@ -241,6 +241,41 @@ def is_warm(path: Path, notes: list[str] | None = None) -> bool:
                      f"damaged; recompiling")
     _forget_compiled(path)
     return False
+
+
+@contextlib.contextmanager
+def compile_lock(source: str, cache_dir: str | os.PathLike | None,
+                 deadline: float | None = None) -> Iterator[None]:
+    """Held while one process checks and compiles the kernel for ``source``:
+    a second process that wants the same kernel (the next row of ``make
+    check``, a run started while an earlier one's compile finishes in the
+    background) waits here, then finds it warm, instead of compiling it
+    beside the first (and, by ``is_warm``, throwing away the first one's
+    unfinished files).  An advisory ``flock``, which the system releases
+    when its holder dies, however it dies.  CompileTimeout once ``deadline``
+    (time.monotonic()) passes while waiting.  Where ``fcntl`` is missing it
+    does not wait."""
+    path = kernel_path(cache_dir, kernel_key(source)).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:          # pragma: no cover - not Linux or macOS
+        yield
+        return
+    start = time.monotonic()
+    with open(path, "a") as f:
+        while True:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise CompileTimeout(time.monotonic() - start) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def looks_warm(source: str, cache_dir: str | os.PathLike | None) -> bool:

@@ -49,6 +49,12 @@ class FakeJob:
     def stop(self) -> None:
         self.stopped = True
 
+    def detach(self) -> None:
+        self.detached = True
+
+    detached = False
+    pid = 4242
+
     @property
     def failed(self) -> str | None:
         return None
@@ -126,6 +132,24 @@ def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
         == _counts(CompiledEngine().check(model, _cold(tmp_path)))
 
 
+def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, tmp_path):
+    # A search that took detach_after_s or more would take as long next time:
+    # the compile is not thrown away but finishes after the run.
+    jobs = Jobs("never")
+    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(
+        load("two_phase", N=2), _cold(tmp_path), Notes())
+    assert result.engine == "reference" and result.complete
+    assert jobs.made[0].detached and not jobs.made[0].stopped
+    assert ("the reference explorer finished before the kernel compiled; the compile goes on "
+            "in the background (process 4242) so that the next run of this spec finds the "
+            "kernel ready") in result.notes
+    # Shorter than that: stopped, as before.
+    short = Jobs("never")
+    AutoEngine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),
+                                                               _cold(tmp_path))
+    assert short.made[0].stopped and not short.made[0].detached
+
+
 def test_symmetry_past_the_reference_limit_says_the_counts_are_unreduced(tmp_path):
     model = api.load_source("""
 module seven
@@ -153,20 +177,21 @@ def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_
         def progress(self, progress) -> None:
             raise KeyboardInterrupt
     jobs = Jobs("never")
-    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path),
-                                                  CtrlC())
+    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(
+        load("two_phase", N=2), _cold(tmp_path), CtrlC())
     assert result.engine == "reference" and result.reason == "interrupted"
-    assert jobs.made[0].stopped
+    assert jobs.made[0].stopped and not jobs.made[0].detached
     assert all(p.status is Status.UNKNOWN for p in result.properties)
 
 
 def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
     jobs = Jobs("never")
     options = replace(_cold(tmp_path), max_states=20)
-    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), options)
+    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
+                                                                     options)
     assert result.reason.startswith("stopped at the state bound")
     assert all(p.status is not Status.HOLDS for p in result.properties)
-    assert jobs.made[0].stopped
+    assert jobs.made[0].stopped and not jobs.made[0].detached
 
 
 def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, tmp_path):
@@ -262,6 +287,95 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
     assert result.engine == "compiled"
     assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+_DETACHING_PARENT = """
+import sys, pickle
+from modelcheck.engines.compiled.background import BackgroundCompile
+model, options = pickle.loads(open(sys.argv[1], "rb").read())
+job = BackgroundCompile(model, options, niceness=0)
+job.start()
+assert job.compiling.wait(300)
+job.detach()
+print(job.pid, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+def test_a_detached_compile_outlives_its_parent_and_leaves_a_warm_kernel(load, tmp_path):
+    import pickle
+    import subprocess
+    import sys
+    model = load("die_hard")
+    options = CheckOptions(cache_dir=str(tmp_path))
+    kernel_options = plan_run(model, options).kernel_options
+    job_file = tmp_path / "job.pickle"
+    job_file.write_bytes(pickle.dumps((model, options)))
+    parent = subprocess.run([sys.executable, "-c", _DETACHING_PARENT, str(job_file)],
+                            capture_output=True, text=True, timeout=600)
+    assert parent.returncode == 0, parent.stderr
+    child = int(parent.stdout.split()[0])
+    # The parent is gone; the child finishes the kernel all the same.
+    deadline = time.monotonic() + 300
+    while not kernel_looks_warm(model, kernel_options) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert kernel_looks_warm(model, kernel_options)
+    while not _group_gone(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _group_gone(child)
+
+
+_KILLED_PARENT = """
+import sys, pickle, time
+from modelcheck.engines.compiled.background import BackgroundCompile
+model, options = pickle.loads(open(sys.argv[1], "rb").read())
+job = BackgroundCompile(model, options, niceness=0)
+job.start()
+assert job.compiling.wait(300)
+print(job.pid, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
+def test_a_compile_not_detached_ends_with_its_parent_even_on_sigkill(load, tmp_path):
+    import pickle
+    import subprocess
+    import sys
+    model = load("die_hard")
+    job_file = tmp_path / "job.pickle"
+    job_file.write_bytes(pickle.dumps((model, CheckOptions(cache_dir=str(tmp_path)))))
+    # SIGKILL: the parent cleans nothing up; the child sees its stdin end.
+    parent = subprocess.Popen([sys.executable, "-c", _KILLED_PARENT, str(job_file)],
+                              stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    parent.stdout.close()
+    deadline = time.monotonic() + 60
+    while not _group_gone(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group_gone(child)
+
+
+def test_a_second_process_waits_for_the_compile_of_the_same_kernel(tmp_path):
+    import subprocess
+    import sys
+    source = "# a kernel's source\n"
+    waiter = ("import sys, time\n"
+              "from modelcheck.engines.compiled import kcache\n"
+              "try:\n"
+              "    with kcache.compile_lock(sys.argv[1], sys.argv[2], time.monotonic() + 0.5):\n"
+              "        print('got it')\n"
+              "except kcache.CompileTimeout:\n"
+              "    print('waited')\n")
+    with kcache.compile_lock(source, str(tmp_path)):
+        held = subprocess.run([sys.executable, "-c", waiter, source, str(tmp_path)],
+                              capture_output=True, text=True, timeout=120)
+    assert held.stdout.strip() == "waited", held.stderr
+    free = subprocess.run([sys.executable, "-c", waiter, source, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert free.stdout.strip() == "got it", free.stderr
 
 
 def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(load):

@@ -190,18 +190,8 @@ def test_checkpoints_are_not_supported(tmp_path):
     assert found.status is Status.UNKNOWN and "checkpoint" in found.reason
 
 
-# Two liveness properties; evaluating Broken's predicate divides by zero.
-PICKED = """
-module picked
-var x: 0..2 = 0
-action Up() {
-    require x < 2
-    x := x + 1
-}
-fair weak Up
-liveness Reaches2: eventually x == 2
-liveness Broken: eventually 6 // x == 3
-"""
+# BLINK's properties and one more, whose predicate divides by zero at x == 0.
+PICKED = BLINK + "fair weak Up\nliveness Broken: eventually 6 // x == 3\n"
 
 
 def test_one_kernel_serves_every_selection_of_liveness_properties():
@@ -210,7 +200,7 @@ def test_one_kernel_serves_every_selection_of_liveness_properties():
     from modelcheck.engines.compiled.kernels import _KernelPlan
     model = api.load_source(PICKED)
     keys = set()
-    for selection in (["Reaches2"], ["Broken"], ["Reaches2", "Broken"]):
+    for selection in (["Reaches2"], ["Broken"], ["Reaches2", "Broken"], ["Returns", "Stays2"]):
         plan = plan_run(model, CheckOptions(invariants=selection))
         keys.add(kernel_key(_KernelPlan.of(model, plan.kernel_options).generated.source))
     assert len(keys) == 1

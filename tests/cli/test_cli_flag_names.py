@@ -11,9 +11,10 @@ from modelcheck.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Flags of other programs the docs and the Spark launcher speak of
-#: (spark-submit and Spark's workers, the benchmark scripts, --help).
+#: (spark-submit and Spark's workers, rabbitmqctl, the benchmark scripts, --help).
 OTHER_PROGRAMS = {"--conf", "--cores", "--deploy-mode", "--help", "--host", "--memory", "--n",
-                  "--no-cluster", "--repeat", "--stats", "--webui-port", "--wide", "--work-dir"}
+                  "--no-cluster", "--offline", "--repeat", "--stats", "--webui-port", "--wide",
+                  "--work-dir"}
 #: pytest's flags from modelcheck's plugin (modelcheck/pytest_plugin.py, docs/api.md).
 PYTEST_PLUGIN = {"--modelcheck-engine", "--modelcheck-large", "--modelcheck-out"}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")

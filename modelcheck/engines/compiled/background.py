@@ -19,7 +19,7 @@ is exactly what ``compile_model`` does (``CompiledModel.__init__`` and
 a plain Python process (not multiprocessing, so a caller's script is never
 re-imported) that lowers its priority, then runs ``main``:
 
-    python -c <_BOOT> JOB.pickle PARENT_PID
+    python -c <_BOOT> JOB.pickle
 
 ``JOB.pickle`` holds the IR model and the ``CheckOptions``.  The child says
 ``cold`` on stdout when it starts compiling, or ``declined: <why>`` for a
@@ -121,8 +121,7 @@ class BackgroundCompile:
         with os.fdopen(fd, "wb") as f:
             pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name,
-             str(os.getpid())],
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
             # Its own process group: Ctrl-C at a terminal does not reach it

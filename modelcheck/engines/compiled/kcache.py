@@ -244,9 +244,8 @@ def is_warm(path: Path, notes: list[str] | None = None) -> bool:
 
 
 @contextlib.contextmanager
-def compile_lock(source: str, cache_dir: str | os.PathLike | None,
-                 deadline: float | None = None) -> Iterator[None]:
-    """Held while one process checks and compiles the kernel for ``source``:
+def compile_lock(path: Path, deadline: float | None = None) -> Iterator[None]:
+    """Held while one process checks and compiles the kernel module at ``path``:
     a second process that wants the same kernel (the next row of ``make
     check``, a run started while an earlier one's compile finishes in the
     background) waits here, then finds it warm, instead of compiling it
@@ -255,15 +254,15 @@ def compile_lock(source: str, cache_dir: str | os.PathLike | None,
     when its holder dies, however it dies.  CompileTimeout once ``deadline``
     (time.monotonic()) passes while waiting.  Where ``fcntl`` is missing it
     does not wait."""
-    path = kernel_path(cache_dir, kernel_key(source)).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:          # pragma: no cover - not Linux or macOS
         yield
         return
     start = time.monotonic()
-    with open(path, "a") as f:
+    with open(lock, "a") as f:
         while True:
             try:
                 fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

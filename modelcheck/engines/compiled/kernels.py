@@ -232,7 +232,7 @@ class CompiledModel:
         from modelcheck.engines.compiled.kcache import compile_lock, is_warm
         # One process at a time looks at and compiles a kernel: another's
         # compile of it (a background one, say) is waited for, then loaded.
-        with compile_lock(self.generated.source, self.options.cache_dir, self.deadline):
+        with compile_lock(self.path, self.deadline):
             cold = not is_warm(self.path, self.notes)
             with compile_deadline(self.deadline if cold else None):
                 self._warm_up(cold)

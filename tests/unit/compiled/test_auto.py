@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -361,19 +362,20 @@ def test_a_compile_not_detached_ends_with_its_parent_even_on_sigkill(load, tmp_p
 def test_a_second_process_waits_for_the_compile_of_the_same_kernel(tmp_path):
     import subprocess
     import sys
-    source = "# a kernel's source\n"
+    kernel = str(tmp_path / "kernels" / "mc_0.py")
     waiter = ("import sys, time\n"
+              "from pathlib import Path\n"
               "from modelcheck.engines.compiled import kcache\n"
               "try:\n"
-              "    with kcache.compile_lock(sys.argv[1], sys.argv[2], time.monotonic() + 0.5):\n"
+              "    with kcache.compile_lock(Path(sys.argv[1]), time.monotonic() + 0.5):\n"
               "        print('got it')\n"
               "except kcache.CompileTimeout:\n"
               "    print('waited')\n")
-    with kcache.compile_lock(source, str(tmp_path)):
-        held = subprocess.run([sys.executable, "-c", waiter, source, str(tmp_path)],
+    with kcache.compile_lock(Path(kernel)):
+        held = subprocess.run([sys.executable, "-c", waiter, kernel],
                               capture_output=True, text=True, timeout=120)
     assert held.stdout.strip() == "waited", held.stderr
-    free = subprocess.run([sys.executable, "-c", waiter, source, str(tmp_path)],
+    free = subprocess.run([sys.executable, "-c", waiter, kernel],
                           capture_output=True, text=True, timeout=120)
     assert free.stdout.strip() == "got it", free.stderr
 

@@ -25,14 +25,19 @@ $(STAMP): pyproject.toml
 check: setup
 	$(BIN)/modelcheck verdicts $(VERDICT_FILES)
 
+# pytest-xdist workers: one per core, at most 4 (each may hold a Spark JVM).
+# Tests that share costly fixtures share a worker: tests/conftest.py.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_PAR   := -n $(TEST_WORKERS) --dist loadgroup
+
 # Every tier, the slow one included.  pytest's exit 5 ("no tests ran") fails too.
 test: setup
-	$(BIN)/python -m pytest; rc=$$?; \
+	$(BIN)/python -m pytest $(PYTEST_PAR); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; exit 1; fi; \
 	exit $$rc
 
 test-fast: setup
-	$(BIN)/python -m pytest -m "not slow"; rc=$$?; \
+	$(BIN)/python -m pytest $(PYTEST_PAR) -m "not slow"; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test-fast: pytest collected no tests" >&2; exit 1; fi; \
 	exit $$rc
 

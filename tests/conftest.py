@@ -47,3 +47,33 @@ def golden(request: pytest.FixtureRequest) -> Golden:
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT
+
+
+#: Directories whose tests share session fixtures that are costly to build
+#: twice (the fault tests' own kernel cache): one xdist worker runs them all.
+_ONE_WORKER_DIRS = ("tests/faults/",)
+
+
+def _conformance_group(params: dict) -> str:
+    """The rows of one spec with the same integer constants share a kernel
+    (flags are read at run time): one worker compiles it while the other
+    goes on with other rows, instead of waiting on the kernel's lock."""
+    spec, consts = params.get("spec"), params.get("consts") or {}
+    ints = sorted((k, v) for k, v in consts.items() if str(v).lstrip("-").isdigit())
+    return f"conformance-{Path(str(spec)).name}-{ints}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``pytest -n N --dist loadgroup`` (``make test``), say which tests
+    must share a worker: a module's tests, so that a module-scoped fixture (a
+    Spark cluster, a browser) is built once; the conformance rows that share
+    a kernel, so that each row's reference result (a session fixture) is
+    computed once and each kernel compiled by one worker."""
+    for item in items:
+        fspath = Path(str(item.fspath)).resolve()
+        path = fspath.relative_to(ROOT).as_posix() if fspath.is_relative_to(ROOT) else str(fspath)
+        group = next((d for d in _ONE_WORKER_DIRS if path.startswith(d)), path)
+        callspec = getattr(item, "callspec", None)
+        if path == "tests/conformance/test_conformance.py" and callspec is not None:
+            group = _conformance_group(callspec.params)
+        item.add_marker(pytest.mark.xdist_group(group))

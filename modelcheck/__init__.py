@@ -12,14 +12,46 @@ docs/api.md describes the API, its assertion helpers and the pytest plugin.
 """
 from __future__ import annotations
 
-from modelcheck.api import check, default_engine, load, load_source
-from modelcheck.engines.base import CheckOptions, CheckResult, PropertyResult, Status
-from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
-from modelcheck.testing import assert_holds, assert_reachable, assert_violated
-from modelcheck.trace.replay import replay
-from modelcheck.trace.trace import Step, Trace
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from modelcheck.api import check, default_engine, load, load_source
+    from modelcheck.engines.base import CheckOptions, CheckResult, PropertyResult, Status
+    from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
+    from modelcheck.testing import assert_holds, assert_reachable, assert_violated
+    from modelcheck.trace.replay import replay
+    from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["load", "load_source", "check", "default_engine", "CheckOptions", "CheckResult",
            "PropertyResult", "Status", "Trace", "Step", "replay",
            "assert_holds", "assert_violated", "assert_reachable",
            "CompileError", "EvalError", "UsageError", "ModelcheckError"]
+
+# Imported on first use (PEP 562), not with the package: the console script
+# (cli/launch.py) imports this package before its own first line runs, and a
+# Ctrl-C during these imports would end in a KeyboardInterrupt traceback
+# before launch.py can turn it into "interrupted".
+_HOME = {
+    **dict.fromkeys(("check", "default_engine", "load", "load_source"), "modelcheck.api"),
+    **dict.fromkeys(("CheckOptions", "CheckResult", "PropertyResult", "Status"),
+                    "modelcheck.engines.base"),
+    **dict.fromkeys(("CompileError", "EvalError", "ModelcheckError", "UsageError"),
+                    "modelcheck.errors"),
+    **dict.fromkeys(("assert_holds", "assert_reachable", "assert_violated"), "modelcheck.testing"),
+    "replay": "modelcheck.trace.replay",
+    **dict.fromkeys(("Step", "Trace"), "modelcheck.trace.trace"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'modelcheck' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

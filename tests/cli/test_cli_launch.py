@@ -3,6 +3,7 @@ handlers is "interrupted" and exit 3, never a traceback."""
 from __future__ import annotations
 
 import builtins
+import subprocess
 import sys
 
 import pytest
@@ -24,6 +25,17 @@ def test_ctrl_c_while_importing_the_cli(monkeypatch, capsys):
         launch.main(["--help"])
     assert exit_info.value.code == 3
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_the_first_frame_comes_before_the_heavy_imports():
+    """Python imports the package before launch.py's first line: were
+    ``modelcheck/__init__`` to import the API (the engines, the front end),
+    a Ctrl-C in that second would be a traceback, past launch's reach."""
+    probe = ("import sys, modelcheck.cli.launch; "
+             "print(sorted(m for m in sys.modules if m.startswith('modelcheck')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "['modelcheck', 'modelcheck.cli', 'modelcheck.cli.launch']"
 
 
 def test_ctrl_c_outside_a_command(monkeypatch, capsys):

@@ -1,11 +1,14 @@
 """The Spark engine on a real embedded Spark (local[2]) with the compiled
 kernels, as shipped: results equal the reference explorer's, levels move to
 Spark at the threshold, a timeout cancels a running level and the run
-resumes from its checkpoint to the same counts."""
+resumes from its checkpoint to the same counts; the JVM's part of a level
+(duplicate removal, the anti joins, folds, Parquet checkpoints) against the
+in-process search.  One SparkContext serves the module."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from modelcheck import api
@@ -93,3 +96,63 @@ def test_timeout_then_resume(spark, tmp_path):
     assert all(p.status is Status.UNKNOWN for p in stopped.properties)
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
+
+
+def _seen_rows(frames) -> dict[int, int]:
+    from modelcheck.engines.spark.arrowpack import from_long
+    rows = frames._seen().collect()
+    fps = from_long(np.array([r.fp for r in rows], dtype=np.int64)).tolist()
+    parents = from_long(np.array([r.parent for r in rows], dtype=np.int64)).tolist()
+    assert len(fps) == len(set(fps)), "a state was admitted twice"
+    return dict(zip(fps, parents))
+
+
+def test_seen_set_in_the_jvm_matches_the_in_process_one(spark, tmp_path, monkeypatch):
+    # Level by level against the in-process search: the same new states, so
+    # the anti joins never re-admit a seen state; at the end every state once,
+    # with the parent the in-process search keeps (the smallest).  Three runs
+    # at most, so that folds happen; halfway, a Parquet checkpoint is read
+    # back with another partition count and the search goes on from it.
+    from pyspark.sql import SparkSession
+
+    from modelcheck.engines.reference.explorer import select_properties
+    from modelcheck.engines.spark import frames as frames_module
+    from modelcheck.engines.spark.checkpoint import PARQUET
+    from modelcheck.engines.spark.compiled_adapter import compiled_kernels
+    from modelcheck.engines.spark.frames import SparkFrames
+    from modelcheck.engines.spark.inprocess import InProcessLevels
+    from modelcheck.engines.spark.kernels import plan_properties
+    from modelcheck.engines.spark.partition import initial_candidates
+
+    monkeypatch.setattr(frames_module, "MAX_RUNS", 3)
+    model = api.load(str(EXAMPLES / "die_hard.mc"))
+    options = CheckOptions(symmetry=False)
+    plan = plan_properties(select_properties(model, options))
+    kernels = compiled_kernels(model, options, plan)
+    local = InProcessLevels(kernels, plan)
+    local.seed(initial_candidates(kernels)[0])
+    session = SparkSession.builder.getOrCreate()
+    frames = SparkFrames.from_parts(session, kernels, plan, local.parts(), 2)
+    depth = 0
+    try:
+        while local.frontier_size():
+            ours, theirs = frames.step(True, True, None), local.step(True, True)
+            assert ours[1].new_states == theirs[1].new_states
+            assert ours[0].generated == theirs[0].generated
+            assert ours[1].state_hits == theirs[1].state_hits
+            assert frames.frontier_size() == local.frontier_size()
+            depth += 1
+            if depth == 3:
+                layout, files = frames.save(str(tmp_path), "level-000003")
+                assert layout == PARQUET and any(f.startswith("seen/") for f in files)
+                frames.close()
+                frames = SparkFrames.from_checkpoint(session, kernels, plan, str(tmp_path),
+                                                     "level-000003", 3)
+                assert frames.frontier_size() == local.frontier_size()
+        assert len(frames.runs) <= 3
+        part = local.part
+        assert _seen_rows(frames) == dict(zip(part.seen_fp.tolist(), part.seen_parent.tolist()))
+        some = part.seen_fp[::3].tolist()
+        assert frames.parents(some) == local.parents(some)
+    finally:
+        frames.close()

@@ -3,37 +3,38 @@ JVM; only frontiers go through Python, over Arrow.
 
 The seen set is a short list of **runs**: DataFrames of (fp, parent), each
 hash-partitioned on ``fp`` into P partitions and sorted on ``fp`` within
-them, and cached (``MEMORY_AND_DISK``: what does not fit in the executors'
-storage memory spills to their local dirs).  A level is one Spark job:
+them, and kept by Spark (local checkpoints, ``MEMORY_AND_DISK``: what does
+not fit in the executors' storage memory spills to their local dirs).  A
+level is one Spark job:
 
     cands = frontier.mapInArrow(expand)             # Python: the kernels, over Arrow
                     .repartition(P, "fp")            # only the candidates move
     fresh = cands ANTI JOIN run_1 ... ANTI JOIN run_k   # on fp, in the JVM
     nxt   = fresh.groupBy("fp").agg(min(parent), first(inside), first(s0), ...)
-    nxt.persist(); nxt.mapInArrow(check).collect()  # Python: the properties of the new states
+    nxt.localCheckpoint(); nxt.mapInArrow(check).collect()   # Python: the new states' properties
 
 * ``expand`` (``tasks.expand_batches``) runs the kernels on the frontier,
   checks step invariants and deadlocks, removes the duplicates within its
   task and classifies the successors under the state constraints.
-* The runs report their partitioning and order to the planner (a cached
-  relation keeps its plan's), and the candidates are hash-partitioned the
-  same way (the same P, the same columns), so each anti join is a
-  sort-merge join that sorts the candidates once and never moves or sorts
-  a run.  The aggregate (the smallest parent of each fingerprint) needs no
-  shuffle either and, as a sort aggregate over sorted input
-  (``spark.sql.execution.replaceHashWithSortAgg``), keeps the order: the
-  new level is itself a sorted run.
+* The runs carry their partitioning and order into every plan that reads
+  them (a checkpointed DataFrame keeps its plan's), and the candidates are
+  hash-partitioned the same way (the same P, the same column), so each
+  anti join is a sort-merge join that sorts the candidates once and never
+  moves or sorts a run.  The aggregate (the smallest parent of each
+  fingerprint) needs no shuffle either and, as a sort aggregate over sorted
+  input (``spark.sql.execution.replaceHashWithSortAgg``), keeps the order:
+  the new level is itself a sorted run.
 * ``check`` (``tasks.check_batches``) reads the new states once to evaluate
   the invariants and ``sometimes`` properties; its task reports come back
   as the job's result, the expansion's in an accumulator keyed by
   partition (a re-run task overwrites its entry).
-* Each new level becomes a run.  Runs are merged as a log-structured set:
-  the level before the frontier is folded, with the runs no larger than
-  twice its size, into one run that keeps (fp, parent) only; the merge is
-  planned lazily and computed by the next level's job (the merged run is
-  read by its anti joins), and the runs it replaces are released after
-  that job.  A level thus reads the whole seen set once, in the JVM (the
-  anti joins stream over it), and writes only the new states.
+* Each new level becomes a run.  A level of FOLD_ROWS states or more, or
+  any level once MAX_RUNS runs are held, is folded, with the older runs no
+  larger than twice it, into one run that keeps (fp, parent) only (a
+  log-structured merge).  The fold is planned lazily and computed by the
+  next level's job (whose anti joins read it), and the runs it replaces are
+  released after that job.  A level thus streams once over the seen set in
+  the JVM and writes only its new states.
 
 No step reads the seen set into Python: the Python workers see the frontier
 and the new states, and the driver sees reports and the few parents that a
@@ -66,11 +67,14 @@ if TYPE_CHECKING:
     from pyspark.broadcast import Broadcast
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["SparkFrames", "SparkJobError", "sql_settings", "MAX_RUNS"]
+__all__ = ["SparkFrames", "SparkJobError", "sql_settings", "MAX_RUNS", "FOLD_ROWS"]
 
-#: Runs kept at most besides the frontier's (each anti join is one more
-#: sort-merge join in a level's plan).
+#: Runs kept at most (each is one more sort-merge join in a level's plan).
 MAX_RUNS = 8
+#: A level at least this large is folded into a run of (fp, parent) as soon
+#: as the next level is done, to free the memory its states hold; smaller
+#: ones wait until MAX_RUNS runs are held (a fold costs a checkpoint).
+FOLD_ROWS = 1 << 20
 
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 
@@ -99,41 +103,34 @@ def sql_settings(partitions: int, words: int) -> dict[str, str]:
 @dataclass
 class _Run:
     """Part of the seen set: ``df`` holds (fp, parent), partitioned and
-    sorted on fp; ``cache`` is the cached DataFrame it reads (to release);
-    ``slim`` when that cache holds (fp, parent) only, not a level's states."""
+    sorted on fp; ``cache`` is the checkpoint it reads (to release);
+    ``slim`` when that checkpoint holds (fp, parent) only, not a level's states."""
     df: "DataFrame"
     size: int
-    cache: "DataFrame"
+    cache: Any
     slim: bool
 
 
-def _persisted(df: "DataFrame") -> tuple["DataFrame", "DataFrame"]:
-    """Persist ``df``; returns it (to unpersist later) and a DataFrame whose
-    plan is the cached relation alone.
+def _checkpointed(df: "DataFrame") -> tuple[Any, "DataFrame"]:
+    """``df`` locally checkpointed, lazily (the next job that reads it keeps
+    its partitions, ``MEMORY_AND_DISK``): returns the handle to release it
+    with (``_release``) and the DataFrame that reads it.
 
-    The leaf cuts the lineage: a level's plan would otherwise hold every
-    level before it, through the frontier and each run, and the tree (not
-    a DAG: each run repeats its history) grows exponentially with the
-    depth, and with it the time the planner takes.  A cached relation keeps
-    its partitioning and order, so the joins still move no run.  Where the
-    cache manager is not reachable (another Spark build), a lazy local
-    checkpoint cuts the lineage instead, keeping rows rather than columns."""
+    The checkpoint cuts the lineage: the DataFrame's plan is one leaf that
+    keeps the partitioning and the order of the plan it came from, so the
+    joins still move and sort no run.  Without the cut a level's plan holds
+    every level before it, through the frontier and each run, as a tree
+    (each run repeats its history) that grows exponentially with the depth;
+    ``persist`` alone does not cut it, since a cached relation is named, and
+    printed in every plan that reads it, by its whole plan."""
     from pyspark import StorageLevel
-    from pyspark.sql import DataFrame
-    df = df.persist(StorageLevel.MEMORY_AND_DISK)
-    session = df.sparkSession
-    try:
-        jsession = session._jsparkSession
-        cached = jsession.sharedState().cacheManager().lookupCachedData(df._jdf)
-        relation = cached.get().cachedRepresentation()
-        jvm = session._jvm
-        try:
-            leaf = jvm.org.apache.spark.sql.classic.Dataset.ofRows(jsession, relation)
-        except Exception:          # Spark 3.5 keeps Dataset in org.apache.spark.sql
-            leaf = jvm.org.apache.spark.sql.Dataset.ofRows(jsession, relation)
-        return df, DataFrame(leaf, session)
-    except Exception:
-        return df, df.localCheckpoint(eager=False)
+    out = df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
+    return out._jdf.queryExecution().analyzed().rdd(), out
+
+
+def _release(handle: Any) -> None:
+    """Drop a checkpoint's blocks (memory and spilled disk), without waiting."""
+    handle.unpersist(False)
 
 
 # ------------------------------------------------------------------ tasks (run on executors)
@@ -178,10 +175,10 @@ class SparkFrames:
         self.plan = plan
         self._partitions = partitions
         self.frontier = frontier
-        self.frontier_cache = frontier
+        self.frontier_cache: Any = None      # the frontier's checkpoint, when no run reads it
         self.frontier_n = frontier_size
         self.runs = runs
-        self.released: list["DataFrame"] = []    # caches to drop after the next job
+        self.released: list[Any] = []        # checkpoints to drop after the next job
         for key, value in sql_settings(partitions, kernels.words).items():
             spark.conf.set(key, value)
 
@@ -217,9 +214,9 @@ class SparkFrames:
                seen_n: int | None, frontier_n: int | None) -> "SparkFrames":
         for key, value in sql_settings(partitions, kernels.words).items():
             spark.conf.set(key, value)
-        base, base_leaf = _persisted(seen.repartition(partitions, "fp")
-                                     .sortWithinPartitions("fp"))
-        front, front_leaf = _persisted(frontier.repartition(partitions, "fp"))
+        base, base_leaf = _checkpointed(seen.repartition(partitions, "fp")
+                                        .sortWithinPartitions("fp"))
+        front, front_leaf = _checkpointed(frontier.repartition(partitions, "fp"))
         backend = cls(spark, kernels, plan, partitions, front_leaf, frontier_n or 0,
                       [_Run(base_leaf, seen_n or 0, base, True)])
         backend.frontier_cache = front
@@ -253,7 +250,7 @@ class SparkFrames:
         fresh = cands
         for run in self.runs:
             fresh = fresh.join(run.df.select("fp"), on="fp", how="left_anti")
-        nxt, nxt_leaf = _persisted(
+        nxt, nxt_leaf = _checkpointed(
             fresh.groupBy("fp")
             .agg(F.min("parent").alias("parent"), F.first("inside").alias("inside"),
                  *[F.first(c).alias(c) for c in state_columns(words)])
@@ -263,7 +260,7 @@ class SparkFrames:
             rows = self._run(lambda: nxt_leaf.mapInArrow(check, REPORT_SCHEMA).collect(),
                              time_left_s)
         except BaseException:
-            nxt.unpersist()
+            _release(nxt)
             raise
         expanded, merged = LevelReport(), LevelReport()
         for _, report in sorted(reports.value.items(), key=lambda kv: kv[0]):
@@ -271,17 +268,17 @@ class SparkFrames:
         for row in rows:
             merged.add(read_report(row.report))
         for cache in self.released:
-            cache.unpersist()
+            _release(cache)
         self.released = []
         if not commit and merged.new_states and merged.failed is None:
             # Past the depth bound: counted, not kept (a resumed run expands
             # this level again).
-            nxt.unpersist()
+            _release(nxt)
             return expanded, merged
         self._advance(nxt, nxt_leaf, merged)
         return expanded, merged
 
-    def _advance(self, nxt: "DataFrame", nxt_leaf: "DataFrame", merged: LevelReport) -> None:
+    def _advance(self, nxt: Any, nxt_leaf: "DataFrame", merged: LevelReport) -> None:
         """Make the new states the frontier and a run; plan the merge of the
         level before into the older runs."""
         from pyspark.sql import functions as F
@@ -291,21 +288,22 @@ class SparkFrames:
             # kept for the error's trace (partition.settle_fresh).
             keep = keep | (F.col("fp") == F.lit(int(to_long(np.array([merged.failed]))[0])))
         frontier = nxt_leaf.filter(keep)
-        if self.frontier_cache is not self.runs[-1].cache:
+        if self.frontier_cache is not None:
             self.released.append(self.frontier_cache)     # the hand-over's frontier
-        self.frontier, self.frontier_cache, self.frontier_n = frontier, nxt, merged.new_states
+        self.frontier, self.frontier_cache, self.frontier_n = frontier, None, merged.new_states
         self.runs.append(_Run(frontier.select("fp", "parent"), merged.new_states, nxt, False))
         self._fold()
 
     def _fold(self) -> None:
         """Fold the run before the frontier's (it still holds the states of
         its level) with the older runs no larger than twice it into one run
-        of (fp, parent).  The merged run is computed by the next level's job;
-        the runs it replaces are released after that job."""
+        of (fp, parent), once that level is large or the runs are many.  The
+        merged run is computed by the next level's job; the runs it replaces
+        are released after that job."""
         if len(self.runs) < 3:
             return
         *older, last, frontier = self.runs
-        if last.slim:                      # already a run of its own (a merge, the base)
+        if last.slim or (len(self.runs) <= MAX_RUNS and last.size < FOLD_ROWS):
             return
         taken = [last]
         while older and (older[-1].size <= 2 * sum(r.size for r in taken)
@@ -314,7 +312,7 @@ class SparkFrames:
         merged_df = taken[0].df
         for run in taken[1:]:
             merged_df = merged_df.union(run.df)
-        cache, leaf = _persisted(merged_df.sortWithinPartitions("fp"))
+        cache, leaf = _checkpointed(merged_df.sortWithinPartitions("fp"))
         self.runs = older + [_Run(leaf, sum(r.size for r in taken), cache, True), frontier]
         self.released.extend(r.cache for r in taken)
 
@@ -343,10 +341,10 @@ class SparkFrames:
         return PARQUET, level_files(directory, folder)
 
     def close(self) -> None:
-        caches = {id(c): c for c in [self.frontier_cache, *self.released,
-                                     *(r.cache for r in self.runs)]}
+        held = [self.frontier_cache, *self.released, *(r.cache for r in self.runs)]
+        caches = {c.id(): c for c in held if c is not None}
         for cache in caches.values():
-            cache.unpersist()
+            _release(cache)
         self.runs, self.released = [], []
         self.kernels_bc.unpersist()
 

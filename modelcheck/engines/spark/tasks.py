@@ -68,9 +68,9 @@ def expand_batches(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: b
                                  rows.fp[lo:lo + expand_rows], check_deadlock, pieces)
             report.add(found)
             pending += found.generated
-        if pending >= flush_rows:
-            yield from _emit(kernels, plan, pieces, out_rows, report)
-            pieces, pending = [], 0
+            if pending >= flush_rows:
+                yield from _emit(kernels, plan, pieces, out_rows, report)
+                pieces, pending = [], 0
     if pieces:
         yield from _emit(kernels, plan, pieces, out_rows, report)
 

@@ -6,6 +6,7 @@ resumes from its checkpoint to the same counts; the JVM's part of a level
 in-process search.  One SparkContext serves the module."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -56,17 +57,24 @@ def _options(**kw):
     return CheckOptions(symmetry=False, spark_threshold=0, partitions=2, master="local[2]", **kw)
 
 
-@pytest.mark.parametrize("source", ["die_hard", "two_phase", "grid"])
-def test_spark_levels_agree_with_reference(spark, source):
+@pytest.mark.parametrize("source,threshold", [("die_hard", 0), ("two_phase", 30), ("grid", 0)])
+def test_spark_levels_agree_with_reference(spark, source, threshold):
+    # two_phase (N=3) hands over to Spark at a frontier of 30 states, halfway.
     if source == "grid":
         model = api.load_source(GRID, path="<grid>")
     else:
         model = api.load(str(EXAMPLES / f"{source}.mc"))
     reference = api.check(model, "reference", CheckOptions(symmetry=False))
-    result = api.check(model, "spark", _options())      # replays every trace
+    options = CheckOptions(symmetry=False, spark_threshold=threshold, partitions=2,
+                           master="local[2]")
+    result = api.check(model, "spark", options)      # replays every trace
     assert _summary(result) == _summary(reference)
-    assert result.stats.extras["levels_on_spark"]
     assert result.stats.action_counts == reference.stats.action_counts
+    extras = result.stats.extras
+    assert extras["levels_on_spark"]
+    if threshold:
+        assert extras["levels_in_process"].startswith("1-")
+    assert extras["spark_bytes_to_python"] > 0 and extras["spark_bytes_from_python"] > 0
 
 
 def test_runtime_error_on_spark(spark):
@@ -76,24 +84,18 @@ def test_runtime_error_on_spark(spark):
     assert len(result.error.trace) == 3
 
 
-def test_hand_over_at_the_threshold(spark):
-    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
-    result = api.check(model, "spark", CheckOptions(symmetry=False, spark_threshold=100,
-                                                    partitions=2, master="local[2]"))
-    assert result.stats.distinct_states == 1568
-    extras = result.stats.extras
-    assert extras["levels_in_process"].startswith("1-") and extras["levels_on_spark"]
-
-
 def test_timeout_then_resume(spark, tmp_path):
-    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "6"})
+    from modelcheck.engines.spark.checkpoint import PARQUET
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
-    # 20 levels do not fit in 4 s (each costs a Spark job of two stages).
-    stopped = api.check(model, "spark", _options(timeout_s=4, checkpoint_dir=str(tmp_path)))
+    # 14 levels do not fit in 3 s (each costs a Spark job of two stages).
+    stopped = api.check(model, "spark", _options(timeout_s=3, checkpoint_dir=str(tmp_path)))
     if stopped.complete:
         pytest.skip("the whole run fitted in the timeout on this machine")
     assert stopped.reason.startswith("timeout")
     assert all(p.status is Status.UNKNOWN for p in stopped.properties)
+    # The checkpoint was written by the executors, as Parquet.
+    assert json.loads((tmp_path / "manifest.json").read_text())["layout"] == PARQUET
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
 

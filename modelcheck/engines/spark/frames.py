@@ -42,7 +42,6 @@ counterexample's walk back asks for (a filter on ``fp``).
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -53,18 +52,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from modelcheck.engines.spark.arrowpack import (REPORT_SCHEMA, batch_rows, from_long,
-                                                read_report, report_batch, row_columns,
-                                                spark_schema, state_columns, to_batch, to_long)
+from modelcheck.engines.spark.arrowpack import batch_rows, from_long, read_report, to_batch, to_long
 from modelcheck.engines.spark.checkpoint import PARQUET, level_files
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, INSIDE, OUTSIDE, LevelReport, Part,
                                                 concat_parts)
-from modelcheck.engines.spark.tasks import check_batches, expand_batches
+from modelcheck.engines.spark.plans import LevelPlans
 
 if TYPE_CHECKING:
-    from pyspark.broadcast import Broadcast
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["SparkFrames", "SparkJobError", "sql_settings", "MAX_RUNS", "FOLD_ROWS"]
@@ -103,9 +99,11 @@ def sql_settings(partitions: int, words: int) -> dict[str, str]:
 @dataclass
 class _Run:
     """Part of the seen set: ``df`` holds (fp, parent), partitioned and
-    sorted on fp; ``cache`` is the checkpoint it reads (to release);
+    sorted on fp, and ``jfp`` is its ``fp`` column (the JVM Dataset the
+    anti joins read); ``cache`` is the checkpoint it reads (to release);
     ``slim`` when that checkpoint holds (fp, parent) only, not a level's states."""
     df: "DataFrame"
+    jfp: Any
     size: int
     cache: Any
     slim: bool
@@ -133,32 +131,6 @@ def _release(handle: Any) -> None:
     handle.unpersist(False)
 
 
-# ------------------------------------------------------------------ tasks (run on executors)
-
-def _expand_task(kernels_bc: "Broadcast", plan: PropertyPlan, check_deadlock: bool,
-                 reports: Any, batches: Any) -> Any:
-    from pyspark import TaskContext
-    report = LevelReport()
-    yield from expand_batches(kernels_bc.value, plan, check_deadlock, batches, report)
-    context = TaskContext.get()
-    reports.add({context.partitionId() if context is not None else 0: report})
-
-
-def _check_task(kernels_bc: "Broadcast", plan: PropertyPlan, commit: bool, batches: Any) -> Any:
-    yield report_batch(check_batches(kernels_bc.value, plan, commit, batches))
-
-
-class _ReportsParam:
-    """Accumulates {partition: report}; a re-run task overwrites its entry."""
-
-    def zero(self, value: dict) -> dict:
-        return {}
-
-    def addInPlace(self, a: dict, b: dict) -> dict:
-        a.update(b)
-        return a
-
-
 # ------------------------------------------------------------------ the backend
 
 class SparkFrames:
@@ -181,6 +153,7 @@ class SparkFrames:
         self.released: list[Any] = []        # checkpoints to drop after the next job
         for key, value in sql_settings(partitions, kernels.words).items():
             spark.conf.set(key, value)
+        self.plans = LevelPlans(spark, self.kernels_bc, plan, kernels.words)
 
     # ------------------------------------------------------------ construction
 
@@ -218,7 +191,7 @@ class SparkFrames:
                                         .sortWithinPartitions("fp"))
         front, front_leaf = _checkpointed(frontier.repartition(partitions, "fp"))
         backend = cls(spark, kernels, plan, partitions, front_leaf, frontier_n or 0,
-                      [_Run(base_leaf, seen_n or 0, base, True)])
+                      [_Run(base_leaf, base_leaf.select("fp")._jdf, seen_n or 0, base, True)])
         backend.frontier_cache = front
         if seen_n is None or frontier_n is None:
             backend.runs[0].size = backend._run(base_leaf.count, None)
@@ -239,31 +212,20 @@ class SparkFrames:
 
     def step(self, check_deadlock: bool, commit: bool,
              time_left_s: float | None) -> tuple[LevelReport, LevelReport]:
-        from pyspark.sql import functions as F
-        words = self.kernels.words
-        reports = self.sc.accumulator({}, _ReportsParam())   # type: ignore[arg-type]
-        expand = functools.partial(_expand_task, self.kernels_bc, self.plan, check_deadlock,
-                                   reports)
-        cands = (self.frontier.select("fp", *state_columns(words))
-                 .mapInArrow(expand, spark_schema(words))
-                 .repartition(self._partitions, "fp"))
-        fresh = cands
-        for run in self.runs:
-            fresh = fresh.join(run.df.select("fp"), on="fp", how="left_anti")
-        nxt, nxt_leaf = _checkpointed(
-            fresh.groupBy("fp")
-            .agg(F.min("parent").alias("parent"), F.first("inside").alias("inside"),
-                 *[F.first(c).alias(c) for c in state_columns(words)])
-            .select(*row_columns(words)))
-        check = functools.partial(_check_task, self.kernels_bc, self.plan, commit)
+        from pyspark.sql import DataFrame
+        plans = self.plans
+        plans.reports.value = {}
+        fresh = DataFrame(plans.level(self.frontier._jdf, [r.jfp for r in self.runs],
+                                      check_deadlock, self._partitions), self.spark)
+        nxt, nxt_leaf = _checkpointed(fresh)
         try:
-            rows = self._run(lambda: nxt_leaf.mapInArrow(check, REPORT_SCHEMA).collect(),
-                             time_left_s)
+            rows = self._run(lambda: DataFrame(plans.check(nxt_leaf._jdf, commit),
+                                               self.spark).collect(), time_left_s)
         except BaseException:
             _release(nxt)
             raise
         expanded, merged = LevelReport(), LevelReport()
-        for _, report in sorted(reports.value.items(), key=lambda kv: kv[0]):
+        for _, report in sorted(plans.reports.value.items(), key=lambda kv: kv[0]):
             expanded.add(report)
         for row in rows:
             merged.add(read_report(row.report))
@@ -279,20 +241,28 @@ class SparkFrames:
         return expanded, merged
 
     def _advance(self, nxt: Any, nxt_leaf: "DataFrame", merged: LevelReport) -> None:
-        """Make the new states the frontier and a run; plan the merge of the
+        """Make the new states the frontier and a run; plan the fold of the
         level before into the older runs."""
+        from pyspark.sql import DataFrame
         from pyspark.sql import functions as F
-        keep = F.col("inside") != F.lit(OUTSIDE)
+        keep = self.plans.kept
         if merged.failed is not None:
             # A state outside the model whose property failed to evaluate is
             # kept for the error's trace (partition.settle_fresh).
-            keep = keep | (F.col("fp") == F.lit(int(to_long(np.array([merged.failed]))[0])))
-        frontier = nxt_leaf.filter(keep)
+            failed = int(to_long(np.array([merged.failed]))[0])
+            keep = (F.col("inside") != F.lit(OUTSIDE)) | (F.col("fp") == F.lit(failed))
+            keep = keep._jc
+        frontier = DataFrame(nxt_leaf._jdf.filter(keep), self.spark)
         if self.frontier_cache is not None:
             self.released.append(self.frontier_cache)     # the hand-over's frontier
         self.frontier, self.frontier_cache, self.frontier_n = frontier, None, merged.new_states
-        self.runs.append(_Run(frontier.select("fp", "parent"), merged.new_states, nxt, False))
+        self.runs.append(self._run_of(frontier, merged.new_states, nxt, False))
         self._fold()
+
+    def _run_of(self, df: "DataFrame", size: int, cache: Any, slim: bool) -> _Run:
+        from pyspark.sql import DataFrame
+        seen = DataFrame(df._jdf.select(self.plans.fp_parent), self.spark)
+        return _Run(seen, df._jdf.select(self.plans.fp), size, cache, slim)
 
     def _fold(self) -> None:
         """Fold the run before the frontier's (it still holds the states of
@@ -313,7 +283,8 @@ class SparkFrames:
         for run in taken[1:]:
             merged_df = merged_df.union(run.df)
         cache, leaf = _checkpointed(merged_df.sortWithinPartitions("fp"))
-        self.runs = older + [_Run(leaf, sum(r.size for r in taken), cache, True), frontier]
+        self.runs = older + [self._run_of(leaf, sum(r.size for r in taken), cache, True),
+                             frontier]
         self.released.extend(r.cache for r in taken)
 
     def parents(self, fps: list[int]) -> dict[int, int]:

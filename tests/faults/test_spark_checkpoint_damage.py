@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from modelcheck.engines.spark.checkpoint import (FORMAT, SearchState, part_path, read_manifest,
-                                                 write_manifest, write_part)
+from modelcheck.engines.spark.checkpoint import (FORMAT, NPZ, SearchState, part_name,
+                                                 read_manifest, write_manifest, write_part)
 from modelcheck.engines.spark.partition import Part
 from modelcheck.errors import UsageError
 
@@ -24,8 +24,9 @@ def _part(seed: int) -> Part:
 @pytest.fixture
 def checkpoint(tmp_path):
     for i in range(2):
-        write_part(part_path(str(tmp_path), "level-000004", i), _part(100 * i))
-    write_manifest(str(tmp_path), "abc", "level-000004", 2, 2, SearchState(depth=4))
+        write_part(str(tmp_path), "level-000004", part_name(i), _part(100 * i))
+    write_manifest(str(tmp_path), "abc", "level-000004", NPZ, [part_name(i) for i in range(2)],
+                   2, SearchState(depth=4))
     return tmp_path
 
 
@@ -52,7 +53,7 @@ def test_a_damaged_part_is_refused(checkpoint, damage, says):
         read_manifest(str(checkpoint), "abc")
 
 
-@pytest.mark.parametrize("fmt,says", [("modelcheck-spark-checkpoint/1", "has format"),
+@pytest.mark.parametrize("fmt,says", [("modelcheck-spark-checkpoint/2", "has format"),
                                       ("modelcheck-spark-checkpoint/9", "has format"),
                                       ("other", "not a Spark engine checkpoint")])
 def test_other_formats_are_refused(checkpoint, fmt, says):

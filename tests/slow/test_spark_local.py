@@ -1,11 +1,15 @@
 """The Spark engine on a real embedded Spark (local[2]) with the compiled
 kernels, as shipped: results equal the reference explorer's, levels move to
 Spark at the threshold, a timeout cancels a running level and the run
-resumes from its checkpoint to the same counts."""
+resumes from its checkpoint to the same counts; the JVM's part of a level
+(duplicate removal, the anti joins, folds, Parquet checkpoints) against the
+in-process search.  One SparkContext serves the module."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from modelcheck import api
@@ -53,17 +57,24 @@ def _options(**kw):
     return CheckOptions(symmetry=False, spark_threshold=0, partitions=2, master="local[2]", **kw)
 
 
-@pytest.mark.parametrize("source", ["die_hard", "two_phase", "grid"])
-def test_spark_levels_agree_with_reference(spark, source):
+@pytest.mark.parametrize("source,threshold", [("die_hard", 0), ("two_phase", 30), ("grid", 0)])
+def test_spark_levels_agree_with_reference(spark, source, threshold):
+    # two_phase (N=3) hands over to Spark at a frontier of 30 states, halfway.
     if source == "grid":
         model = api.load_source(GRID, path="<grid>")
     else:
         model = api.load(str(EXAMPLES / f"{source}.mc"))
     reference = api.check(model, "reference", CheckOptions(symmetry=False))
-    result = api.check(model, "spark", _options())      # replays every trace
+    options = CheckOptions(symmetry=False, spark_threshold=threshold, partitions=2,
+                           master="local[2]")
+    result = api.check(model, "spark", options)      # replays every trace
     assert _summary(result) == _summary(reference)
-    assert result.stats.extras["levels_on_spark"]
     assert result.stats.action_counts == reference.stats.action_counts
+    extras = result.stats.extras
+    assert extras["levels_on_spark"]
+    if threshold:
+        assert extras["levels_in_process"].startswith("1-")
+    assert extras["spark_bytes_to_python"] > 0 and extras["spark_bytes_from_python"] > 0
 
 
 def test_runtime_error_on_spark(spark):
@@ -73,23 +84,77 @@ def test_runtime_error_on_spark(spark):
     assert len(result.error.trace) == 3
 
 
-def test_hand_over_at_the_threshold(spark):
-    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
-    result = api.check(model, "spark", CheckOptions(symmetry=False, spark_threshold=100,
-                                                    partitions=2, master="local[2]"))
-    assert result.stats.distinct_states == 1568
-    extras = result.stats.extras
-    assert extras["levels_in_process"].startswith("1-") and extras["levels_on_spark"]
-
-
 def test_timeout_then_resume(spark, tmp_path):
-    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "6"})
+    from modelcheck.engines.spark.checkpoint import PARQUET
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
-    # 20 levels do not fit in 4 s (each costs a Spark job of two stages).
-    stopped = api.check(model, "spark", _options(timeout_s=4, checkpoint_dir=str(tmp_path)))
+    # 14 levels do not fit in 3 s (each costs a Spark job of two stages).
+    stopped = api.check(model, "spark", _options(timeout_s=3, checkpoint_dir=str(tmp_path)))
     if stopped.complete:
         pytest.skip("the whole run fitted in the timeout on this machine")
     assert stopped.reason.startswith("timeout")
     assert all(p.status is Status.UNKNOWN for p in stopped.properties)
+    # The checkpoint was written by the executors, as Parquet.
+    assert json.loads((tmp_path / "manifest.json").read_text())["layout"] == PARQUET
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
+
+
+def _seen_rows(frames) -> dict[int, int]:
+    from modelcheck.engines.spark.arrowpack import from_long
+    rows = frames._seen().collect()
+    fps = from_long(np.array([r.fp for r in rows], dtype=np.int64)).tolist()
+    parents = from_long(np.array([r.parent for r in rows], dtype=np.int64)).tolist()
+    assert len(fps) == len(set(fps)), "a state was admitted twice"
+    return dict(zip(fps, parents))
+
+
+def test_seen_set_in_the_jvm_matches_the_in_process_one(spark, tmp_path, monkeypatch):
+    # Level by level against the in-process search: the same new states, so
+    # the anti joins never re-admit a seen state; at the end every state once,
+    # with the parent the in-process search keeps (the smallest).  Three runs
+    # at most, so that folds happen; halfway, a Parquet checkpoint is read
+    # back with another partition count and the search goes on from it.
+    from pyspark.sql import SparkSession
+
+    from modelcheck.engines.reference.explorer import select_properties
+    from modelcheck.engines.spark import frames as frames_module
+    from modelcheck.engines.spark.checkpoint import PARQUET
+    from modelcheck.engines.spark.compiled_adapter import compiled_kernels
+    from modelcheck.engines.spark.frames import SparkFrames
+    from modelcheck.engines.spark.inprocess import InProcessLevels
+    from modelcheck.engines.spark.kernels import plan_properties
+    from modelcheck.engines.spark.partition import initial_candidates
+
+    monkeypatch.setattr(frames_module, "MAX_RUNS", 3)
+    model = api.load(str(EXAMPLES / "die_hard.mc"))
+    options = CheckOptions(symmetry=False)
+    plan = plan_properties(select_properties(model, options))
+    kernels = compiled_kernels(model, options, plan)
+    local = InProcessLevels(kernels, plan)
+    local.seed(initial_candidates(kernels)[0])
+    session = SparkSession.builder.getOrCreate()
+    frames = SparkFrames.from_parts(session, kernels, plan, local.parts(), 2)
+    depth = 0
+    try:
+        while local.frontier_size():
+            ours, theirs = frames.step(True, True, None), local.step(True, True)
+            assert ours[1].new_states == theirs[1].new_states
+            assert ours[0].generated == theirs[0].generated
+            assert ours[1].state_hits == theirs[1].state_hits
+            assert frames.frontier_size() == local.frontier_size()
+            depth += 1
+            if depth == 3:
+                layout, files = frames.save(str(tmp_path), "level-000003")
+                assert layout == PARQUET and any(f.startswith("seen/") for f in files)
+                frames.close()
+                frames = SparkFrames.from_checkpoint(session, kernels, plan, str(tmp_path),
+                                                     "level-000003", 3)
+                assert frames.frontier_size() == local.frontier_size()
+        assert len(frames.runs) <= 3
+        part = local.part
+        assert _seen_rows(frames) == dict(zip(part.seen_fp.tolist(), part.seen_parent.tolist()))
+        some = part.seen_fp[::3].tolist()
+        assert frames.parents(some) == local.parents(some)
+    finally:
+        frames.close()

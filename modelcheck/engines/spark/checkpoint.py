@@ -1,22 +1,28 @@
-"""Durable checkpoints of the partitioned search, and resuming from them.
+"""Durable checkpoints of the level-synchronous search, and resuming from them.
 
 Layout of a checkpoint directory::
 
-    manifest.json              the driver's state; written last, atomically
-    level-000012/part-00003.npz  one file per partition: seen set and frontier
+    manifest.json                 the driver's state; written last, atomically
+    level-000012/                 the level the manifest names, in one of two layouts:
+      part-00000.npz                "npz": a part (seen set and frontier) per file,
+                                    written by the in-process search
+      seen/part-*.parquet           "parquet": the seen set (fp, parent) and the
+      frontier/part-*.parquet       frontier (fp, parent, inside, s0..), written by
+                                    Spark's executors (``frames.py``)
 
 A checkpoint is taken after a complete level, so resuming re-runs nothing
-and ends with the same counts as an uninterrupted run.  Part files are written
-by whoever holds the part (the driver in-process, the executors on Spark), so
+and ends with the same counts as an uninterrupted run.  Files are written by
+whoever holds the data (the driver in-process, the executors on Spark), so
 on a cluster the directory must be a path every executor and the driver can
 read and write (a shared file system).  The manifest names the model by a
 digest of its IR and of the options that change the state space, so a
-checkpoint is never resumed against another model.  The manifest also holds
-the sha256 of every part file, checked on resume, so a torn or changed part
-is refused rather than resumed into another search.  Every file is written to
-a temporary name, fsynced and renamed; temporary files and level folders a
-killed run left behind are removed when the checkpoint is next read or
-written.
+checkpoint is never resumed against another model.  It also lists every file
+of the level with its sha256, checked on resume, so a torn or changed file is
+refused rather than resumed into another search.  The driver fsyncs every
+file before it writes the manifest (an npz part is also written to a
+temporary name and renamed; Spark commits its Parquet files by renaming
+too); temporary files and level folders a killed run left behind are removed
+when the checkpoint is next read or written.
 """
 from __future__ import annotations
 
@@ -38,11 +44,13 @@ from modelcheck.errors import UsageError
 from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
 from modelcheck.ir.nodes import Model
 
-__all__ = ["FORMAT", "Hit", "LevelLog", "SearchState", "model_digest", "part_path",
-           "level_folder", "write_part", "read_part", "write_manifest", "read_manifest",
-           "CheckpointManifest"]
+__all__ = ["FORMAT", "NPZ", "PARQUET", "Hit", "LevelLog", "SearchState", "model_digest",
+           "part_name", "level_folder", "write_part", "read_part", "read_parts", "level_files",
+           "write_manifest", "read_manifest", "CheckpointManifest"]
 
-FORMAT = "modelcheck-spark-checkpoint/2"
+FORMAT = "modelcheck-spark-checkpoint/3"
+#: The layouts of a level folder (see the module's docstring).
+NPZ, PARQUET = "npz", "parquet"
 _FORMAT_FAMILY = "modelcheck-spark-checkpoint/"
 _RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 MANIFEST = "manifest.json"
@@ -65,12 +73,15 @@ class Hit:
 class LevelLog:
     """Where one level ran, for the notes: ``level`` is the depth of the
     states it produced (1: the initial states), ``expanded`` how many states
-    of the level before were expanded to produce them."""
+    of the level before were expanded to produce them; on Spark, the bytes
+    of Arrow data its Python tasks read from the JVM and gave back."""
     level: int
     where: str
     expanded: int
     new_states: int
     seconds: float
+    to_python: int = 0
+    from_python: int = 0
 
 
 @dataclass
@@ -104,7 +115,8 @@ class SearchState:
 class CheckpointManifest:
     digest: str
     folder: str
-    parts: int
+    layout: str                 # NPZ or PARQUET
+    files: tuple[str, ...]      # relative to the level folder
     words: int
     state: SearchState
 
@@ -146,12 +158,13 @@ def level_folder(depth: int) -> str:
     return f"level-{depth:06d}"
 
 
-def part_path(directory: str, folder: str, index: int) -> str:
-    return os.path.join(directory, folder, f"part-{index:05d}.npz")
+def part_name(index: int) -> str:
+    return f"part-{index:05d}.npz"
 
 
-def write_part(path: str, part: Part) -> None:
+def write_part(directory: str, folder: str, name: str, part: Part) -> None:
     """Write one part; a crash leaves a temporary file, never a torn part."""
+    path = os.path.join(directory, folder, name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with atomic_writer(path, binary=True, durable=True) as f:
         np.savez(f, seen_fp=part.seen_fp, seen_parent=part.seen_parent,
@@ -168,6 +181,22 @@ def read_part(path: str) -> Part:
                          hint=_RESTART_HINT) from None
 
 
+def read_parts(directory: str, manifest: "CheckpointManifest") -> list[Part]:
+    """The parts of an NPZ checkpoint."""
+    return [read_part(os.path.join(directory, manifest.folder, name)) for name in manifest.files]
+
+
+def level_files(directory: str, folder: str) -> list[str]:
+    """Every file under a level folder (relative to it, sorted): what a
+    Parquet writer left there once its job committed."""
+    root = os.path.join(directory, folder)
+    out = []
+    for here, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "_temporary")
+        out.extend(os.path.relpath(os.path.join(here, n), root) for n in names)
+    return sorted(out)
+
+
 def _clean_stale(directory: str, keep: str) -> None:
     """Drop what a killed run left: temporary files, and level folders other
     than ``keep`` (the one the manifest names)."""
@@ -179,16 +208,29 @@ def _clean_stale(directory: str, keep: str) -> None:
     remove_stale_temps(os.path.join(directory, keep))
 
 
-def write_manifest(directory: str, digest: str, folder: str, parts: int, words: int,
-                   state: SearchState) -> None:
-    """Point the checkpoint at ``folder`` (whose parts are written), then drop
-    the folders of older checkpoints."""
-    checksums = {os.path.basename(p): sha256_file(p)
-                 for p in (part_path(directory, folder, i) for i in range(parts))}
-    body = {"format": FORMAT, "digest": digest, "folder": folder, "parts": parts,
+def write_manifest(directory: str, digest: str, folder: str, layout: str, files: list[str],
+                   words: int, state: SearchState) -> None:
+    """Point the checkpoint at ``folder`` (whose ``files`` are written), then
+    drop the folders of older checkpoints."""
+    checksums = {}
+    for name in files:
+        path = os.path.join(directory, folder, name)
+        _fsync(path)
+        checksums[name] = sha256_file(path)
+    body = {"format": FORMAT, "digest": digest, "folder": folder, "layout": layout,
             "words": words, "sha256": checksums, "state": state.to_json()}
     write_atomic(os.path.join(directory, MANIFEST), json.dumps(body, indent=1), durable=True)
     _clean_stale(directory, folder)
+
+
+def _fsync(path: str) -> None:
+    """Make a file durable before the manifest names it (Spark's writers do
+    not sync; the npz writer already has)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_manifest(directory: str, digest: str) -> CheckpointManifest:
@@ -213,9 +255,12 @@ def read_manifest(directory: str, digest: str) -> CheckpointManifest:
         raise UsageError(f"{path} is not a Spark engine checkpoint "
                          f"(format {fmt!r}, expected {FORMAT!r})")
     try:
-        manifest = CheckpointManifest(body["digest"], body["folder"], body["parts"],
-                                      body["words"], SearchState.from_json(body["state"]))
         checksums = dict(body["sha256"])
+        manifest = CheckpointManifest(body["digest"], body["folder"], body["layout"],
+                                      tuple(sorted(checksums)), body["words"],
+                                      SearchState.from_json(body["state"]))
+        if manifest.layout not in (NPZ, PARQUET):
+            raise ValueError(f"unknown layout {manifest.layout!r}")
     except (KeyError, TypeError, ValueError) as err:
         raise UsageError(f"the checkpoint manifest {path} is damaged ({err!r})",
                          hint=_RESTART_HINT) from None
@@ -230,12 +275,11 @@ def read_manifest(directory: str, digest: str) -> CheckpointManifest:
 
 def _verify_parts(directory: str, manifest: CheckpointManifest,
                   checksums: dict[str, str]) -> None:
-    for i in range(manifest.parts):
-        part = part_path(directory, manifest.folder, i)
-        name = os.path.basename(part)
+    for name in manifest.files:
+        part = os.path.join(directory, manifest.folder, name)
         if not os.path.exists(part):
             raise UsageError(f"the checkpoint in {directory!r} is incomplete: {part} is missing",
                              hint=_RESTART_HINT)
-        if checksums.get(name) != sha256_file(part):
+        if checksums[name] != sha256_file(part):
             raise UsageError(f"the checkpoint part {part} is damaged: its sha256 does not match "
                              f"the manifest (truncated or changed on disk)", hint=_RESTART_HINT)

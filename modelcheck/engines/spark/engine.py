@@ -19,8 +19,8 @@ from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullRe
                                      PropertyResult, Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import Verdicts, select_properties
-from modelcheck.engines.spark.checkpoint import (Hit, SearchState, model_digest, part_path,
-                                                 read_manifest, read_part)
+from modelcheck.engines.spark.checkpoint import (PARQUET, Hit, SearchState, model_digest,
+                                                 read_manifest, read_parts)
 from modelcheck.engines.spark.inprocess import InProcessLevels
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, plan_properties
 from modelcheck.engines.spark.levels import LevelBackend, LevelSearch
@@ -146,13 +146,15 @@ class _Run:
     # ------------------------------------------------------------ Spark
 
     def to_spark(self, parts: list[Part]) -> LevelBackend:
+        """The Spark backend (or the test stand-in) taking over ``parts``."""
         if self.backend_factory is not None:
             return self.backend_factory(self.kernels, self.plan, parts, self.options)
-        from modelcheck.engines.spark.distributed import SparkLevels
-        sc, partitions = self._spark()
-        return SparkLevels.from_parts(sc, self.kernels, self.plan, parts, partitions)
+        from modelcheck.engines.spark.frames import SparkFrames
+        spark, partitions = self._spark()
+        return SparkFrames.from_parts(spark, self.kernels, self.plan, parts, partitions)
 
     def _spark(self) -> tuple[Any, int]:
+        """The SparkSession (on the process's SparkContext) and the partition count."""
         from modelcheck.engines.spark.session import (conf_from_options, default_partitions,
                                                       java_version, spark_context)
         from pyspark import SparkContext
@@ -167,7 +169,9 @@ class _Run:
         self.spark_info = {"master": info.master, "partitions": partitions}
         if info.log_file:
             self.spark_info["spark_log"] = info.log_file
-        return sc, partitions
+        from pyspark.sql import SparkSession
+        # Built on the context just made or reused (Spark SQL needs a session).
+        return SparkSession.builder.getOrCreate(), partitions
 
     # ------------------------------------------------------------ the check
 
@@ -180,12 +184,12 @@ class _Run:
             search = self._search(state, digest, open_names)
         else:
             try:
-                routed, generated = initial_candidates(self.kernels, 1)
+                initial, generated = initial_candidates(self.kernels)
             except EvalError as err:
                 return self._result(props, None, reason=None, error=err)
             self.backend = InProcessLevels(self.kernels, self.plan)
             search = self._search(SearchState(), digest, open_names)
-            search.seed(self.backend.seed(routed), generated)
+            search.seed(self.backend.seed(initial), generated)
         if search.reason is None and search.failed is None:
             search.run()
         self.backend = search.backend
@@ -209,14 +213,14 @@ class _Run:
         state = manifest.state
         on_spark = bool(state.levels) and state.levels[-1].where == "spark"
         threshold = self.options.spark_threshold
-        if (on_spark or threshold == 0) and self.backend_factory is None:
-            from modelcheck.engines.spark.distributed import SparkLevels
-            sc, partitions = self._spark()
-            backend: LevelBackend = SparkLevels.from_checkpoint(
-                sc, self.kernels, self.plan, directory, manifest.folder, manifest.parts, partitions)
+        if manifest.layout == PARQUET:
+            # Written by Spark: read back by Spark's executors.
+            from modelcheck.engines.spark.frames import SparkFrames
+            spark, partitions = self._spark()
+            backend: LevelBackend = SparkFrames.from_checkpoint(
+                spark, self.kernels, self.plan, directory, manifest.folder, partitions)
         else:
-            parts = [read_part(part_path(directory, manifest.folder, i))
-                     for i in range(manifest.parts)]
+            parts = read_parts(directory, manifest)
             if on_spark or threshold == 0:
                 backend = self.to_spark(parts)
             else:

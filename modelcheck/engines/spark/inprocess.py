@@ -1,8 +1,9 @@
 """The in-process backend: the partitioned search on one part in this process.
 
-Narrow levels run here: starting Spark and shipping a level costs about a
-second, which a level of a few thousand states does not repay.  The part is
-the same ``Part`` a Spark partition holds, so handing over is a split by owner.
+Narrow levels run here: starting Spark and running a level as a Spark job
+costs a fraction of a second at least, which a level of a few thousand
+states does not repay.  Handing over to Spark ships the part's seen set and
+frontier as Arrow tables (``frames.SparkFrames.from_parts``).
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from modelcheck.engines.spark.checkpoint import part_path, write_part
+from modelcheck.engines.spark.checkpoint import NPZ, part_name, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import (Candidates, LevelReport, Part, concat_parts,
                                                 empty_part, expand_part, lookup_parents,
@@ -38,10 +39,10 @@ class InProcessLevels:
     def partitions(self) -> int:
         return 1
 
-    def seed(self, routed: dict[int, Candidates]) -> LevelReport:
-        """Add the initial states (routed for one partition)."""
+    def seed(self, initial: Candidates) -> LevelReport:
+        """Add the initial states."""
         self.part, report = merge_part(self.kernels, self.plan, self.part,
-                                       [routed[0]] if 0 in routed else [])
+                                       [initial] if len(initial.fp) else [])
         return report
 
     def frontier_size(self) -> int:
@@ -55,17 +56,17 @@ class InProcessLevels:
         # Levels run here are narrow (below the Spark threshold): the timeout
         # is checked between them.
         expanded = LevelReport()
-        incoming = [routed[0] for routed in expand_part(self.kernels, self.plan, self.part, 1,
-                                                        check_deadlock, expanded) if 0 in routed]
+        incoming = list(expand_part(self.kernels, self.plan, self.part.frontier_fp,
+                                    self.part.frontier, check_deadlock, expanded))
         self.part, merged = merge_part(self.kernels, self.plan, self.part, incoming, commit)
         return expanded, merged
 
     def parents(self, fps: list[int]) -> dict[int, int]:
         return lookup_parents(self.part, np.array(fps, dtype=np.uint64))
 
-    def save(self, directory: str, folder: str) -> int:
-        write_part(part_path(directory, folder, 0), self.part)
-        return 1
+    def save(self, directory: str, folder: str) -> tuple[str, list[str]]:
+        write_part(directory, folder, part_name(0), self.part)
+        return NPZ, [part_name(0)]
 
     def parts(self) -> list[Part]:
         return [self.part]

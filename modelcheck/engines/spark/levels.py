@@ -50,11 +50,11 @@ class LevelBackend(Protocol):
 
     def parents(self, fps: list[int]) -> dict[int, int]: ...
 
-    def save(self, directory: str, folder: str) -> int:
-        """Write every part under ``directory/folder``; returns the part count."""
+    def save(self, directory: str, folder: str) -> tuple[str, list[str]]:
+        """Write the seen set and the frontier under ``directory/folder``;
+        returns the layout (checkpoint.NPZ or PARQUET) and the files written,
+        relative to the folder."""
         ...
-
-    def parts(self) -> list[Part]: ...
 
     def close(self) -> None: ...
 
@@ -80,6 +80,7 @@ class LevelSearch:
         self.failed: tuple[int, int] | None = None   # (fingerprint, level) of a failing state
         self.finished = False
         self._last_checkpoint = (time.monotonic(), state.depth)
+        self._written_depth: int | None = None     # the depth of this run's last checkpoint
 
     # ------------------------------------------------------------ the loop
 
@@ -135,7 +136,9 @@ class LevelSearch:
             self.failed = (merged.failed, st.depth)
             return
         st.levels.append(LevelLog(level + 1, self.backend.where, expanded_size, merged.new_states,
-                                  round(time.monotonic() - started, 3)))
+                                  round(time.monotonic() - started, 3),
+                                  expanded.to_python + merged.to_python,
+                                  expanded.from_python + merged.from_python))
         self.tick()
         if opts.max_states is not None and st.distinct > opts.max_states:
             self.reason = (f"stopped at the state bound: {st.distinct:,} distinct states "
@@ -208,7 +211,7 @@ class LevelSearch:
         size = self.backend.frontier_size()
         if size < self.threshold():
             return
-        parts = self.backend.parts()
+        parts = self.backend.parts()         # type: ignore[attr-defined]  (InProcessLevels)
         self.backend.close()
         self.backend = self.to_spark(parts)
         self.reporter.note(f"level {self.state.depth}: {size:,} states in the frontier "
@@ -227,11 +230,14 @@ class LevelSearch:
     def checkpoint(self) -> None:
         directory = self.options.checkpoint_dir
         assert directory is not None
+        if self._written_depth == self.state.depth:
+            return                # this level is in the checkpoint already
         folder = level_folder(self.state.depth)
         self.state.elapsed_before_s = self.total_elapsed()
-        parts = self.backend.save(directory, folder)
-        write_manifest(directory, self.digest, folder, parts, self.words, self.state)
+        layout, files = self.backend.save(directory, folder)
+        write_manifest(directory, self.digest, folder, layout, files, self.words, self.state)
         self._last_checkpoint = (time.monotonic(), self.state.depth)
+        self._written_depth = self.state.depth
         self.reporter.note(f"checkpoint written at depth {self.state.depth} to {directory}")
 
     # ------------------------------------------------------------ progress

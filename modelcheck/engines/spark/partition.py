@@ -1,23 +1,24 @@
-"""One partition of the level-synchronous search, as plain numpy arrays.
+"""The search's per-level steps on plain numpy arrays.
 
-A state belongs to the partition its fingerprint hashes to (``owner``).  A
-partition keeps its seen set as one sorted ``uint64`` array of fingerprints
-with the parent's fingerprint beside each (a root is its own parent), and
-the frontier: the packed states it discovered in the last level.  Per level:
+A ``Part`` holds a seen set (one sorted ``uint64`` array of fingerprints with
+the parent's fingerprint beside each; a root is its own parent) and the
+frontier: the packed states found by the last level.  Per level:
 
 * ``expand_part`` expands the frontier with the kernels, checks step
-  invariants and deadlocks, and routes the successors to their owners
-  (deduplicated first, so each fingerprint travels once per source);
-* ``merge_part`` takes every candidate routed to this partition, keeps those
-  not seen yet, merges them into the seen set (a linear merge, the array
-  stays sorted) and makes them the next frontier, checking the state
-  properties on them.
+  invariants and deadlocks, and yields the successors deduplicated by
+  fingerprint (the smallest parent kept);
+* ``merge_part`` keeps the candidates not seen yet, merges them into the
+  seen set (a linear merge, the array stays sorted) and makes them the next
+  frontier; ``settle_fresh`` checks the state properties on them and applies
+  the state constraints (``classify``).
 
-Both are pure functions of their inputs; the in-process and the Spark search
-run exactly these, which is what makes their counts and traces agree.  Where
-several states could be reported (which violation, which parent), the
-smallest fingerprint wins, so results do not depend on the partition count
-or on the order in which Spark delivers the pieces.
+The in-process search runs these on one part.  The Spark search
+(``frames.py``) runs ``expand_batch`` (through ``tasks.py``), ``classify``
+and ``settle_fresh`` in its Python tasks and does the deduplication and the
+seen-set subtraction in the JVM; the shared pieces are what make their
+counts and traces agree.  Where several states could be reported (which
+violation, which parent), the smallest fingerprint wins, so results do not
+depend on the partition count or on the order in which pieces arrive.
 """
 from __future__ import annotations
 
@@ -29,22 +30,22 @@ import numpy as np
 from modelcheck.engines.spark.dedupe import distinct_rows
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, keys
 
-__all__ = ["Part", "Candidates", "LevelReport", "owner", "empty_part", "initial_candidates",
-           "expand_part", "merge_part", "split_part", "concat_parts", "lookup_parents",
+__all__ = ["Part", "Candidates", "LevelReport", "empty_part", "initial_candidates",
+           "expand_part", "expand_batch", "dedupe", "dedupe_pieces", "merge_part", "classify",
+           "settle_fresh", "concat_parts", "lookup_parents", "INSIDE", "OUTSIDE", "UNDECIDED",
            "EXPAND_BATCH", "FLUSH_ROWS"]
 
 #: States expanded per kernel call: bounds the memory of one call.
 EXPAND_BATCH = 1 << 16
-#: Successors gathered before they are deduplicated and routed.
+#: Successors gathered before they are deduplicated and handed on.
 FLUSH_ROWS = 1 << 21
 
+#: What ``classify`` says of a state: in the model (every state constraint
+#: holds), outside it, or a constraint failed to evaluate (kept, so that the
+#: run-time error's trace can be walked back to it).
+INSIDE, OUTSIDE, UNDECIDED = 1, 0, -1
+
 _U64 = np.uint64
-
-
-def owner(fps: np.ndarray, partitions: int) -> np.ndarray:
-    """The partition of each fingerprint: the high 32 bits scaled to
-    [0, partitions), so owners stay uniform whatever the partition count."""
-    return ((fps >> _U64(32)) * _U64(partitions) >> _U64(32)).astype(np.int64)
 
 
 @dataclass
@@ -67,8 +68,8 @@ def empty_part(words: int) -> Part:
 
 @dataclass
 class Candidates:
-    """Successors on their way to one partition, deduplicated and sorted by
-    fingerprint; ``parent`` is the smallest parent fingerprint seen for each."""
+    """Successors, deduplicated and sorted by fingerprint; ``parent`` is the
+    smallest parent fingerprint seen for each."""
     fp: np.ndarray
     parent: np.ndarray
     states: np.ndarray
@@ -88,7 +89,9 @@ class LevelReport:
     step from it, a state property or a constraint on it).
     ``outside_hits[c]``: the smallest (fingerprint, parent fingerprint) of a
     state failing a state constraint that settles column c: it is checked,
-    never stored (an initial one is its own parent).
+    never stored (an initial one is its own parent).  ``to_python`` and
+    ``from_python``: the bytes of Arrow data the level's Python tasks read
+    from the JVM and gave back (0 in-process).
     """
     expanded: int = 0
     generated: int = 0
@@ -99,12 +102,16 @@ class LevelReport:
     deadlock: int | None = None
     failed: int | None = None
     outside_hits: dict[int, tuple[int, int]] = field(default_factory=dict)
+    to_python: int = 0
+    from_python: int = 0
 
     def add(self, other: "LevelReport") -> None:
         """Fold another partition's (or batch's) report into this one."""
         self.expanded += other.expanded
         self.generated += other.generated
         self.new_states += other.new_states
+        self.to_python += other.to_python
+        self.from_python += other.from_python
         if other.action_counts is not None:
             self.action_counts = (other.action_counts.copy() if self.action_counts is None
                                   else self.action_counts + other.action_counts)
@@ -128,7 +135,7 @@ def _min_opt(a: int | None, b: int | None) -> int | None:
 
 # ------------------------------------------------------------------ candidates
 
-def _dedupe(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> Candidates:
+def dedupe(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> Candidates:
     """One row per fingerprint, sorted, keeping the smallest parent."""
     if len(fp) == 0:
         return Candidates(fp.astype(_U64), parent.astype(_U64), states)
@@ -136,76 +143,53 @@ def _dedupe(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> Candidate
     return Candidates(fp[rows], parents, states[rows])
 
 
-def _route(cands: Candidates, partitions: int) -> dict[int, Candidates]:
-    """Split sorted candidates by owner; each piece stays sorted."""
-    if partitions == 1:
-        return {0: cands} if len(cands.fp) else {}
-    # The owner grows with the fingerprint, so sorted candidates are already
-    # grouped by owner.
-    bounds = np.searchsorted(owner(cands.fp, partitions), np.arange(partitions + 1))
-    out: dict[int, Candidates] = {}
-    for p in range(partitions):
-        lo, hi = bounds[p], bounds[p + 1]
-        if hi > lo:
-            out[p] = Candidates(cands.fp[lo:hi], cands.parent[lo:hi], cands.states[lo:hi])
-    return out
+def dedupe_pieces(pieces: list[Candidates]) -> Candidates:
+    if len(pieces) == 1:
+        return dedupe(pieces[0].fp, pieces[0].parent, pieces[0].states)
+    return dedupe(np.concatenate([c.fp for c in pieces]),
+                  np.concatenate([c.parent for c in pieces]),
+                  np.concatenate([c.states for c in pieces]))
 
 
-def initial_candidates(kernels: SearchKernels,
-                       partitions: int) -> tuple[dict[int, Candidates], int]:
-    """The initial states routed to their owners, each its own parent; and
-    the number generated (the initial states, duplicates included)."""
+def initial_candidates(kernels: SearchKernels) -> tuple[Candidates, int]:
+    """The initial states, deduplicated, each its own parent; and the number
+    generated (the initial states, duplicates included)."""
     states, fp = keys(kernels, np.ascontiguousarray(kernels.initial_states(), dtype=_U64))
-    return _route(_dedupe(fp, fp.copy(), states), partitions), len(states)
+    return dedupe(fp, fp.copy(), states), len(states)
 
 
 # ------------------------------------------------------------------ expand
 
-def expand_part(kernels: SearchKernels, plan: PropertyPlan, part: Part, partitions: int,
-                check_deadlock: bool, report: LevelReport, flush_rows: int = FLUSH_ROWS,
-                batch_rows: int = EXPAND_BATCH) -> Iterator[dict[int, Candidates]]:
-    """Expand the frontier of one partition, yielding its successors routed
-    by owner (a group at least every ``flush_rows`` successors, to bound the
-    memory of a wide level); ``report`` receives the level's expansion
-    figures: generated, action counts, step invariant violations, deadlocks,
-    run-time errors."""
+def expand_part(kernels: SearchKernels, plan: PropertyPlan, frontier_fp: np.ndarray,
+                frontier: np.ndarray, check_deadlock: bool, report: LevelReport,
+                flush_rows: int = FLUSH_ROWS,
+                batch_rows: int = EXPAND_BATCH) -> Iterator[Candidates]:
+    """Expand a frontier, yielding its successors deduplicated (a group at
+    least every ``flush_rows`` successors, to bound the memory of a wide
+    level); ``report`` receives the level's expansion figures: generated,
+    action counts, step invariant violations, deadlocks, run-time errors."""
     if report.action_counts is None:
         report.action_counts = np.zeros(kernels.n_action_instances, dtype=np.int64)
     pieces: list[Candidates] = []
     pending = 0
-    for lo in range(0, len(part.frontier_fp), batch_rows):
-        batch = part.frontier[lo:lo + batch_rows]
-        batch_fp = part.frontier_fp[lo:lo + batch_rows]
-        found = _expand_batch(kernels, plan, batch, batch_fp, check_deadlock, pieces)
+    for lo in range(0, len(frontier_fp), batch_rows):
+        found = expand_batch(kernels, plan, frontier[lo:lo + batch_rows],
+                             frontier_fp[lo:lo + batch_rows], check_deadlock, pieces)
         report.add(found)
         pending += found.generated
         if pending >= flush_rows:
-            yield _route(_dedupe_raw(pieces), partitions)
+            yield dedupe_pieces(pieces)
             pieces, pending = [], 0
-    report.expanded += len(part.frontier_fp)
+    report.expanded += len(frontier_fp)
     if pieces:
-        yield _route(_dedupe_raw(pieces), partitions)
+        yield dedupe_pieces(pieces)
 
 
-def _dedupe_raw(pieces: list[Candidates]) -> Candidates:
-    """Deduplicate successors as the kernels produced them (unsorted)."""
-    return _dedupe(np.concatenate([c.fp for c in pieces]),
-                   np.concatenate([c.parent for c in pieces]),
-                   np.concatenate([c.states for c in pieces]))
-
-
-def _dedupe_all(pieces: list[Candidates]) -> Candidates:
-    """Deduplicate candidate pieces (each already sorted and unique)."""
-    if len(pieces) == 1:
-        return pieces[0]
-    return _dedupe(np.concatenate([c.fp for c in pieces]),
-                   np.concatenate([c.parent for c in pieces]),
-                   np.concatenate([c.states for c in pieces]))
-
-
-def _expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
-                  batch_fp: np.ndarray, check_deadlock: bool,
-                  pieces: list[Candidates]) -> LevelReport:
+def expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
+                 batch_fp: np.ndarray, check_deadlock: bool,
+                 pieces: list[Candidates]) -> LevelReport:
+    """Expand one batch of states: appends its successors (not deduplicated)
+    to ``pieces`` and returns what the expansion found."""
     exp = kernels.expand(batch)
     succ, succ_fp = keys(kernels, exp.succ)
     report = LevelReport(generated=len(exp.succ),
@@ -241,71 +225,83 @@ def _expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
     return report
 
 
-# ------------------------------------------------------------------ merge
+# ------------------------------------------------------------------ new states
 
-def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
-               incoming: list[Candidates], commit: bool = True) -> tuple[Part, LevelReport]:
-    """Add the candidates routed to this partition.  With ``commit`` False
-    (the level is past a bound) new states are only counted and the part is
-    returned unchanged (unless a constraint failed to evaluate: the failing
-    state is merged, for its trace, and the search stops); without new states
-    the level ends as usual."""
-    report = LevelReport()
-    if not incoming:
-        return (Part(part.seen_fp, part.seen_parent, np.empty(0, _U64),
-                     np.empty((0, part.words), _U64)) if commit else part), report
-    cands = _dedupe_all(incoming)
-    fresh = ~_member(part.seen_fp, cands.fp)
-    if plan.constrained and fresh.any():
-        fresh = _apply_constraints(kernels, plan, cands, fresh, report, commit)
-    new_fp = cands.fp[fresh]
-    report.new_states = len(new_fp)
-    if not commit and len(new_fp) and report.failed is None:
-        return part, report
-    new_parent = cands.parent[fresh]
-    new_states = np.ascontiguousarray(cands.states[fresh])
-    seen_fp, seen_parent = _merge_sorted(part.seen_fp, part.seen_parent, new_fp, new_parent)
-    if plan.state and len(new_fp) and commit:
-        checked = kernels.state_props(new_states)
-        _note_failed(report, new_fp[checked.failed])
+def classify(kernels: SearchKernels, plan: PropertyPlan, states: np.ndarray) -> np.ndarray:
+    """Per state, INSIDE, OUTSIDE or UNDECIDED (int8) under the state
+    constraints (TLC's CONSTRAINT); every state is INSIDE without any."""
+    if not plan.constrained or not len(states):
+        return np.full(len(states), INSIDE, dtype=np.int8)
+    checked = kernels.in_model(np.ascontiguousarray(states))
+    inside = np.where(checked.values.astype(bool), INSIDE, OUTSIDE).astype(np.int8)
+    inside[checked.failed] = UNDECIDED
+    return inside
+
+
+def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
+                 parent: np.ndarray, states: np.ndarray, inside: np.ndarray, commit: bool,
+                 report: LevelReport) -> np.ndarray:
+    """What the search learns from states not seen before: which of them it
+    keeps (the mask returned), how many (``report.new_states``), the
+    properties they settle and the run-time errors they raise.
+
+    A state outside the model is checked (unless the level is past the depth
+    bound) and dropped; one whose constraint or property fails to evaluate is
+    kept, so that the error's trace can be walked back to it (the search
+    stops at this level).  Past the depth bound (``commit`` False) the kept
+    states are only counted."""
+    _note_failed(report, fp[inside == UNDECIDED])
+    keep = inside != OUTSIDE
+    out_rows = np.flatnonzero(inside == OUTSIDE)
+    if commit and plan.state and len(out_rows):
+        out_fp = fp[out_rows]
+        props = kernels.state_props(np.ascontiguousarray(states[out_rows]))
+        _note_failed(report, out_fp[props.failed])
+        keep[out_rows[props.failed]] = True
+        hits = props.values == plan.state_hit_wanted[None, :]
+        hits[props.failed] = False
+        for c in range(len(plan.state)):
+            hit = np.flatnonzero(hits[:, c])
+            if len(hit):
+                best = hit[np.argmin(out_fp[hit])]
+                report.outside_hits[c] = (int(out_fp[best]), int(parent[out_rows[best]]))
+    report.new_states += int(keep.sum())
+    if commit and plan.state and keep.any():
+        kept_fp = fp[keep]
+        checked = kernels.state_props(np.ascontiguousarray(states[keep]))
+        _note_failed(report, kept_fp[checked.failed])
         hits = checked.values == plan.state_hit_wanted[None, :]
         hits[checked.failed] = False
         for c in range(len(plan.state)):
             rows = np.flatnonzero(hits[:, c])
             if len(rows):
-                report.state_hits[c] = int(new_fp[rows].min())
-    return Part(seen_fp, seen_parent, new_fp, new_states), report
-
-
-def _apply_constraints(kernels: SearchKernels, plan: PropertyPlan, cands: Candidates,
-                       fresh: np.ndarray, report: LevelReport, commit: bool) -> np.ndarray:
-    """The fresh candidates that are in the model (TLC's CONSTRAINT); those
-    outside it are checked (unless the level is past the depth bound) and
-    dropped.  A state whose constraint or property fails to evaluate is kept,
-    so that the error's trace can be walked back to it: the search stops at
-    this level."""
-    rows = np.flatnonzero(fresh)
-    checked = kernels.in_model(np.ascontiguousarray(cands.states[rows]))
-    _note_failed(report, cands.fp[rows[checked.failed]])
-    inside = checked.values.astype(bool)
-    inside[checked.failed] = True
-    out_rows = rows[~inside]
-    keep = fresh.copy()
-    keep[out_rows] = False
-    if not commit or not plan.state or not len(out_rows):
-        return keep
-    out_fp = cands.fp[out_rows]
-    props = kernels.state_props(np.ascontiguousarray(cands.states[out_rows]))
-    _note_failed(report, out_fp[props.failed])
-    keep[out_rows[props.failed]] = True
-    hits = props.values == plan.state_hit_wanted[None, :]
-    hits[props.failed] = False
-    for c in range(len(plan.state)):
-        hit = np.flatnonzero(hits[:, c])
-        if len(hit):
-            best = hit[np.argmin(out_fp[hit])]
-            report.outside_hits[c] = (int(out_fp[best]), int(cands.parent[out_rows[best]]))
+                best = int(kept_fp[rows].min())
+                report.state_hits[c] = min(best, report.state_hits.get(c, best))
     return keep
+
+
+def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
+               incoming: list[Candidates], commit: bool = True) -> tuple[Part, LevelReport]:
+    """Add the candidates (every successor of the level, in pieces).  With
+    ``commit`` False (the level is past a bound) new states are only counted
+    and the part is returned unchanged (unless a constraint failed to
+    evaluate: the failing state is merged, for its trace, and the search
+    stops); without new states the level ends as usual."""
+    report = LevelReport()
+    if not incoming:
+        return (Part(part.seen_fp, part.seen_parent, np.empty(0, _U64),
+                     np.empty((0, part.words), _U64)) if commit else part), report
+    cands = dedupe_pieces(incoming) if len(incoming) > 1 else incoming[0]
+    fresh = ~_member(part.seen_fp, cands.fp)
+    fp, parent = cands.fp[fresh], cands.parent[fresh]
+    states = np.ascontiguousarray(cands.states[fresh])
+    keep = settle_fresh(kernels, plan, fp, parent, states,
+                        classify(kernels, plan, states), commit, report)
+    if not commit and report.new_states and report.failed is None:
+        return part, report
+    new_fp, new_parent, new_states = fp[keep], parent[keep], states[keep]
+    seen_fp, seen_parent = _merge_sorted(part.seen_fp, part.seen_parent, new_fp, new_parent)
+    return Part(seen_fp, seen_parent, new_fp, np.ascontiguousarray(new_states)), report
 
 
 def _note_failed(report: LevelReport, fps: np.ndarray) -> None:
@@ -343,20 +339,6 @@ def _merge_sorted(a_fp: np.ndarray, a_val: np.ndarray, b_fp: np.ndarray,
 
 
 # ------------------------------------------------------------------ reshaping
-
-def split_part(part: Part, partitions: int) -> list[Part]:
-    """Re-partition one part (the in-process search hands its single part to
-    Spark this way; a resumed checkpoint with another partition count too)."""
-    seen_owner = owner(part.seen_fp, partitions)
-    front_owner = owner(part.frontier_fp, partitions)
-    out = []
-    for p in range(partitions):
-        s = seen_owner == p
-        f = front_owner == p
-        out.append(Part(part.seen_fp[s], part.seen_parent[s], part.frontier_fp[f],
-                        part.frontier[f]))
-    return out
-
 
 def concat_parts(parts: list[Part], words: int) -> Part:
     """One part holding several (disjoint) parts, still sorted."""

@@ -1,4 +1,5 @@
-"""The per-partition steps: owners, deduplication, the sorted seen set, routing."""
+"""The search's per-level steps on numpy arrays: deduplication, the sorted
+seen set, constraints and properties on new states (``settle_fresh``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,10 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelcheck.engines.spark.kernels import plan_properties
-from modelcheck.engines.spark.partition import (Candidates, LevelReport, Part, concat_parts,
-                                                empty_part, expand_part, initial_candidates,
-                                                lookup_parents, merge_part, owner, split_part)
+from modelcheck.engines.spark.partition import (INSIDE, OUTSIDE, UNDECIDED, Candidates,
+                                                LevelReport, Part, concat_parts, empty_part,
+                                                expand_part, initial_candidates, lookup_parents,
+                                                merge_part, settle_fresh)
 from evaluator_kernels import EvaluatorKernels
+from many_parts import owner
 from spark_specs import load_example, load_spec
 
 U64 = np.uint64
@@ -71,36 +74,34 @@ def test_merge_without_commit_keeps_the_part():
     assert report.new_states == 0 and len(done.frontier_fp) == 0
 
 
-def test_expand_routes_every_successor_to_its_owner():
+def test_expand_flushes_sorted_distinct_groups():
     model = load_spec("tokens")
     kernels = _kernels(model)
     plan = plan_properties(list(model.properties))
-    routed, generated = initial_candidates(kernels, 1)
-    part, _ = merge_part(kernels, plan, empty_part(kernels.words), [routed[0]])
+    initial, generated = initial_candidates(kernels)
+    part, _ = merge_part(kernels, plan, empty_part(kernels.words), [initial])
     for _ in range(2):
         report = LevelReport()
-        (everything,) = list(expand_part(kernels, plan, part, 1, True, report))
-        part, _ = merge_part(kernels, plan, part, [everything[0]])
+        everything = list(expand_part(kernels, plan, part.frontier_fp, part.frontier, True,
+                                      report))
+        part, _ = merge_part(kernels, plan, part, everything)
     report = LevelReport()
-    groups = list(expand_part(kernels, plan, part, 3, True, report, flush_rows=5,
-                              batch_rows=2))
+    groups = list(expand_part(kernels, plan, part.frontier_fp, part.frontier, True, report,
+                              flush_rows=5, batch_rows=2))
     assert len(groups) > 1                     # flushed as it went
-    for group in groups:
-        for target, cands in group.items():
-            assert (owner(cands.fp, 3) == target).all()
-            assert (np.diff(cands.fp.astype(np.float64)) > 0).all()
+    for cands in groups:
+        assert (np.diff(cands.fp.astype(np.float64)) > 0).all()
     assert report.expanded == len(part.frontier_fp)
     assert report.generated == int(report.action_counts.sum())
 
 
-def test_split_then_concat_is_the_identity():
+def test_concat_of_disjoint_parts_is_sorted():
     rng = np.random.default_rng(7)
     fps = np.unique(rng.integers(1, 2**62, 500, dtype=np.int64).astype(U64))
     part = Part(fps, fps[::-1].copy(), fps[:50], np.stack([fps[:50], fps[:50]], axis=1))
-    pieces = split_part(part, 4)
-    assert sum(len(p.seen_fp) for p in pieces) == len(fps)
-    for i, p in enumerate(pieces):
-        assert (owner(p.seen_fp, 4) == i).all()
+    own, front_own = owner(fps, 4), owner(fps[:50], 4)
+    pieces = [Part(fps[own == i], part.seen_parent[own == i], fps[:50][front_own == i],
+                   part.frontier[front_own == i]) for i in range(4)]
     back = concat_parts(pieces, 2)
     assert back.seen_fp.tolist() == part.seen_fp.tolist()
     assert back.seen_parent.tolist() == part.seen_parent.tolist()
@@ -124,11 +125,21 @@ def test_report_add_sums_and_keeps_minimums():
     assert (a.deadlock, a.failed) == (8, 3)
 
 
-@pytest.mark.parametrize("partitions", [1, 4])
-def test_initial_states_are_their_own_parents(partitions):
+def test_initial_states_are_their_own_parents():
     kernels = _kernels(load_spec("stuck"))
-    routed, generated = initial_candidates(kernels, partitions)
+    initial, generated = initial_candidates(kernels)
     assert generated == 2
-    fps = np.concatenate([c.fp for c in routed.values()])
-    parents = np.concatenate([c.parent for c in routed.values()])
-    assert len(fps) == 2 and (fps == parents).all()
+    assert len(initial.fp) == 2 and (initial.fp == initial.parent).all()
+
+
+def test_settle_fresh_keeps_inside_and_undecided_and_counts_them():
+    model = load_example("die_hard")
+    kernels = _kernels(model)
+    plan = plan_properties([])
+    fp = np.array([4, 5, 6, 7], dtype=U64)
+    inside = np.array([INSIDE, OUTSIDE, UNDECIDED, INSIDE], dtype=np.int8)
+    report = LevelReport()
+    keep = settle_fresh(kernels, plan, fp, fp.copy(), np.zeros((4, kernels.words), U64),
+                        inside, True, report)
+    assert keep.tolist() == [True, False, True, True]
+    assert report.new_states == 3 and report.failed == 6

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from modelcheck.engines.base import CheckOptions
-from modelcheck.engines.spark.checkpoint import (Hit, LevelLog, SearchState, model_digest,
-                                                 read_manifest, read_part, write_manifest,
-                                                 write_part)
+from modelcheck.engines.spark.checkpoint import (NPZ, Hit, LevelLog, SearchState, model_digest,
+                                                 part_name, read_manifest, read_part,
+                                                 write_manifest, write_part)
 from modelcheck.engines.spark.partition import Part
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import is_temp_name
@@ -29,9 +29,8 @@ def _empty_part() -> Part:
 def test_part_round_trip(tmp_path):
     part = Part(np.array([1, 5], dtype=U64), np.array([1, 1], dtype=U64),
                 np.array([5], dtype=U64), np.array([[7, 8]], dtype=U64))
-    path = str(tmp_path / "level-000001" / "part-00000.npz")
-    write_part(path, part)
-    back = read_part(path)
+    write_part(str(tmp_path), "level-000001", "part-00000.npz", part)
+    back = read_part(str(tmp_path / "level-000001" / "part-00000.npz"))
     for name in ("seen_fp", "seen_parent", "frontier_fp", "frontier"):
         assert getattr(back, name).tolist() == getattr(part, name).tolist()
     assert not [n for n in os.listdir(tmp_path / "level-000001") if is_temp_name(n)]
@@ -41,18 +40,20 @@ def test_manifest_round_trip_and_old_levels_dropped(tmp_path):
     state = SearchState(3, 40, 90, [1, 2], {"P": Hit("P", "step", (4, 5), 2, 0)},
                         [LevelLog(1, "in-process", 0, 1, 0.0)], 1.5)
     (tmp_path / "level-000002").mkdir()
-    for i in range(2):
-        write_part(str(tmp_path / "level-000003" / f"part-{i:05d}.npz"), _empty_part())
-    write_manifest(str(tmp_path), "abc", "level-000003", 2, 1, state)
+    names = [part_name(i) for i in range(2)]
+    for name in names:
+        write_part(str(tmp_path), "level-000003", name, _empty_part())
+    write_manifest(str(tmp_path), "abc", "level-000003", NPZ, names, 1, state)
     assert not (tmp_path / "level-000002").exists()
     manifest = read_manifest(str(tmp_path), "abc")
-    assert (manifest.folder, manifest.parts, manifest.words) == ("level-000003", 2, 1)
+    assert (manifest.folder, manifest.layout, manifest.files, manifest.words) == \
+        ("level-000003", NPZ, tuple(names), 1)
     assert manifest.state == state
 
 
 def test_manifest_for_another_model_is_refused(tmp_path):
-    write_part(str(tmp_path / "level-000001" / "part-00000.npz"), _empty_part())
-    write_manifest(str(tmp_path), "abc", "level-000001", 1, 1, SearchState())
+    write_part(str(tmp_path), "level-000001", part_name(0), _empty_part())
+    write_manifest(str(tmp_path), "abc", "level-000001", NPZ, [part_name(0)], 1, SearchState())
     with pytest.raises(UsageError, match="another model"):
         read_manifest(str(tmp_path), "xyz")
     with pytest.raises(UsageError, match="no checkpoint"):

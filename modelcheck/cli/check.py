@@ -104,6 +104,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="[compiled, spark] Resume from the checkpoint in DIR."),
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
+        click.option("--workers", type=click.IntRange(min=1), metavar="N",
+                     help="[compiled] Search threads. Default: every core (a search goes "
+                          "parallel after its first second on one)."),
         click.option("--max-memory", type=POSITIVE, metavar="MIB",
                      help="[compiled] Stop (unknown) rather than grow the state table past "
                           "MIB mebibytes."),
@@ -132,7 +135,7 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
         checkpoint_every_s=kw["checkpoint_every"], resume_dir=kw["resume"],
         dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
         master=kw["master"], partitions=kw["partitions"],
-        spark_threshold=kw["spark_threshold"], verbose=kw["verbose"],
+        spark_threshold=kw["spark_threshold"], verbose=kw["verbose"], workers=kw["workers"],
         extra={} if kw["max_memory"] is None else {"max_memory_mib": kw["max_memory"]})
 
 

@@ -139,6 +139,7 @@ class CheckFlags:
     partitions: int | None = None
     spark_threshold: int | None = None
     verbose: bool = False
+    workers: int | None = None
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -195,6 +196,7 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
         partitions=flags.partitions,
         spark_threshold=flags.spark_threshold,
         verbose=flags.verbose,
+        workers=flags.workers,
         extra=dict(flags.extra),
     )
     # --depth is the one step bound of both simulation and bmc; the fields

@@ -62,7 +62,7 @@ def test_flags_map_onto_check_options():
                        timeout_s=1.5, simulate=3, depth=7, seed=9, exact=True, symmetry=False,
                        checkpoint_dir="ck", checkpoint_every_s=5.0, resume_dir="rs",
                        dump_kernel="k.py", k=2, lemmas=("Reach",), master="local[2]",
-                       partitions=4, spark_threshold=100, verbose=True)
+                       partitions=4, spark_threshold=100, verbose=True, workers=3)
     o = build_options(_model(), flags)
     assert (o.invariants, o.deadlock, o.max_states, o.max_depth, o.timeout_s) == \
         (("Safe",), False, 10, 4, 1.5)
@@ -72,6 +72,7 @@ def test_flags_map_onto_check_options():
             o.dump_kernel) == (True, False, "ck", 5.0, "rs", "k.py")
     assert (o.k, o.lemmas, o.master, o.partitions, o.spark_threshold, o.verbose) == \
         (2, ("Reach",), "local[2]", 4, 100, True)
+    assert o.workers == 3
 
 
 def test_flags_not_given_keep_the_option_defaults():

@@ -107,7 +107,9 @@ SAFETY_CONFIGS = _configurations(liveness_rows=False)
 CONSTRAINT_CONFIGS = [pytest.param(ROOT / "bench" / "tla" / f"{name}.mc", {}, False, f"TLA-{name}",
                                    id=f"TLA-{name}")
                       for name in ("CounterConstraint", "EdgeConstraint", "InitConstraint")]
-EXPLICIT = ["compiled", "spark"]
+#: "compiled-parallel" is the compiled engine on three workers from the first
+#: level (parallel.py; by default a search goes parallel after a second).
+EXPLICIT = ["compiled", "compiled-parallel", "spark"]
 
 
 @pytest.fixture(scope="session")
@@ -162,6 +164,10 @@ def _engine_options(engine: str, no_deadlock: bool, row_id: str, model) -> Check
         if row_id in SPARK_FORCED:
             options.spark_threshold = 0   # force every level through Spark
         options.partitions = 2           # one per core: 4 made every level run in two waves
+    if engine == "compiled-parallel":
+        # three workers: slices of unequal rows, and more shards than workers
+        options.workers = 3
+        options.extra["parallel_after_s"] = 0
     return options
 
 
@@ -175,7 +181,7 @@ def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock
         pytest.importorskip("pyspark")
     model, ref = reference_results(spec, consts, no_deadlock, row_id)
     assert ref.complete, f"reference did not finish: {ref.reason}"
-    got = api.check(model, engine=engine,
+    got = api.check(model, engine=engine.split("-")[0],
                     options=_engine_options(engine, no_deadlock, row_id, model))
     assert got.error is None and ref.error is None
     assert got.complete, got.reason

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from modelcheck.engines.compiled.driver import C_NEXT
-from modelcheck.engines.compiled.table import FingerprintTable
+from modelcheck.engines.compiled.runtime import SIGN
+from modelcheck.engines.compiled.shards import entries_of, table_from_entries
+from modelcheck.engines.compiled.table import M_EXACT
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
 
@@ -74,7 +76,13 @@ def save(search: "CompiledSearch", folder: str) -> Path:
     meta = {"signature": _signature(search), "depth": search.depth,
             "found_level": search.found_level, "elapsed": search.elapsed(),
             "chunk": search.chunk, "distinct": search.distinct}
-    arrays = {f"table_{name}": a for name, a in search.table.arrays().items()}
+    # The table's entries, not its slots: a search with another number of
+    # workers (shards) resumes from them.
+    entries = entries_of(search.table)
+    arrays = {"table_keys": entries["keys"], "table_tags": entries["tags"],
+              "table_meta": np.array([0, 0, entries["exact"][0], 0], dtype=np.int64)}
+    if "states" in entries:
+        arrays["table_states"] = entries["states"]
     nxt = int(search.ctr[C_NEXT])
     arrays.update(front=search.front[search.pos:], next=search.nxt[:nxt], ctr=search.ctr,
                   act_counts=search.act_counts, want=search.want, want_step=search.want_step,
@@ -143,9 +151,14 @@ def _load(search: "CompiledSearch", folder: str, path: Path) -> None:
                              hint="resume with the same spec, -D values, --exact, "
                                   "--no-deadlock and --invariant options")
         words = search.k.layout.words
-        table = {name[len("table_"):]: data[name] for name in data.files
-                 if name.startswith("table_")}
-        search.table = FingerprintTable.from_arrays(words, table)
+        keys = np.asarray(data["table_keys"], dtype=np.int64)
+        used = keys != SIGN
+        exact = int(np.asarray(data["table_meta"])[M_EXACT])
+        table = {"keys": keys[used], "tags": np.asarray(data["table_tags"])[used],
+                 "exact": np.array([exact])}
+        if exact:
+            table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
+        search.table = table_from_entries(words, table, search.shard_count())
         search.front = np.array(data["front"], dtype=np.int64).reshape(-1, words)
         search.pos = 0
         found_next = np.array(data["next"], dtype=np.int64).reshape(-1, words)
@@ -154,6 +167,7 @@ def _load(search: "CompiledSearch", folder: str, path: Path) -> None:
         for name in ("ctr", "act_counts", "want", "want_step", "found", "frows", "frows2",
                      "faid"):
             getattr(search, name)[...] = data[name]
+        search.restored()
     search.depth = int(meta["depth"])
     search.found_level = list(meta["found_level"])
     search.elapsed_before = float(meta["elapsed"])

@@ -93,10 +93,10 @@ class _Liveness:
     def run(self, kernels: "CompiledModel", options: CheckOptions,
             reporter: Reporter) -> CheckResult:
         from modelcheck.engines.compiled.liveness_graph import LivenessSearch, unknown_results
-        from modelcheck.engines.compiled.search import CompiledSearch
+        from modelcheck.engines.compiled.parallel import make_search
         from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
         if not self.search:
-            result = CompiledSearch(kernels, options, reporter).run()
+            result = make_search(kernels, options, reporter).run()
             result.properties.extend(unknown_results(
                 self.checks, "checkpoint and resume are not supported for liveness properties "
                              "(run without --checkpoint/--resume to check them)"))
@@ -162,7 +162,7 @@ class CompiledEngine:
         from modelcheck.engines.compiled.kcache import CompileTimeout
         from modelcheck.engines.compiled.kernels import compile_model
         from modelcheck.engines.compiled.reps import Unsupported
-        from modelcheck.engines.compiled.search import CompiledSearch
+        from modelcheck.engines.compiled.parallel import make_search
         options, live = plan.options, plan.live
         try:
             kernels = compile_model(model, plan.kernel_options)
@@ -173,5 +173,5 @@ class CompiledEngine:
         for note in kernels.notes:
             reporter.note(note)
         if live is None:
-            return CompiledSearch(kernels, options, reporter).run()
+            return make_search(kernels, options, reporter).run()
         return live.run(kernels, options, reporter)

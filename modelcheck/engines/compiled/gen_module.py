@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from modelcheck.engines.compiled.driver import DRIVER_SOURCE
+from modelcheck.engines.compiled.par_driver import PAR_SOURCE
 from modelcheck.engines.compiled.live_driver import LIVE_DRIVER_SOURCE
 from modelcheck.engines.compiled.gen_action import ActionGen, bindings_count, pack_word
 from modelcheck.engines.compiled.gen_expr import ExprGen, NodeTable
@@ -171,6 +172,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     src.blank()
     src.lines.extend(body.lines)
     src.lines.append(DRIVER_SOURCE)
+    src.lines.append(PAR_SOURCE)
     if live:
         src.lines.append(LIVE_DRIVER_SOURCE)
     text = src.text()

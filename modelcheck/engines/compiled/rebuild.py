@@ -65,7 +65,7 @@ def _match(table: FingerprintTable, slot: int, canon: np.ndarray, fps: np.ndarra
     target = table.fingerprint_at(slot)
     for j in range(len(fps)):
         if int(fps[j]) == target and \
-                (not table.exact or np.array_equal(canon[j].view(np.int64), table.states[slot])):
+                (not table.exact or np.array_equal(canon[j].view(np.int64), table.row_at(slot))):
             return j
     return None
 

@@ -137,6 +137,13 @@ class CompiledSearch:
     def elapsed(self) -> float:
         return self.elapsed_before + time.monotonic() - self.start
 
+    def shard_count(self) -> int:
+        """How many shards the table has (a resumed checkpoint is refilled so)."""
+        return 1
+
+    def restored(self) -> None:
+        """Called once a checkpoint is loaded (a subclass's hook)."""
+
     def queue(self) -> int:
         return len(self.front) - self.pos + int(self.ctr[C_NEXT])
 

@@ -150,6 +150,26 @@ def _rebuild(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, nkeys: np.n
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def _insert_entries(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                    ekeys: np.ndarray, etags: np.ndarray, estates: np.ndarray, mask: np.int64,
+                    shard: np.int64, start: np.int64, grow_at: np.int64) -> np.int64:
+    """Insert the entries from ``start`` whose key's low bits are ``shard``,
+    each with its own parent tag; the index reached (grow the table, then go
+    on from there), or len(ekeys) when all are in."""
+    exact = meta[M_EXACT] != 0
+    for i in range(start, ekeys.shape[0]):
+        k = ekeys[i]
+        if (k & mask) != shard:
+            continue
+        if meta[M_COUNT] >= grow_at:
+            return i
+        if table_insert(keys, tags, states, meta, k, np.int64(etags[i]),
+                        estates[i if exact else 0], True) == FULL:
+            return i
+    return ekeys.shape[0]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.ndarray) -> np.int64:
     """The slots of the entries whose fingerprint has tag ``tag`` (at most
     ``out.shape[0]`` of them, in ``out``); returns how many there are.  They
@@ -173,7 +193,7 @@ def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.nd
 
 class FingerprintTable:
     """The arrays of the table and the Python side of its life: creation,
-    growth, memory figures, saving and loading."""
+    growth, memory figures, and refilling from saved entries."""
 
     def __init__(self, words: int, exact: bool, capacity: int = 1 << 14):
         self.words = words
@@ -255,28 +275,20 @@ class FingerprintTable:
     def fingerprint_at(self, slot: int) -> int:
         return to_unsigned(int(self.keys[slot] ^ SIGN))
 
-    # ------------------------------------------------------------ checkpoints
+    def row_at(self, slot: int) -> np.ndarray:
+        """The stored state of a slot (with ``exact`` only)."""
+        return self.states[slot]
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        out = {"keys": self.keys, "tags": self.tags, "meta": self.meta}
-        if self.exact:
-            out["states"] = self.states
-        return out
-
-    @classmethod
-    def from_arrays(cls, words: int, arrays: dict[str, np.ndarray]) -> "FingerprintTable":
-        meta = np.array(arrays["meta"], dtype=np.int64)
-        table = cls.__new__(cls)
-        table.words = words
-        table.exact = bool(meta[M_EXACT])
-        table.meta = meta
-        table.keys = np.array(arrays["keys"], dtype=np.int64)
-        table.tags = np.array(arrays["tags"], dtype=np.uint32)
-        if table.exact:
-            table.states = np.array(arrays["states"], dtype=np.int64)
-        else:
-            table.states = np.zeros((1, words), dtype=np.int64)
-        return table
+    def fill_from(self, keys: np.ndarray, tags: np.ndarray, states: np.ndarray,
+                  mask: np.int64 = np.int64(0), shard: np.int64 = np.int64(0)) -> None:
+        """Insert the given entries (those of ``shard`` under ``mask``: see
+        shards.py), growing as needed."""
+        i = 0
+        while i < len(keys):
+            i = int(_insert_entries(self.keys, self.tags, self.states, self.meta, keys, tags,
+                                    states, mask, shard, np.int64(i), np.int64(self.grow_at())))
+            if i < len(keys):
+                self.grow()
 
 
 def tag_from_fp(fp: int) -> int:

@@ -12,6 +12,7 @@ from numba import njit  # noqa: E402
 
 from modelcheck.engines.compiled.table import (ABSENT, FOUND, FULL, GROWTH, MAX_LOAD, NEW,  # noqa: E402
                                                FingerprintTable, home_of, table_insert)
+from modelcheck.engines.compiled.shards import entries_of, table_from_entries  # noqa: E402
 
 SIGN = np.int64(-9223372036854775808)
 
@@ -122,12 +123,28 @@ def test_exact_mode_tells_equal_fingerprints_apart():
     assert _insert(t, 77, 3, b) == FOUND and t.count == 2
 
 
-def test_checkpoint_arrays_round_trip():
-    t = FingerprintTable(1, exact=False)
-    for k in _keys(3000, seed=9):
-        _insert(t, k, 5)
-    again = FingerprintTable.from_arrays(1, {n: a.copy() for n, a in t.arrays().items()})
-    assert again.count == t.count and np.array_equal(again.keys, t.keys)
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("shards", [1, 2, 8])
+def test_checkpoint_entries_round_trip_with_any_number_of_shards(shards, exact):
+    """A checkpoint keeps entries, so a search resumes with another number of
+    workers: every state, parent tag and (exact) row survives, in the right shard."""
+    t = FingerprintTable(2, exact=exact)
+    keys = list(_keys(3000, seed=9))
+    for n, k in enumerate(keys):
+        if t.needs_growth():
+            t.grow()
+        _insert(t, k, 5 + n % 7, np.array([n, -n], np.int64))
+    again = table_from_entries(2, {n: a.copy() for n, a in entries_of(t).items()}, shards)
+    assert again.count == t.count == len(set(keys))
+    for n, k in enumerate(keys):
+        fp = int(np.int64(k ^ SIGN).view(np.uint64))
+        row = np.array([n, -n], np.int64)
+        slot = again.lookup(fp, row)
+        assert slot >= 0 and again.parent_tag(slot) == 5 + n % 7
+        if exact:
+            assert np.array_equal(again.row_at(slot), row)
+    back = table_from_entries(2, entries_of(again), 1)
+    assert isinstance(back, FingerprintTable) and back.count == t.count
 
 
 def test_entries_sharing_a_tag_are_all_found_after_growth():

@@ -1,0 +1,392 @@
+"""The breadth-first search on several cores (``--workers N``), with the
+counts, verdicts, traces and faults of the one-core search (search.py).
+
+A level is still expanded in the frontier's order, chunk by chunk, and each
+chunk in the three phases of par_driver.py: the workers expand a slice of
+rows each, then store the candidates of the shards they own (each shard in
+the serial order of its candidates), then one thread settles the chunk in
+the serial order from the marks the workers left.  A state is new exactly
+when the one-core search would find it new (the first candidate of its key
+in the serial order is the one stored), so the next level holds the same
+states in the same order, and the first violation found is the same one.
+
+Python only hands out slices and waits: the kernels release the GIL
+(``nogil``), so the threads run on as many cores.  The settling pass is the
+part that does not scale; it touches each candidate once, without hashing.
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
+from modelcheck.engines.compiled.driver import AT_BOUND, C_NEXT, DONE, FAULT, STOPPED
+from modelcheck.engines.compiled.faults import fault_error
+from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.par_driver import C_DISTINCT, MAX_STEP_COLUMNS, O_EXACT
+from modelcheck.engines.compiled.runtime import SIGN
+from modelcheck.engines.compiled.search import CHUNK_TARGET_S, RECENT, CompiledSearch
+from modelcheck.engines.compiled.shards import (ShardedTable, entries_of, shard_of_keys,
+                                                table_from_entries)
+from modelcheck.engines.compiled.table import FingerprintTable
+
+__all__ = ["ParallelSearch", "make_search", "resolve_workers"]
+
+#: A chunk with fewer rows than this per worker runs on the calling thread.
+INLINE_ROWS = 64
+#: Seconds of search on one core before the next level goes parallel:
+#: compiling the parallel kernels costs a cold kernel a few seconds more
+#: (cached after that), which a search this short would not win back.
+PARALLEL_AFTER_S = 1.0
+
+
+def resolve_workers(options: CheckOptions) -> int:
+    """The number of search threads: ``options.workers``, or every core this
+    process may run on."""
+    if options.workers is not None:
+        return options.workers
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:      # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def make_search(kernels: CompiledModel, options: CheckOptions,
+                reporter: Reporter) -> CompiledSearch:
+    """The one-core search, or the parallel one when there are several
+    workers and the kernel allows it (at most MAX_STEP_COLUMNS step
+    invariants: their failures travel as a bit mask)."""
+    workers = resolve_workers(options)
+    if workers > 1 and len(kernels.step_columns) <= MAX_STEP_COLUMNS:
+        return ParallelSearch(kernels, options, reporter, workers)
+    return CompiledSearch(kernels, options, reporter)
+
+
+@dataclass
+class _Scratch:
+    """One worker's own arrays: a kernel writes into its scratch as it goes
+    (``S`` also holds the spec's flags, copied from the model's)."""
+    U: np.ndarray
+    P: np.ndarray
+    V: np.ndarray
+    S: np.ndarray
+    err: np.ndarray
+    sflags: np.ndarray
+    buf: np.ndarray
+    bufaid: np.ndarray
+    rkeys: np.ndarray
+    rrows: np.ndarray
+
+    @classmethod
+    def like(cls, k: CompiledModel, nstep: int, exact: bool) -> "_Scratch":
+        w = k.layout.words
+        return cls(k.U.copy(), k.P.copy(), k.V.copy(), k.S.copy(), k.err.copy(),
+                   np.zeros(max(1, nstep), dtype=np.int64), k.buf.copy(), k.bufaid.copy(),
+                   np.full(RECENT, SIGN, dtype=np.int64),
+                   np.zeros((RECENT if exact else 1, w), dtype=np.int64))
+
+    def grow_buffer(self) -> None:
+        """Twice the room for one state's successors."""
+        n, words = self.buf.shape
+        self.buf = np.zeros((2 * n, words), dtype=np.int64)
+        self.bufaid = np.zeros(2 * n, dtype=np.int32)
+
+
+class _Candidates:
+    """The successors of one chunk: worker w writes rows w*cap .. w*cap + counts[w]."""
+
+    def __init__(self, workers: int, cap: int, words: int, nstate: int, symmetric: bool):
+        self.workers, self.cap, self.words = workers, cap, words
+        self.symmetric = symmetric
+        n = workers * cap
+        self.out = np.zeros((n, words), dtype=np.int64)
+        self.post = np.zeros((n, words), dtype=np.int64) if symmetric else self.out
+        self.okeys = np.zeros(n, dtype=np.int64)
+        self.optag = np.zeros(n, dtype=np.int64)
+        self.oaid = np.zeros(n, dtype=np.int32)
+        self.osbits = np.zeros(n, dtype=np.int64)
+        self.ostate = np.zeros(n, dtype=np.int64)
+        self.pflags = np.zeros((n, max(1, nstate)), dtype=np.int64)
+        self.pstat = np.zeros(n, dtype=np.int64)
+        self.counts = np.zeros(workers, dtype=np.int64)
+        self.idx = np.zeros(n, dtype=np.int64)
+        self.pos = np.zeros(n, dtype=np.int64)
+
+    def grown(self) -> "_Candidates":
+        """Twice the room per worker, each worker's candidates kept."""
+        new = _Candidates(self.workers, 2 * self.cap, self.words, self.pflags.shape[1],
+                          self.symmetric)
+        for w in range(self.workers):
+            m, a, b = int(self.counts[w]), w * self.cap, w * new.cap
+            for name in ("out", "okeys", "optag", "oaid", "osbits"):
+                getattr(new, name)[b:b + m] = getattr(self, name)[a:a + m]
+            if self.symmetric:
+                new.post[b:b + m] = self.post[a:a + m]
+        new.counts[:] = self.counts
+        return new
+
+
+class ParallelSearch(CompiledSearch):
+    def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter,
+                 workers: int):
+        super().__init__(kernels, options, reporter)
+        self.workers = workers
+        self.nshards = 1 << (workers - 1).bit_length()
+        self.after_s = float(options.extra.get("parallel_after_s", PARALLEL_AFTER_S))
+        self.parallel = False       # levels so far ran on one core (search.py)
+        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact)
+                        for _ in range(workers)]
+        self.opts[O_EXACT] = 1 if options.exact else 0
+        self.cand = _Candidates(workers, 1024, kernels.layout.words, self.nstate,
+                                bool(kernels.symmetric))
+        self.offs = np.zeros(self.nshards + 1, dtype=np.int64)
+        self.rowk = np.zeros(0, dtype=np.int64)
+        self.term = np.zeros(0, dtype=np.int64)
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="modelcheck-search")
+        # wall seconds in each phase, and candidates settled: the figures of
+        # the cost model in docs/engines/compiled.md ("Every core")
+        self.phase_s = {"expand": 0.0, "store": 0.0, "settle": 0.0}
+        self.candidates = 0
+
+    def _go_parallel(self) -> None:
+        """From here on every level runs on all workers: the parallel kernels
+        compiled (or loaded), the table split into shards."""
+        self.warm_up()
+        self.table = table_from_entries(self.k.layout.words, entries_of(self.table),
+                                        self.nshards)
+        self.ctr[C_DISTINCT] = self.table.count
+        self.parallel = True
+
+    def warm_up(self) -> None:
+        """Compile (or load) the parallel kernels before the search's clock
+        starts, on empty input: their compile is reported as compile time."""
+        from modelcheck.engines.compiled.kcache import compile_lock, mark_warm
+        began = time.perf_counter()
+        # numba adds these entry points' files to the kernel's cache: the
+        # warm marker must list them, or the next run would take the cache
+        # for damaged and compile the whole kernel again.
+        with compile_lock(self.k.path):
+            self._compile_entry_points()
+            mark_warm(self.k.path)
+        spent = time.perf_counter() - began
+        self.k.compile_s += spent
+        self.start += spent         # compile time, not search time
+
+    def _compile_entry_points(self) -> None:
+        k, c, s = self.k, self.cand, self.scratch[0]
+        t = FingerprintTable(k.layout.words, self.options.exact, capacity=64)
+        empty = np.zeros((0, k.layout.words), dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        self.module.par_initial(empty, c.out, c.okeys, self.opts, s.U, s.S)
+        self.module.par_expand(empty, 0, 0, c.out, c.post, c.okeys, c.optag, c.oaid, c.osbits,
+                               none, none, 0, self.want_step, self.opts, s.U, s.P, s.S, s.V,
+                               s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows)
+        self.module.par_insert(t.keys, t.tags, t.states, t.meta, c.idx, 0, 0, c.out, c.okeys,
+                               c.optag, c.ostate, c.pflags, c.pstat, self.want, self.opts,
+                               t.grow_at(), s.V, s.S, s.err)
+        bounds = np.zeros(self.workers + 1, dtype=np.int64)
+        self.module.par_settle(empty, 0, 0, bounds, c.cap, none, none, c.out, c.post, c.okeys,
+                               c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, self.nxt,
+                               self.ctr, self.act_counts, k.action_of, self.want, self.kinds,
+                               self.want_step, self.opts, self.found, self.frows, self.frows2,
+                               self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid, k.err, self.flags,
+                               self.sflags)
+        self.module.par_admit_settle(empty, 0, c.out, c.pos, c.ostate, c.pflags, c.pstat,
+                                     self.nxt, self.ctr, self.want, self.kinds, self.opts,
+                                     self.found, self.frows, self.frows2, self.faid, k.V, k.S,
+                                     k.err, self.flags)
+        shard_of_keys(c.okeys, np.zeros(1, dtype=np.int64), np.int64(c.cap),
+                      np.int64(self.nshards), c.idx, self.offs, c.pos)
+
+    # ------------------------------------------------------------ figures
+
+    @property
+    def distinct(self) -> int:
+        return int(self.ctr[C_DISTINCT]) if self.parallel else self.table.count
+
+    def shard_count(self) -> int:
+        return self.nshards if self.parallel else 1
+
+    def restored(self) -> None:
+        self.ctr[C_DISTINCT] = self.table.count
+
+    def run(self) -> CheckResult:
+        try:
+            result = super().run()
+        finally:
+            self.pool.shutdown(wait=True)
+        result.stats.extras["workers"] = self.workers if self.parallel else 1
+        if self.parallel:
+            result.stats.extras["phase_s"] = {p: round(t, 3) for p, t in self.phase_s.items()}
+            result.stats.extras["candidates"] = self.candidates
+        return result
+
+    # ------------------------------------------------------------ threads
+
+    def _each(self, job: Callable[[int], None], inline: bool = False) -> None:
+        """``job(w)`` for every worker, on the pool (the calling thread waits)."""
+        if inline:
+            for w in range(self.workers):
+                job(w)
+            return
+        for future in [self.pool.submit(job, w) for w in range(self.workers)]:
+            future.result()
+
+    def _collect_inexact(self) -> None:
+        if not self.k.perm_types:
+            return
+        at = self.module.INEXACT_OFF
+        for s in self.scratch:
+            self.k.S[at] += s.S[at]
+            s.S[at] = 0
+
+    # ------------------------------------------------------------ initial states
+
+    def _initial(self) -> None:
+        if self.after_s > 0:
+            super()._initial()
+            return
+        self._go_parallel()
+        k = self.k
+        rows = np.ascontiguousarray(self.initial_rows().view(np.int64))
+        n = len(rows)
+        self.depth = 1 if n else 0
+        self._ensure_next(n)
+        c = _Candidates(1, max(1, n), k.layout.words, self.nstate, False)
+        self.module.par_initial(rows, c.out, c.okeys, self.opts, k.U, k.S)
+        c.counts[0] = n
+        self._insert(c, inline=n < INLINE_ROWS * self.workers)
+        status, pos = self.module.par_admit_settle(
+            rows, n, c.out, c.pos, c.ostate, c.pflags, c.pstat, self.nxt, self.ctr, self.want,
+            self.kinds, self.opts, self.found, self.frows, self.frows2, self.faid, k.V, k.S,
+            k.err, self.flags)
+        self._note_found(1, 1)
+        if status == FAULT:
+            raise fault_error(self, rows[pos], None, initial=True)
+        if status == STOPPED:
+            self.stopped = True
+        elif status == AT_BOUND:
+            raise self._state_bound()
+        self._initial_admitted()
+        self._next_level()
+
+    # ------------------------------------------------------------ a level
+
+    def _expand_level(self) -> None:
+        if not self.parallel:
+            if self.pos > 0 or self.elapsed() - self.elapsed_before < self.after_s:
+                super()._expand_level()
+                return
+            self._go_parallel()
+        n = len(self.front)
+        if len(self.rowk) < n:      # every row's entry is written before it is read
+            self.rowk = np.empty(max(n, 2 * len(self.rowk)), dtype=np.int64)
+            self.term = np.empty(len(self.rowk), dtype=np.int64)
+        while self.pos < n:
+            stop = min(n, self.pos + self.chunk)
+            began = time.perf_counter()
+            status, reached = self._chunk(self.pos, stop)
+            self.pos = int(reached)
+            self._note_found(self.depth + 1, self.depth)
+            if status == DONE:
+                spent = max(time.perf_counter() - began, 1e-6)
+                scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
+                self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
+            elif status == FAULT:
+                raise fault_error(self, self.front[self.pos], self.depth)
+            elif status == STOPPED:
+                self.stopped = True
+                return
+            elif status == AT_BOUND:
+                raise self._state_bound()
+            self._safe_point()
+
+    def _slices(self, start: int, stop: int) -> np.ndarray:
+        """Where each worker's rows begin (and the last ends)."""
+        return np.linspace(start, stop, self.workers + 1).astype(np.int64)
+
+    def _chunk(self, start: int, stop: int) -> tuple[int, int]:
+        k = self.k
+        inline = stop - start < INLINE_ROWS * self.workers
+        wstart = self._slices(start, stop)
+        t0 = time.perf_counter()
+        self._expand(wstart, inline)
+        c = self.cand
+        t1 = time.perf_counter()
+        self._insert(c, inline)
+        t2 = time.perf_counter()
+        self._collect_inexact()
+        self._ensure_room(int(c.counts.sum()))
+        self.candidates += int(c.counts.sum())
+        out = self.module.par_settle(
+            self.front, start, stop, wstart, c.cap, self.rowk, self.term, c.out, c.post, c.okeys,
+            c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, self.nxt, self.ctr,
+            self.act_counts, k.action_of, self.want, self.kinds, self.want_step, self.opts,
+            self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid,
+            k.err, self.flags, self.sflags)
+        t3 = time.perf_counter()
+        self.phase_s["expand"] += t1 - t0
+        self.phase_s["store"] += t2 - t1
+        self.phase_s["settle"] += t3 - t2
+        return out
+
+    def _expand(self, wstart: np.ndarray, inline: bool) -> None:
+        """Phase one: each worker expands its slice; a worker whose room for
+        candidates ran out goes on once the room is doubled."""
+        reached = wstart[:-1].copy()
+        self.cand.counts[:] = 0
+
+        def job(w: int) -> None:
+            s, c = self.scratch[w], self.cand
+            while reached[w] < wstart[w + 1]:
+                status, row, m = self.module.par_expand(
+                    self.front, reached[w], wstart[w + 1], c.out[w * c.cap:(w + 1) * c.cap],
+                    c.post[w * c.cap:(w + 1) * c.cap], c.okeys[w * c.cap:],
+                    c.optag[w * c.cap:], c.oaid[w * c.cap:], c.osbits[w * c.cap:], self.rowk,
+                    self.term, c.counts[w], self.want_step, self.opts, s.U, s.P, s.S, s.V,
+                    s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows)
+                reached[w], c.counts[w] = row, m
+                if status == 3:
+                    s.grow_buffer()
+                elif status == 2:
+                    return
+        while True:
+            self._each(job, inline)
+            if (reached >= wstart[1:]).all():
+                return
+            self.cand = self.cand.grown()
+
+    def _insert(self, c: _Candidates, inline: bool) -> None:
+        """Phase two: the candidates bucketed by shard, each worker storing
+        its shards' in order."""
+        shard_of_keys(c.okeys, c.counts, np.int64(c.cap), np.int64(self.nshards), c.idx,
+                      self.offs, c.pos)
+        limit = self.options.extra.get("max_memory_mib")
+        max_bytes = None if limit is None else int(float(limit) * 2**20) // self.nshards
+        shards = self.table.shards if isinstance(self.table, ShardedTable) else [self.table]
+
+        def job(w: int) -> None:
+            s = self.scratch[w]
+            for n in range(w, len(shards), self.workers):
+                t = shards[n]
+                p, hi = int(self.offs[n]), int(self.offs[n + 1])
+                while p < hi:
+                    status, p = self.module.par_insert(
+                        t.keys, t.tags, t.states, t.meta, c.idx, p, hi, c.out, c.okeys,
+                        c.optag, c.ostate, c.pflags, c.pstat, self.want, self.opts,
+                        t.grow_at(), s.V, s.S, s.err)
+                    if status == 1:
+                        t.grow(max_bytes)
+        self._each(job, inline)
+
+    def _ensure_room(self, more: int) -> None:
+        need = int(self.ctr[C_NEXT]) + more
+        if self.nxt.shape[0] < need:
+            old = self.nxt
+            self.nxt = np.empty((max(need, 2 * old.shape[0]), old.shape[1]), dtype=np.int64)
+            self.nxt[:int(self.ctr[C_NEXT])] = old[:int(self.ctr[C_NEXT])]

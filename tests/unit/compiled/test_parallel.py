@@ -1,0 +1,116 @@
+"""The search on several workers (parallel.py) gives the one-worker search's
+answers exactly: counts (generated states too, where a search stops early),
+per-action counts, depth, verdicts, traces, run-time errors, bounds, and
+checkpoints that resume with any number of workers."""
+from __future__ import annotations
+
+import pytest
+
+from modelcheck import api
+from modelcheck.engines.base import CheckOptions, Status
+
+pytest.importorskip("numba")
+
+
+def _result(r):
+    traces = {p.name: (p.status, p.steps,
+                       None if p.trace is None else [(s.action, s.params, s.state)
+                                                     for s in p.trace.steps])
+              for p in r.properties}
+    return (r.stats.distinct_states, r.stats.generated_states, r.stats.depth, r.reason,
+            r.stats.action_counts, traces, r.exit_code)
+
+
+def _run(model, workers, after_s=0.0, **options):
+    extra = options.pop("extra", {})
+    opts = CheckOptions(workers=workers, extra={"parallel_after_s": after_s, **extra},
+                        **options)
+    return api.check(model, engine="compiled", options=opts)
+
+
+@pytest.mark.parametrize("name,consts,symmetry", [
+    ("die_hard", {}, False), ("two_phase", {"N": 3}, False), ("constructs_a", {}, False),
+    ("sym_mutex", {"N": 3}, True), ("two_sym", {}, True), ("constrained_mutex", {}, False)])
+def test_every_worker_count_gives_the_one_worker_answer(name, consts, symmetry, load):
+    model = load(name, **consts)
+    one = _run(model, 1, symmetry=symmetry)
+    assert one.stats.extras.get("workers", 1) == 1
+    for workers in (2, 3, 4):
+        got = _run(model, workers, symmetry=symmetry)
+        assert got.stats.extras["workers"] == workers
+        assert _result(got) == _result(one), workers
+
+
+@pytest.mark.parametrize("options", [
+    {"stop_on_first": True}, {"max_states": 10}, {"max_states": 100}, {"max_depth": 3},
+    {"max_depth": 5}, {"invariants": ("Consistent",)}, {"deadlock": False}, {"exact": True},
+    {"exact": True, "stop_on_first": True},
+], ids=str)
+def test_bounds_and_options_stop_where_one_worker_stops(options, load):
+    for name, consts in (("two_phase", {"N": 3}), ("die_hard", {})):
+        model = load(name, **consts)
+        opts = dict(options)
+        if "invariants" in opts and name == "die_hard":
+            opts["invariants"] = ("NotFour",)
+        one = _run(model, 1, **opts)
+        for workers in (2, 3):
+            assert _result(_run(model, workers, **opts)) == _result(one), (name, workers)
+
+
+@pytest.mark.parametrize("name", ["errors", "error_invariant", "error_init"])
+def test_run_time_errors_are_the_one_workers(name, load):
+    model = load(name)
+    one = _run(model, 1, symmetry=False)
+    got = _run(model, 3, symmetry=False)
+    assert got.error is not None and one.error is not None
+    assert got.error.diagnostic == one.error.diagnostic
+    steps = lambda e: None if e.trace is None else [(s.action, s.params, s.state)  # noqa: E731
+                                                     for s in e.trace.steps]
+    assert steps(got.error) == steps(one.error)
+    assert got.stats.distinct_states == one.stats.distinct_states
+    assert got.stats.generated_states == one.stats.generated_states
+
+
+def test_a_search_that_goes_parallel_midway_gives_the_same_answer(load):
+    """The default: levels on one core first, then (after ``parallel_after_s``
+    of search) the table split into shards and the rest on every worker."""
+    model = load("two_phase", N=4)
+    one = _run(model, 1)
+    mid = _run(model, 2, after_s=1e-9)
+    assert mid.stats.extras["workers"] == 2
+    assert _result(mid) == _result(one)
+
+
+class _InterruptAt:
+    def __init__(self, n: int):
+        self.n, self.ticks = n, 0
+
+    def progress(self, p) -> None:
+        self.ticks += 1
+        if self.ticks == self.n:
+            raise KeyboardInterrupt
+
+    def note(self, message: str) -> None:
+        pass
+
+
+@pytest.mark.parametrize("write,resume", [(3, 1), (1, 2), (2, 4)])
+def test_checkpoints_resume_with_another_number_of_workers(write, resume, load, tmp_path,
+                                                           monkeypatch):
+    import modelcheck.engines.compiled.search as search
+    monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)     # a tick at every safe point
+    model = load("two_phase", N=4)
+    full = _run(model, 1)
+    resumed = 0
+    for at in (3, 6, 10):
+        folder = tmp_path / f"at{at}"
+        part = api.check(model, engine="compiled", reporter=_InterruptAt(at),
+                         options=CheckOptions(workers=write, checkpoint_dir=str(folder),
+                                              extra={"parallel_after_s": 0.0}))
+        if part.reason != "interrupted":
+            continue
+        assert all(p.status is not Status.HOLDS for p in part.properties)
+        rest = _run(model, resume, resume_dir=str(folder))
+        assert _result(rest) == _result(full), at
+        resumed += 1
+    assert resumed >= 2

@@ -55,7 +55,8 @@ def ours(n: int, repeat: int, exact: bool, workers: int = 1) -> dict:
         if best is None or result.stats.elapsed_s < best["search_s"]:
             best = {"distinct": result.stats.distinct_states, "search_s": result.stats.elapsed_s,
                     "cpu_s": cpu, "compile_s": kernels.compile_s + kernels.codegen_s,
-                    "bytes_per_state": result.stats.extras["bytes_per_state"]}
+                    "bytes_per_state": result.stats.extras["bytes_per_state"],
+                    "phase_s": result.stats.extras.get("phase_s")}
     assert best is not None
     return best
 
@@ -148,6 +149,8 @@ def scaling(args: argparse.Namespace, one: dict | None = None) -> list[dict]:
         r["workers"] = n
         assert r["distinct"] == one["distinct"], "state counts differ"
         print(line(f"compiled, {n} workers", r))
+        print(f"  wall seconds per phase (expand and store on every worker, settle on one): "
+              f"{r['phase_s']}")
         print(f"ratio {n} workers vs 1 (wall): {one['search_s'] / r['search_s']:.2f}x")
         out.append(r)
     return out

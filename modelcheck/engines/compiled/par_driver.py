@@ -86,12 +86,15 @@ def par_initial(rows, out, okeys, opts, U, S):
 
 @jit
 def par_expand(front, start, stop, out, post, okeys, optag, oaid, osbits, rowk, term, m0,
-               want_step, opts, U, P, S, V, buf, bufaid, err, sflags, rkeys, rrows):
+               want_step, opts, U, P, S, V, buf, bufaid, err, sflags, rkeys, rrows, rown,
+               act_of, wact):
     """Successors of front[start:stop] into out/post/... from m0: (status, row
     reached, candidates written); status 0 done, 2 out is full, 3 buf is too
     small.  rowk[i]: successors of row i, -1 an error; term[i]: is_terminal
     of a row without successors (-1 an error); osbits: the wanted step
-    invariants a step breaks, -1 an error.  With symmetry ``post`` holds the
+    invariants a step breaks, -1 an error; rown[i]: the successors of row i
+    not known here; wact: successors per action (the settling pass counts
+    them only when a search stops inside the chunk).  With symmetry ``post`` holds the
     successor as computed, ``out`` its representative; without, they are one
     array.
 
@@ -116,6 +119,7 @@ def par_expand(front, start, stop, out, post, okeys, optag, oaid, osbits, rowk, 
         if m + k > out.shape[0]:
             return 2, i, m
         rowk[i] = k
+        rown[i] = 0
         if k == 0:
             term[i] = is_terminal(U, S, err) if opts[0] != 0 else 1
             continue
@@ -133,6 +137,7 @@ def par_expand(front, start, stop, out, post, okeys, optag, oaid, osbits, rowk, 
             if nstep > 0:
                 osbits[m] = bits
             oaid[m] = bufaid[j]
+            wact[act_of[bufaid[j]]] += 1
             okeys[m] = SIGN
             m += 1
             # Known successors (most of them) leave only their action and
@@ -159,6 +164,7 @@ def par_expand(front, start, stop, out, post, okeys, optag, oaid, osbits, rowk, 
                 copy_slots(out[m - 1], 0, buf[j], 0, W)
             okeys[m - 1] = key
             optag[m - 1] = ptag
+            rown[i] += 1
     return 0, stop, m
 
 
@@ -248,13 +254,15 @@ def _settle_fault(err, i, j, a, row):
 
 
 @jit
-def par_settle(front, start, stop, wstart, cap, rowk, term, out, post, okeys, oaid, osbits,
-               pos, ostate, pflags, pstat, nxt, ctr, act_counts, act_of, want, kinds, want_step,
+def par_settle(front, start, stop, wstart, cap, rowk, rown, term, out, post, okeys, oaid,
+               osbits, pos, ostate, pflags, pstat, nxt, ctr, sres, want, kinds, want_step,
                opts, found, frows, frows2, faid, U, P, S, V, buf, bufaid, err, flags, sflags):
     """Rows front[start:stop] in the serial order, from the marks of the two
     parallel phases: (status, row reached) as explore_chunk returns them
     (DONE, FAULT, STOPPED or AT_BOUND).  Worker w expanded rows
-    wstart[w]..wstart[w+1] into candidates w*cap..; nxt has room for all."""
+    wstart[w]..wstart[w+1] into candidates w*cap..; nxt has room for all.
+    Stopped early, it leaves in sres the worker and the end of the
+    candidates the serial search had counted per action (count_actions)."""
     nstate = want.shape[0]
     nstep = want_step.shape[0]
     dl = nstate + nstep
@@ -264,6 +272,8 @@ def par_settle(front, start, stop, wstart, cap, rowk, term, out, post, okeys, oa
         g = w * cap
         for i in range(wstart[w], wstart[w + 1]):
             k = rowk[i]
+            sres[0] = w
+            sres[1] = g
             if k < 0:
                 successors(front, i, U, P, S, buf, bufaid, err)
                 err[3] = 1
@@ -284,9 +294,15 @@ def par_settle(front, start, stop, wstart, cap, rowk, term, out, post, okeys, oa
                         frows[dl, x] = front[i, x]
                     if stop_first:
                         return 5, i + 1
+            if nstep == 0 and rown[i] == 0:
+                g += k      # every successor known: nothing to settle
+                continue
             for j in range(k):
+                if nstep == 0 and okeys[g] == SIGN:
+                    g += 1
+                    continue
                 a = oaid[g]
-                act_counts[act_of[a]] += 1
+                sres[1] = g + 1
                 if nstep > 0:
                     bits = osbits[g]
                     if bits < 0:

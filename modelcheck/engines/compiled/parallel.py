@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
 from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
 from modelcheck.engines.compiled.driver import AT_BOUND, C_NEXT, DONE, FAULT, STOPPED
@@ -43,6 +44,17 @@ INLINE_ROWS = 64
 #: compiling the parallel kernels costs a cold kernel a few seconds more
 #: (cached after that), which a search this short would not win back.
 PARALLEL_AFTER_S = 1.0
+
+
+@njit(cache=True, nogil=True)
+def count_actions(oaid: np.ndarray, act_of: np.ndarray, act_counts: np.ndarray,
+                  counts: np.ndarray, cap: np.int64, w_stop: np.int64, g_stop: np.int64) -> None:
+    """Add the steps of a chunk up to candidate ``g_stop`` (exclusive) of
+    worker ``w_stop`` to the per-action counts."""
+    for w in range(w_stop + 1):
+        end = g_stop if w == w_stop else w * cap + counts[w]
+        for g in range(w * cap, end):
+            act_counts[act_of[oaid[g]]] += 1
 
 
 def resolve_workers(options: CheckOptions) -> int:
@@ -81,14 +93,16 @@ class _Scratch:
     bufaid: np.ndarray
     rkeys: np.ndarray
     rrows: np.ndarray
+    wact: np.ndarray        # successors per action in the current chunk
 
     @classmethod
-    def like(cls, k: CompiledModel, nstep: int, exact: bool) -> "_Scratch":
+    def like(cls, k: CompiledModel, nstep: int, exact: bool, nact: int) -> "_Scratch":
         w = k.layout.words
         return cls(k.U.copy(), k.P.copy(), k.V.copy(), k.S.copy(), k.err.copy(),
                    np.zeros(max(1, nstep), dtype=np.int64), k.buf.copy(), k.bufaid.copy(),
                    np.full(RECENT, SIGN, dtype=np.int64),
-                   np.zeros((RECENT if exact else 1, w), dtype=np.int64))
+                   np.zeros((RECENT if exact else 1, w), dtype=np.int64),
+                   np.zeros(nact, dtype=np.int64))
 
     def grow_buffer(self) -> None:
         """Twice the room for one state's successors."""
@@ -139,13 +153,15 @@ class ParallelSearch(CompiledSearch):
         self.nshards = 1 << (workers - 1).bit_length()
         self.after_s = float(options.extra.get("parallel_after_s", PARALLEL_AFTER_S))
         self.parallel = False       # levels so far ran on one core (search.py)
-        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact)
+        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts))
                         for _ in range(workers)]
+        self.sres = np.zeros(2, dtype=np.int64)
         self.opts[O_EXACT] = 1 if options.exact else 0
         self.cand = _Candidates(workers, 1024, kernels.layout.words, self.nstate,
                                 bool(kernels.symmetric))
         self.offs = np.zeros(self.nshards + 1, dtype=np.int64)
         self.rowk = np.zeros(0, dtype=np.int64)
+        self.rown = np.zeros(0, dtype=np.int64)
         self.term = np.zeros(0, dtype=np.int64)
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="modelcheck-search")
         # wall seconds in each phase, and candidates settled: the figures of
@@ -185,14 +201,15 @@ class ParallelSearch(CompiledSearch):
         self.module.par_initial(empty, c.out, c.okeys, self.opts, s.U, s.S)
         self.module.par_expand(empty, 0, 0, c.out, c.post, c.okeys, c.optag, c.oaid, c.osbits,
                                none, none, 0, self.want_step, self.opts, s.U, s.P, s.S, s.V,
-                               s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows)
+                               s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows, none,
+                               k.action_of, s.wact)
         self.module.par_insert(t.keys, t.tags, t.states, t.meta, c.idx, 0, 0, c.out, c.okeys,
                                c.optag, c.ostate, c.pflags, c.pstat, self.want, self.opts,
                                t.grow_at(), s.V, s.S, s.err)
         bounds = np.zeros(self.workers + 1, dtype=np.int64)
-        self.module.par_settle(empty, 0, 0, bounds, c.cap, none, none, c.out, c.post, c.okeys,
-                               c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, self.nxt,
-                               self.ctr, self.act_counts, k.action_of, self.want, self.kinds,
+        self.module.par_settle(empty, 0, 0, bounds, c.cap, none, none, none, c.out, c.post,
+                               c.okeys, c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat,
+                               self.nxt, self.ctr, self.sres, self.want, self.kinds,
                                self.want_step, self.opts, self.found, self.frows, self.frows2,
                                self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid, k.err, self.flags,
                                self.sflags)
@@ -286,6 +303,7 @@ class ParallelSearch(CompiledSearch):
         n = len(self.front)
         if len(self.rowk) < n:      # every row's entry is written before it is read
             self.rowk = np.empty(max(n, 2 * len(self.rowk)), dtype=np.int64)
+            self.rown = np.empty(len(self.rowk), dtype=np.int64)
             self.term = np.empty(len(self.rowk), dtype=np.int64)
         while self.pos < n:
             stop = min(n, self.pos + self.chunk)
@@ -324,11 +342,19 @@ class ParallelSearch(CompiledSearch):
         self._ensure_room(int(c.counts.sum()))
         self.candidates += int(c.counts.sum())
         out = self.module.par_settle(
-            self.front, start, stop, wstart, c.cap, self.rowk, self.term, c.out, c.post, c.okeys,
-            c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, self.nxt, self.ctr,
-            self.act_counts, k.action_of, self.want, self.kinds, self.want_step, self.opts,
-            self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid,
-            k.err, self.flags, self.sflags)
+            self.front, start, stop, wstart, c.cap, self.rowk, self.rown, self.term, c.out,
+            c.post, c.okeys, c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, self.nxt,
+            self.ctr, self.sres, self.want, self.kinds, self.want_step, self.opts, self.found,
+            self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid, k.err,
+            self.flags, self.sflags)
+        if out[0] == DONE:
+            for s in self.scratch:
+                self.act_counts += s.wact
+        else:
+            # stopped inside the chunk: only the steps the serial order had
+            # reached count, as in explore_chunk
+            count_actions(c.oaid, k.action_of, self.act_counts, c.counts, np.int64(c.cap),
+                          self.sres[0], self.sres[1])
         t3 = time.perf_counter()
         self.phase_s["expand"] += t1 - t0
         self.phase_s["store"] += t2 - t1
@@ -340,6 +366,8 @@ class ParallelSearch(CompiledSearch):
         candidates ran out goes on once the room is doubled."""
         reached = wstart[:-1].copy()
         self.cand.counts[:] = 0
+        for s in self.scratch:
+            s.wact[:] = 0
 
         def job(w: int) -> None:
             s, c = self.scratch[w], self.cand
@@ -349,7 +377,8 @@ class ParallelSearch(CompiledSearch):
                     c.post[w * c.cap:(w + 1) * c.cap], c.okeys[w * c.cap:],
                     c.optag[w * c.cap:], c.oaid[w * c.cap:], c.osbits[w * c.cap:], self.rowk,
                     self.term, c.counts[w], self.want_step, self.opts, s.U, s.P, s.S, s.V,
-                    s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows)
+                    s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows, self.rown,
+                    self.k.action_of, s.wact)
                 reached[w], c.counts[w] = row, m
                 if status == 3:
                     s.grow_buffer()

@@ -34,7 +34,7 @@ from modelcheck.engines.compiled.runtime import SIGN
 from modelcheck.engines.compiled.search import CHUNK_TARGET_S, RECENT, CompiledSearch
 from modelcheck.engines.compiled.shards import (ShardedTable, entries_of, shard_of_keys,
                                                 table_from_entries)
-from modelcheck.engines.compiled.table import FingerprintTable
+from modelcheck.engines.compiled.table import FingerprintTable, own_line
 
 __all__ = ["ParallelSearch", "make_search", "resolve_workers"]
 
@@ -98,17 +98,17 @@ class _Scratch:
     @classmethod
     def like(cls, k: CompiledModel, nstep: int, exact: bool, nact: int) -> "_Scratch":
         w = k.layout.words
-        return cls(k.U.copy(), k.P.copy(), k.V.copy(), k.S.copy(), k.err.copy(),
-                   np.zeros(max(1, nstep), dtype=np.int64), k.buf.copy(), k.bufaid.copy(),
-                   np.full(RECENT, SIGN, dtype=np.int64),
-                   np.zeros((RECENT if exact else 1, w), dtype=np.int64),
-                   np.zeros(nact, dtype=np.int64))
+        return cls(own_line(k.U), own_line(k.P), own_line(k.V), own_line(k.S),
+                   own_line(k.err), own_line(np.zeros(max(1, nstep), dtype=np.int64)),
+                   own_line(k.buf), own_line(k.bufaid), np.full(RECENT, SIGN, dtype=np.int64),
+                   own_line(np.zeros((RECENT if exact else 1, w), dtype=np.int64)),
+                   own_line(np.zeros(nact, dtype=np.int64)))
 
     def grow_buffer(self) -> None:
         """Twice the room for one state's successors."""
         n, words = self.buf.shape
-        self.buf = np.zeros((2 * n, words), dtype=np.int64)
-        self.bufaid = np.zeros(2 * n, dtype=np.int32)
+        self.buf = own_line(np.zeros((2 * n, words), dtype=np.int64))
+        self.bufaid = own_line(np.zeros(2 * n, dtype=np.int32))
 
 
 class _Candidates:

@@ -31,7 +31,7 @@ from numba import njit
 from modelcheck.engines.compiled.reps import to_signed, to_unsigned
 from modelcheck.engines.compiled.runtime import SIGN, TAG_MASK, TAG_SHIFT
 
-__all__ = ["FingerprintTable", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
+__all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
            "table_insert", "table_find_tag", "table_lookup", "key_of", "home_of", "tag_from_fp"]
 
 NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
@@ -42,6 +42,18 @@ MAX_LOAD = 0.88
 GROWTH = 1.16
 #: Meta slots: home slots C, entries, exact flag.
 M_CAP, M_COUNT, M_EXACT = 0, 1, 2
+
+
+def own_line(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` that shares no cache line with any other array: small
+    arrays that a thread writes on every state (a shard's entry count, a
+    worker's scratch) would otherwise sit on a line another thread writes,
+    and each write would take the line from the other core."""
+    pad = 128 // a.itemsize
+    flat = np.zeros(a.size + 2 * pad, dtype=a.dtype)
+    out = flat[pad:pad + a.size].reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def tail_for(cap: int) -> int:
@@ -198,7 +210,7 @@ class FingerprintTable:
     def __init__(self, words: int, exact: bool, capacity: int = 1 << 14):
         self.words = words
         self.exact = exact
-        self.meta = np.zeros(4, dtype=np.int64)
+        self.meta = own_line(np.zeros(4, dtype=np.int64))
         self.meta[M_EXACT] = 1 if exact else 0
         self._allocate(capacity)
 

@@ -31,7 +31,7 @@ from modelcheck.engines.compiled.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.par_driver import C_DISTINCT, MAX_STEP_COLUMNS, O_EXACT
 from modelcheck.engines.compiled.runtime import SIGN
-from modelcheck.engines.compiled.search import CHUNK_TARGET_S, RECENT, CompiledSearch
+from modelcheck.engines.compiled.search import RECENT, CompiledSearch
 from modelcheck.engines.compiled.shards import (ShardedTable, entries_of, shard_of_keys,
                                                 table_from_entries)
 from modelcheck.engines.compiled.table import FingerprintTable, own_line
@@ -309,19 +309,8 @@ class ParallelSearch(CompiledSearch):
             stop = min(n, self.pos + self.chunk)
             began = time.perf_counter()
             status, reached = self._chunk(self.pos, stop)
-            self.pos = int(reached)
-            self._note_found(self.depth + 1, self.depth)
-            if status == DONE:
-                spent = max(time.perf_counter() - began, 1e-6)
-                scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
-                self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
-            elif status == FAULT:
-                raise fault_error(self, self.front[self.pos], self.depth)
-            elif status == STOPPED:
-                self.stopped = True
+            if self._chunk_done(status, reached, began):
                 return
-            elif status == AT_BOUND:
-                raise self._state_bound()
             self._safe_point()
 
     def _slices(self, start: int, stop: int) -> np.ndarray:

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.shards import ShardedTable
 from modelcheck.engines.compiled.table import FingerprintTable, tag_from_fp
 from modelcheck.trace.trace import Step, Trace
 
@@ -36,9 +37,11 @@ class RebuildError(RuntimeError):
 
 
 Path = list[tuple[int | None, np.ndarray]]   # (action id or None for Init, concrete words)
+#: The seen-state table of the one-core or the parallel search.
+Table = FingerprintTable | ShardedTable
 
 
-def _chains(table: FingerprintTable, slot: int, steps: int) -> Iterator[list[int]]:
+def _chains(table: Table, slot: int, steps: int) -> Iterator[list[int]]:
     """Slot chains ending at ``slot`` that reach an initial entry in ``steps`` steps
     (listed from the initial entry)."""
     ptag = table.parent_tag(slot)
@@ -60,7 +63,7 @@ def _representatives(kernels: CompiledModel, rows: np.ndarray
     return canon, kernels.fingerprint(canon), perms
 
 
-def _match(table: FingerprintTable, slot: int, canon: np.ndarray, fps: np.ndarray) -> int | None:
+def _match(table: Table, slot: int, canon: np.ndarray, fps: np.ndarray) -> int | None:
     """The first row whose representative is the table entry at ``slot``."""
     target = table.fingerprint_at(slot)
     for j in range(len(fps)):
@@ -80,7 +83,7 @@ def concrete_step(kernels: CompiledModel, current: np.ndarray, post: np.ndarray)
     return None
 
 
-def _replay_chain(kernels: CompiledModel, table: FingerprintTable, chain: list[int],
+def _replay_chain(kernels: CompiledModel, table: Table, chain: list[int],
                   initial: np.ndarray) -> tuple[Path, np.ndarray] | None:
     """Re-execute the chain through the stored representatives ``r`` (whose
     successors the search computed), carrying the permutation ``pi`` with
@@ -111,7 +114,7 @@ def _replay_chain(kernels: CompiledModel, table: FingerprintTable, chain: list[i
     return path, pi
 
 
-def find_path(kernels: CompiledModel, table: FingerprintTable, row: np.ndarray, level: int,
+def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
               initial: np.ndarray) -> tuple[Path, np.ndarray]:
     """A concrete path from an initial state to ``pi(row)``, where ``row`` is a
     stored representative found at ``level`` (initial states are level 1);

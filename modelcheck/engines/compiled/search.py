@@ -262,23 +262,32 @@ class CompiledSearch:
                 self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
                 k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags, self.rkeys,
                 self.rrows)
-            self.pos = int(reached)
-            self._note_found(self.depth + 1, self.depth)
-            if status == DONE:
-                spent = max(time.perf_counter() - began, 1e-6)
-                scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
-                self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
-            elif status == FAULT:
-                raise fault_error(self, self.front[self.pos], self.depth)
-            elif status == STOPPED:
-                self.stopped = True
+            if self._chunk_done(status, reached, began):
                 return
-            elif status == AT_BOUND:
-                raise self._state_bound()
-            else:
+            if status != DONE:
                 self._grow(status)
                 t = self.table
             self._safe_point()
+
+    def _chunk_done(self, status: int, reached: int, began: float) -> bool:
+        """After a chunk of a level: the row reached, the finds, the next
+        chunk's size; True when the search stops here (a violation with
+        stop_on_first).  A fault or the state bound raises; a status asking
+        for more room is the caller's."""
+        self.pos = int(reached)
+        self._note_found(self.depth + 1, self.depth)
+        if status == DONE:
+            spent = max(time.perf_counter() - began, 1e-6)
+            scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
+            self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
+        elif status == FAULT:
+            raise fault_error(self, self.front[self.pos], self.depth)
+        elif status == STOPPED:
+            self.stopped = True
+            return True
+        elif status == AT_BOUND:
+            raise self._state_bound()
+        return False
 
     def _grow(self, status: int) -> None:
         if status == GROW_TABLE:

@@ -104,9 +104,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="[compiled, spark] Resume from the checkpoint in DIR."),
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
-        click.option("--workers", type=click.IntRange(min=1), metavar="N",
-                     help="[compiled] Search threads. Default: every core (a search goes "
-                          "parallel after its first second on one)."),
+        click.option("--workers", type=click.IntRange(min=0), metavar="N",
+                     help="[compiled] Search threads (0: every core). Default 1. A search "
+                          "goes parallel after its first second on one."),
         click.option("--max-memory", type=POSITIVE, metavar="MIB",
                      help="[compiled] Stop (unknown) rather than grow the state table past "
                           "MIB mebibytes."),

@@ -16,7 +16,7 @@ from numba import njit
 
 from modelcheck.engines.compiled.reps import to_signed
 from modelcheck.engines.compiled.runtime import SIGN
-from modelcheck.engines.compiled.table import FingerprintTable
+from modelcheck.engines.compiled.table import MAX_LOAD, FingerprintTable
 
 __all__ = ["ShardedTable", "entries_of", "table_from_entries", "shard_of_keys"]
 
@@ -56,11 +56,11 @@ def shard_of_keys(okeys: np.ndarray, counts: np.ndarray, cap: np.int64, nshards:
 class ShardedTable:
     """``n`` shards (a power of two) of fingerprint tables."""
 
-    def __init__(self, words: int, exact: bool, shards: int):
+    def __init__(self, words: int, exact: bool, shards: int, capacity: int = 1 << 14):
         assert shards >= 1 and shards & (shards - 1) == 0
         self.words = words
         self.exact = exact
-        self.shards = [FingerprintTable(words, exact) for _ in range(shards)]
+        self.shards = [FingerprintTable(words, exact, capacity) for _ in range(shards)]
 
     def __len__(self) -> int:
         return len(self.shards)
@@ -135,8 +135,12 @@ def table_from_entries(words: int, arrays: dict[str, np.ndarray],
     tags = np.ascontiguousarray(arrays["tags"], dtype=np.uint32)
     states = (np.ascontiguousarray(arrays["states"], dtype=np.int64).reshape(-1, words)
               if exact else np.zeros((1, words), dtype=np.int64))
+    # Sized for the entries up front: refilling a small table would grow it
+    # some forty times on the way to millions of entries.
+    cap = max(1 << 14, int(len(keys) / shards / MAX_LOAD * 1.05) + 64)
     table: FingerprintTable | ShardedTable
-    table = ShardedTable(words, exact, shards) if shards > 1 else FingerprintTable(words, exact)
+    table = ShardedTable(words, exact, shards, cap) if shards > 1 else \
+        FingerprintTable(words, exact, capacity=cap)
     parts = table.shards if isinstance(table, ShardedTable) else [table]
     for n, t in enumerate(parts):
         t.fill_from(keys, tags, states, np.int64(len(parts) - 1), np.int64(n))

@@ -105,8 +105,8 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
         click.option("--workers", type=click.IntRange(min=0), metavar="N",
-                     help="[compiled] Search threads (0: every core). Default 1. A search "
-                          "goes parallel after its first second on one."),
+                     help="[compiled] Search threads (default, and 0: every core). A search "
+                          "goes parallel at a wide level after its first second on one."),
         click.option("--max-memory", type=POSITIVE, metavar="MIB",
                      help="[compiled] Stop (unknown) rather than grow the state table past "
                           "MIB mebibytes."),

@@ -164,6 +164,8 @@ def _engine_options(engine: str, no_deadlock: bool, row_id: str, model) -> Check
         if row_id in SPARK_FORCED:
             options.spark_threshold = 0   # force every level through Spark
         options.partitions = 2           # one per core: 4 made every level run in two waves
+    if engine == "compiled":
+        options.workers = 1              # the one-core search (compiled-parallel: below)
     if engine == "compiled-parallel":
         # three workers: slices of unequal rows, and more shards than workers
         options.workers = 3

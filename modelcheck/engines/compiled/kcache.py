@@ -38,9 +38,9 @@ import platformdirs
 from modelcheck.fsutil import sha256_file, write_atomic
 
 __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline", "compile_lock",
-           "default_cache_dir", "import_kernel_file", "in_native_callback", "is_warm",
-           "kernel_key", "kernel_path", "load_kernel_module", "looks_warm", "mark_warm",
-           "module_name", "numba_version", "precompile", "source_digest"]
+           "default_cache_dir", "has_compiled", "import_kernel_file", "in_native_callback",
+           "is_warm", "kernel_key", "kernel_path", "load_kernel_module", "looks_warm",
+           "mark_warm", "module_name", "numba_version", "precompile", "source_digest"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -234,7 +234,15 @@ def is_warm(path: Path, notes: list[str] | None = None) -> bool:
         return False
     except (OSError, ValueError):
         recorded = None
-    if isinstance(recorded, dict) and recorded == _manifest(path):
+    current = _manifest(path)
+    if isinstance(recorded, dict) and all(current.get(n) == h for n, h in recorded.items()):
+        # Files the marker does not list come from a compile that did not
+        # finish (a search that ended while its parallel kernels compiled in
+        # the background): not trusted, so removed; the rest is as recorded.
+        for f in _numba_files(path):
+            if f.name not in recorded:
+                with contextlib.suppress(FileNotFoundError):
+                    f.unlink()
         return True
     if notes is not None:
         notes.append(f"kernel cache: numba's compiled code for {path.name} was changed or "
@@ -290,6 +298,17 @@ def looks_warm(source: str, cache_dir: str | os.PathLike | None) -> bool:
 
 def mark_warm(path: Path) -> None:
     write_atomic(_warm_marker(path), json.dumps(_manifest(path), sort_keys=True).encode())
+
+
+def has_compiled(path: Path, function: str) -> bool:
+    """Whether the warm marker of the kernel at ``path`` lists numba's files
+    for ``function`` (compiled by an earlier run, and so loaded, not compiled)."""
+    try:
+        recorded = json.loads(_warm_marker(path).read_text())
+    except (OSError, ValueError):
+        return False
+    prefix = f"{path.stem}.{function}-"
+    return isinstance(recorded, dict) and any(n.startswith(prefix) for n in recorded)
 
 
 # ---------------------------------------------------------------- compiling

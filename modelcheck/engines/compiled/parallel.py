@@ -17,6 +17,7 @@ part that does not scale; it touches each candidate once, without hashing.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,6 +45,13 @@ INLINE_ROWS = 64
 #: compiling the parallel kernels costs a cold kernel a few seconds more
 #: (cached after that), which a search this short would not win back.
 PARALLEL_AFTER_S = 1.0
+#: A level narrower than this stays on one core.  Each parallel chunk hands
+#: work to the threads three times and writes every successor down for the
+#: next phase; on a level of a few thousand rows (a millisecond of work)
+#: that costs more than the second core gives back.  A deep search of
+#: narrow levels (tests/faults/grid.mc: 5,001 levels of at most 2,501 rows)
+#: then never leaves the one-core search.
+WIDE_ROWS = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -58,15 +66,11 @@ def count_actions(oaid: np.ndarray, act_of: np.ndarray, act_counts: np.ndarray,
 
 
 def resolve_workers(options: CheckOptions) -> int:
-    """The number of search threads: ``options.workers`` (0: every core this
-    process may run on), one when not given.  Not every core by default yet:
-    a deep search of narrow levels (tests/faults/grid.mc, 5,001 levels of
-    about 1,250 states) pays the thread hand-offs at every level and ran
-    20x slower on two workers; levels below a size should stay on one core
-    first."""
-    if options.workers is None:
-        return 1
-    if options.workers > 0:
+    """The number of search threads: ``options.workers``, or every core this
+    process may run on when it is not given or 0.  A search only goes
+    parallel once it has run a while and reached a wide level, so a short or
+    narrow one stays on one core whatever this says."""
+    if options.workers:
         return options.workers
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -158,7 +162,18 @@ class ParallelSearch(CompiledSearch):
         self.workers = workers
         self.nshards = 1 << (workers - 1).bit_length()
         self.after_s = float(options.extra.get("parallel_after_s", PARALLEL_AFTER_S))
+        self.wide_rows = int(options.extra.get("parallel_wide_rows", WIDE_ROWS))
+        # False: a kernel without its parallel kernels compiles them at once
+        # (the search waits), so when a search goes parallel does not depend
+        # on how long a compile took
+        self.background = bool(options.extra.get("parallel_background", True))
         self.parallel = False       # levels so far ran on one core (search.py)
+        # The parallel kernels of a kernel not yet compiled with them compile
+        # on another thread while the search goes on, on one core.
+        self.compiler: threading.Thread | None = None
+        self.compiled = threading.Event()
+        self.compile_failed: str | None = None
+        self.background_compile_s = 0.0
         self.scratch = [_Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts))
                         for _ in range(workers)]
         self.sres = np.zeros(2, dtype=np.int64)
@@ -187,44 +202,96 @@ class ParallelSearch(CompiledSearch):
     def warm_up(self) -> None:
         """Compile (or load) the parallel kernels before the search's clock
         starts, on empty input: their compile is reported as compile time."""
-        from modelcheck.engines.compiled.kcache import compile_lock, mark_warm
+        if self.compiled.is_set():
+            return                  # on the other thread, beside the search
         began = time.perf_counter()
-        # numba adds these entry points' files to the kernel's cache: the
-        # warm marker must list them, or the next run would take the cache
-        # for damaged and compile the whole kernel again.
-        with compile_lock(self.k.path):
-            self._compile_entry_points()
-            mark_warm(self.k.path)
+        self._compile_parallel_kernels()
         spent = time.perf_counter() - began
         self.k.compile_s += spent
         self.start += spent         # compile time, not search time
 
-    def _compile_entry_points(self) -> None:
-        k, c, s = self.k, self.cand, self.scratch[0]
+    def _compile_parallel_kernels(self) -> None:
+        from modelcheck.engines.compiled.kcache import compile_lock, mark_warm
+        # numba adds these entry points' files to the kernel's cache: the
+        # warm marker must list them, or the next run would not trust them
+        # (kcache.is_warm) and compile them again.  It is written after each
+        # one, so that a compile cut short by the end of the search still
+        # saves what it finished, and short runs get there one by one.
+        with compile_lock(self.k.path):
+            self._compile_entry_points(lambda: mark_warm(self.k.path))
+
+    def _kernels_ready(self) -> bool:
+        """Whether the parallel kernels can be had now: compiled by an earlier
+        run (loading them takes moments), or on the other thread.  Otherwise
+        that thread is started (once), and the search stays on one core."""
+        from modelcheck.engines.compiled.kcache import has_compiled
+        if self.compiled.is_set():
+            return self.compile_failed is None
+        if self.compiler is not None:
+            return False
+        if (self.after_s <= 0 or not self.background
+                or has_compiled(self.k.path, "par_admit_settle")):     # the last one compiled
+            return True
+        self.compiler = threading.Thread(target=self._compile_in_background, daemon=True,
+                                         name="modelcheck-compile-parallel")
+        self.compiler.start()
+        return False
+
+    def _compile_in_background(self) -> None:
+        """The parallel kernels' compile, beside the one-core search: numba
+        compiles a function once per process, and the search's threads call
+        the same dispatchers once this is done.  A search that ends first does
+        not wait: whatever numba wrote without the warm marker is discarded
+        by the next run (kcache.is_warm)."""
+        began = time.perf_counter()
+        try:
+            self._compile_parallel_kernels()
+        except Exception as exc:    # noqa: BLE001 - only a speed-up is lost
+            self.compile_failed = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.background_compile_s = time.perf_counter() - began
+            self.compiled.set()
+
+    def _compile_entry_points(self, compiled_one: Callable[[], None]) -> None:
+        """Every parallel entry point called on empty input, ``compiled_one``
+        after each.  Every array is a copy: this may run beside the one-core
+        search, which owns the originals (a copy has the same numba type, so
+        the same code serves)."""
+        k, s = self.k, self.scratch[0]
+        c = _Candidates(1, 16, k.layout.words, self.nstate, bool(k.symmetric))
         t = FingerprintTable(k.layout.words, self.options.exact, capacity=64)
         empty = np.zeros((0, k.layout.words), dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
-        self.module.par_initial(empty, c.out, c.okeys, self.opts, s.U, s.S)
+        opts, want_step, want, kinds, nxt, ctr, sres, found, frows, frows2, faid, flags, sflags = (
+            a.copy() for a in (self.opts, self.want_step, self.want, self.kinds, self.nxt,
+                               self.ctr, self.sres, self.found, self.frows, self.frows2,
+                               self.faid, self.flags, self.sflags))
+        U, P, S, V, buf, bufaid, err = (a.copy() for a in (s.U, s.P, s.S, s.V, s.buf,
+                                                            s.bufaid, s.err))
+        self.module.par_initial(empty, c.out, c.okeys, opts, U, S)
+        compiled_one()
         self.module.par_expand(empty, 0, 0, c.out, c.post, c.okeys, c.optag, c.oaid, c.osbits,
-                               none, none, 0, self.want_step, self.opts, s.U, s.P, s.S, s.V,
-                               s.buf, s.bufaid, s.err, s.sflags, s.rkeys, s.rrows, none,
-                               k.action_of, s.wact)
+                               none, none, 0, want_step, opts, U, P, S, V, buf, bufaid, err,
+                               s.sflags.copy(), s.rkeys.copy(), s.rrows.copy(), none,
+                               k.action_of.copy(), s.wact.copy())
+        compiled_one()
         self.module.par_insert(t.keys, t.tags, t.states, t.meta, c.idx, 0, 0, c.out, c.okeys,
-                               c.optag, c.ostate, c.pflags, c.pstat, self.want, self.opts,
-                               t.grow_at(), s.V, s.S, s.err)
+                               c.optag, c.ostate, c.pflags, c.pstat, want, opts, t.grow_at(), V,
+                               S, err)
+        compiled_one()
         bounds = np.zeros(self.workers + 1, dtype=np.int64)
         self.module.par_settle(empty, 0, 0, bounds, c.cap, none, none, none, c.out, c.post,
-                               c.okeys, c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat,
-                               self.nxt, self.ctr, self.sres, self.want, self.kinds,
-                               self.want_step, self.opts, self.found, self.frows, self.frows2,
-                               self.faid, k.U, k.P, k.S, k.V, k.buf, k.bufaid, k.err, self.flags,
-                               self.sflags)
-        self.module.par_admit_settle(empty, 0, c.out, c.pos, c.ostate, c.pflags, c.pstat,
-                                     self.nxt, self.ctr, self.want, self.kinds, self.opts,
-                                     self.found, self.frows, self.frows2, self.faid, k.V, k.S,
-                                     k.err, self.flags)
+                               c.okeys, c.oaid, c.osbits, c.pos, c.ostate, c.pflags, c.pstat, nxt,
+                               ctr, sres, want, kinds, want_step, opts, found, frows, frows2,
+                               faid, U, P, S, V, buf, bufaid, err, flags, sflags)
+        compiled_one()
+        self.module.par_admit_settle(empty, 0, c.out, c.pos, c.ostate, c.pflags, c.pstat, nxt,
+                                     ctr, want, kinds, opts, found, frows, frows2, faid, V, S,
+                                     err, flags)
+        compiled_one()
         shard_of_keys(c.okeys, np.zeros(1, dtype=np.int64), np.int64(c.cap),
-                      np.int64(self.nshards), c.idx, self.offs, c.pos)
+                      np.int64(self.nshards), c.idx, np.zeros(self.nshards + 1, dtype=np.int64),
+                      c.pos)
 
     # ------------------------------------------------------------ figures
 
@@ -244,6 +311,11 @@ class ParallelSearch(CompiledSearch):
         finally:
             self.pool.shutdown(wait=True)
         result.stats.extras["workers"] = self.workers if self.parallel else 1
+        if self.compiler is not None:
+            # compiled beside the search: not part of the compile time the
+            # user waited for; None while it is still going
+            result.stats.extras["parallel_compile_s"] = (
+                round(self.background_compile_s, 3) if self.compiled.is_set() else None)
         if self.parallel:
             result.stats.extras["phase_s"] = {p: round(t, 3) for p, t in self.phase_s.items()}
             result.stats.extras["candidates"] = self.candidates
@@ -302,7 +374,7 @@ class ParallelSearch(CompiledSearch):
 
     def _expand_level(self) -> None:
         if not self.parallel:
-            if self.pos > 0 or self.elapsed() - self.elapsed_before < self.after_s:
+            if self.pos > 0 or not self._worth_parallel():
                 super()._expand_level()
                 return
             self._go_parallel()
@@ -318,6 +390,23 @@ class ParallelSearch(CompiledSearch):
             if self._chunk_done(status, reached, began):
                 return
             self._safe_point()
+
+    def _worth_parallel(self) -> bool:
+        """At the start of a level: whether it goes parallel (and every level
+        after it).  Not before the search has run ``after_s`` seconds, nor on
+        a level narrower than ``wide_rows``, nor before the kernels are there."""
+        if len(self.front) < self.wide_rows:
+            return False
+        if self.elapsed() - self.elapsed_before < self.after_s:
+            return False
+        return self._kernels_ready()
+
+    def _notes(self) -> list[str]:
+        notes = super()._notes()
+        if self.compile_failed is not None:
+            notes.append(f"the parallel kernels did not compile ({self.compile_failed}); "
+                         f"the search ran on one core")
+        return notes
 
     def _slices(self, start: int, stop: int) -> np.ndarray:
         """Where each worker's rows begin (and the last ends)."""

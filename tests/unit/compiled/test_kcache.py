@@ -121,13 +121,19 @@ def test_numba_files_are_used_only_as_the_compiling_run_left_them(source, tmp_pa
 
 
 def test_an_extra_numba_file_is_not_trusted(source, tmp_path):
+    """A file the warm marker does not list (left by a compile that did not
+    finish, such as the parallel kernels' beside a search that ended first)
+    is removed; the files the marker lists are still used."""
     _, path, _ = _load_fresh(source, tmp_path)
-    _fake_numba_files(path)
+    files = _fake_numba_files(path)
     kcache.mark_warm(path)
-    planted = path.parent / "__pycache__" / f"{path.stem}.admit-3.py311.nbi"
+    planted = path.parent / "__pycache__" / f"{path.stem}.par_settle-3.py311.nbi"
     planted.write_bytes(b"planted")
-    assert not kcache.is_warm(path, [])
-    assert not planted.exists()
+    notes: list[str] = []
+    assert kcache.is_warm(path, notes) and notes == []
+    assert not planted.exists() and all(f.exists() for f in files)
+    assert not kcache.has_compiled(path, "par_settle")
+    assert kcache.has_compiled(path, "expand_batch")
 
 
 def test_a_cold_compile_discards_numba_files_of_an_unfinished_one(source, tmp_path):

@@ -76,9 +76,61 @@ def test_a_search_that_goes_parallel_midway_gives_the_same_answer(load):
     of search) the table split into shards and the rest on every worker."""
     model = load("two_phase", N=4)
     one = _run(model, 1)
-    mid = _run(model, 2, after_s=1e-9)
+    mid = _run(model, 2, after_s=1e-9,
+               extra={"parallel_wide_rows": 0, "parallel_background": False})
     assert mid.stats.extras["workers"] == 2
     assert _result(mid) == _result(one)
+
+
+def test_narrow_levels_stay_on_one_core(load):
+    """Levels narrower than WIDE_ROWS are not worth the thread hand-offs: a
+    search of narrow levels runs on one core whatever the worker count."""
+    model = load("two_phase", N=4)
+    one = _run(model, 1)
+    got = _run(model, 2, after_s=1e-9, extra={"parallel_background": False})
+    assert got.stats.extras["workers"] == 1
+    assert _result(got) == _result(one)
+
+
+_WALK = """module walk
+var a: 0..6 = 0
+var b: 0..6 = 0
+action A() { require a < 6
+  a := a + 1 }
+action B() { require b < 6
+  b := b + 1 }
+invariant Inside: a + b <= 12
+"""
+
+
+def test_parallel_kernels_compile_beside_the_search_then_serve_the_next_run(load, tmp_path):
+    """A cold kernel's parallel entry points compile on another thread while
+    the search goes on, on one core; a search that ends first does not wait.
+    Once that compile is done the warm marker lists its files, and the next
+    search loads them and goes parallel at its first wide level."""
+    from modelcheck.engines.base import NullReporter
+    from modelcheck.engines.compiled import kcache
+    from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
+    from modelcheck.engines.compiled.parallel import ParallelSearch
+    # a spec of its own: a kernel this process loaded before would come
+    # with its parallel entry points already compiled
+    model = api.load_source(_WALK, path="walk.mc")
+    kernels = compile_model(model, KernelOptions(symmetry=False, cache_dir=str(tmp_path)))
+    assert not kcache.has_compiled(kernels.path, "par_admit_settle")
+    options = CheckOptions(workers=2, symmetry=False,
+                           extra={"parallel_after_s": 1e-9, "parallel_wide_rows": 0})
+    one = _run(model, 1, symmetry=False)
+    first = ParallelSearch(kernels, options, NullReporter(), 2)
+    assert _result(first.run()) == _result(one)
+    assert first.compiler is not None
+    first.compiler.join(timeout=600)
+    assert first.compiled.is_set() and first.compile_failed is None
+    assert kcache.has_compiled(kernels.path, "par_admit_settle")
+    assert kcache.is_warm(kernels.path)      # the marker lists the new files
+    second = ParallelSearch(kernels, options, NullReporter(), 2)
+    got = second.run()
+    assert second.compiler is None and got.stats.extras["workers"] == 2
+    assert _result(got) == _result(one)
 
 
 class _InterruptAt:

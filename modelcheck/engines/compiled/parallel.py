@@ -262,10 +262,11 @@ class ParallelSearch(CompiledSearch):
         t = FingerprintTable(k.layout.words, self.options.exact, capacity=64)
         empty = np.zeros((0, k.layout.words), dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
-        opts, want_step, want, kinds, nxt, ctr, sres, found, frows, frows2, faid, flags, sflags = (
-            a.copy() for a in (self.opts, self.want_step, self.want, self.kinds, self.nxt,
-                               self.ctr, self.sres, self.found, self.frows, self.frows2,
-                               self.faid, self.flags, self.sflags))
+        opts, want_step, want, kinds, ctr, sres, found, frows, frows2, faid, flags, sflags = (
+            a.copy() for a in (self.opts, self.want_step, self.want, self.kinds, self.ctr,
+                               self.sres, self.found, self.frows, self.frows2, self.faid,
+                               self.flags, self.sflags))
+        nxt = np.zeros((1, self.nxt.shape[1]), dtype=np.int64)    # the level's may be large
         U, P, S, V, buf, bufaid, err = (a.copy() for a in (s.U, s.P, s.S, s.V, s.buf,
                                                             s.bufaid, s.err))
         self.module.par_initial(empty, c.out, c.okeys, opts, U, S)

@@ -82,7 +82,7 @@ class CheckOptions:
     resume_dir: str | None = None
     dump_kernel: str | None = None              # path to write the generated source
     cache_dir: str | None = None
-    workers: int | None = None                  # search threads; None = 1, 0 = every core
+    workers: int | None = None                  # search threads; None or 0 = every core
     # Z3 engine
     depth: int | None = None                    # BMC depth (steps)
     k: int = 1                                  # k-induction

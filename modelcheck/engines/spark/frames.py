@@ -11,11 +11,14 @@ level is one Spark job:
                     .repartition(P, "fp")            # only the candidates move
     fresh = cands ANTI JOIN run_1 ... ANTI JOIN run_k   # on fp, in the JVM
     nxt   = fresh.groupBy("fp").agg(min(parent), first(inside), first(s0), ...)
-    nxt.localCheckpoint(); nxt.mapInArrow(check).collect()   # Python: the new states' properties
+    nxt.localCheckpoint(); nxt.select(settle aggregates).collect()   # in the JVM
 
 * ``expand`` (``tasks.expand_batches``) runs the kernels on the frontier,
   checks step invariants and deadlocks, removes the duplicates within its
-  task and classifies the successors under the state constraints.
+  task, classifies the successors under the state constraints and
+  evaluates the state properties on them (a flag and hit bits per row); its
+  task reports come back in an accumulator keyed by partition (a re-run
+  task overwrites its entry).
 * The runs carry their partitioning and order into every plan that reads
   them (a checkpointed DataFrame keeps its plan's), and the candidates are
   hash-partitioned the same way (the same P, the same column), so each
@@ -24,10 +27,11 @@ level is one Spark job:
   fingerprint) needs no shuffle either and, as a sort aggregate over sorted
   input (``spark.sql.execution.replaceHashWithSortAgg``), keeps the order:
   the new level is itself a sorted run.
-* ``check`` (``tasks.check_batches``) reads the new states once to evaluate
-  the invariants and ``sometimes`` properties; its task reports come back
-  as the job's result, the expansion's in an accumulator keyed by
-  partition (a re-run task overwrites its entry).
+* ``settle`` (``plans.LevelPlans.settle``) is a global aggregate over the
+  new states' flag and hit bits: how many are kept, the smallest
+  fingerprint settling each property, the first run-time error.  It runs in
+  the JVM, in the same job that computes the level, so the new states do
+  not go back through Python (until the next level expands them).
 * Each new level becomes a run.  A level of FOLD_ROWS states or more, or
   any level once MAX_RUNS runs are held, is folded, with the older runs no
   larger than twice it, into one run that keeps (fp, parent) only (a
@@ -52,13 +56,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from modelcheck.engines.spark.arrowpack import batch_rows, from_long, read_report, to_batch, to_long
+from modelcheck.engines.spark.arrowpack import batch_rows, from_long, to_batch, to_long
 from modelcheck.engines.spark.checkpoint import PARQUET, level_files
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
-from modelcheck.engines.spark.partition import (EXPAND_BATCH, INSIDE, OUTSIDE, LevelReport, Part,
+from modelcheck.engines.spark.partition import (EXPAND_BATCH, INSIDE, LevelReport, Part,
                                                 concat_parts)
-from modelcheck.engines.spark.plans import LevelPlans
+from modelcheck.engines.spark.plans import LevelPlans, read_settled
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -216,19 +220,18 @@ class SparkFrames:
         plans = self.plans
         plans.reports.value = {}
         fresh = DataFrame(plans.level(self.frontier._jdf, [r.jfp for r in self.runs],
-                                      check_deadlock, self._partitions), self.spark)
+                                      check_deadlock, commit, self._partitions), self.spark)
         nxt, nxt_leaf = _checkpointed(fresh)
         try:
-            rows = self._run(lambda: DataFrame(plans.check(nxt_leaf._jdf, commit),
+            rows = self._run(lambda: DataFrame(plans.settle(nxt_leaf._jdf),
                                                self.spark).collect(), time_left_s)
         except BaseException:
             _release(nxt)
             raise
-        expanded, merged = LevelReport(), LevelReport()
+        expanded = LevelReport()
         for _, report in sorted(plans.reports.value.items(), key=lambda kv: kv[0]):
             expanded.add(report)
-        for row in rows:
-            merged.add(read_report(row.report))
+        merged = read_settled(rows[0], len(self.plan.state))
         for cache in self.released:
             _release(cache)
         self.released = []
@@ -244,15 +247,7 @@ class SparkFrames:
         """Make the new states the frontier and a run; plan the fold of the
         level before into the older runs."""
         from pyspark.sql import DataFrame
-        from pyspark.sql import functions as F
-        keep = self.plans.kept
-        if merged.failed is not None:
-            # A state outside the model whose property failed to evaluate is
-            # kept for the error's trace (partition.settle_fresh).
-            failed = int(to_long(np.array([merged.failed]))[0])
-            keep = (F.col("inside") != F.lit(OUTSIDE)) | (F.col("fp") == F.lit(failed))
-            keep = keep._jc
-        frontier = DataFrame(nxt_leaf._jdf.filter(keep), self.spark)
+        frontier = DataFrame(nxt_leaf._jdf.filter(self.plans.kept), self.spark)
         if self.frontier_cache is not None:
             self.released.append(self.frontier_cache)     # the hand-over's frontier
         self.frontier, self.frontier_cache, self.frontier_n = frontier, None, merged.new_states

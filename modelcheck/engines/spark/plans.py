@@ -4,11 +4,16 @@ Each DataFrame operation made from Python is a few py4j round trips, and
 building a ``mapInArrow`` function is dozens (it pickles the function and
 makes a JVM object per argument); a level made the usual way paid for
 those every time, a large part of the per-level floor on a loaded machine.
-The column lists, the aggregate and the two Arrow functions (the
-expansion's and the check's, for each value of their flag) are therefore
-built here once, as JVM objects bound to column *names*, which any later
-DataFrame with those columns resolves; a level then costs a handful of
-calls (``level``, ``check``).
+The column lists, the aggregates and the Arrow function of the expansion
+(one for each value of its two flags) are therefore built here once, as
+JVM objects bound to column *names*, which any later DataFrame with those
+columns resolves; a level then costs a handful of calls (``level``,
+``settle``).
+
+A level's new states are settled in the JVM (``settle``: one aggregate
+over the columns the expansion filled, the statement of
+``partition.settle_fresh`` in Spark SQL), so a level runs Python once, in
+the expansion, rather than a second time over its new states.
 
 The expansion's reports travel in one accumulator for the whole search,
 keyed by partition and emptied by the driver before each level.
@@ -18,31 +23,46 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from modelcheck.engines.spark.arrowpack import (REPORT_SCHEMA, row_columns, spark_schema,
-                                                state_columns)
+import numpy as np
+
+from modelcheck.engines.spark.arrowpack import (from_long, hit_columns, hit_words, row_columns,
+                                                spark_schema, state_columns)
 from modelcheck.engines.spark.kernels import PropertyPlan
-from modelcheck.engines.spark.partition import OUTSIDE, LevelReport
-from modelcheck.engines.spark.tasks import check_batches, expand_batches
+from modelcheck.engines.spark.partition import OUTSIDE, UNDECIDED, LevelReport
+from modelcheck.engines.spark.tasks import expand_batches
 
 if TYPE_CHECKING:
     from pyspark.broadcast import Broadcast
     from pyspark.sql import SparkSession
 
-__all__ = ["LevelPlans"]
+__all__ = ["LevelPlans", "read_settled"]
 
 
 def _expand_task(kernels_bc: "Broadcast", plan: PropertyPlan, check_deadlock: bool,
-                 reports: Any, batches: Any) -> Any:
+                 commit: bool, reports: Any, batches: Any) -> Any:
     from pyspark import TaskContext
     report = LevelReport()
-    yield from expand_batches(kernels_bc.value, plan, check_deadlock, batches, report)
+    yield from expand_batches(kernels_bc.value, plan, check_deadlock, commit, batches, report)
     context = TaskContext.get()
     reports.add({context.partitionId() if context is not None else 0: report})
 
 
-def _check_task(kernels_bc: "Broadcast", plan: PropertyPlan, commit: bool, batches: Any) -> Any:
-    from modelcheck.engines.spark.arrowpack import report_batch
-    yield report_batch(check_batches(kernels_bc.value, plan, commit, batches))
+def _long(value: int | None) -> int | None:
+    """A fingerprint read back from Spark (stored sign-flipped)."""
+    return None if value is None else int(from_long(np.array([value]))[0])
+
+
+def read_settled(row: Any, state_columns_n: int) -> LevelReport:
+    """The report of ``LevelPlans.settle``'s one row."""
+    report = LevelReport(new_states=int(row["new_states"]), failed=_long(row["failed"]))
+    for c in range(state_columns_n):
+        fp = row[f"state{c}"]
+        if fp is not None:
+            report.state_hits[c] = _long(fp)        # type: ignore[assignment]
+        pair = row[f"outside{c}"]
+        if pair is not None:
+            report.outside_hits[c] = (_long(pair["fp"]), _long(pair["parent"]))  # type: ignore[assignment]
+    return report
 
 
 class _ReportsParam:
@@ -70,22 +90,25 @@ class LevelPlans:
             return _to_seq(sc, names, _to_java_column)
 
         states = state_columns(words)
+        hits = hit_words(len(plan.state))
+        carried = ["inside", "pfail", *hit_columns(hits), *states]
         self.expand_in = columns(["fp", *states])
-        self.rows = columns(row_columns(words))
+        self.rows = columns(row_columns(words, hits))
         self.fp = columns(["fp"])
         self.fp_parent = columns(["fp", "parent"])
         self.on_fp = _to_seq(sc, ["fp"])
         self.smallest_parent = F.min("parent").alias("parent")._jc
-        self.one_state = columns([F.first("inside").alias("inside"),
-                                  *[F.first(c).alias(c) for c in states]])
-        self.kept = (F.col("inside") != F.lit(OUTSIDE))._jc
-        self._expand = {flag: self._udf(functools.partial(_expand_task, kernels_bc, plan, flag,
-                                                          self.reports),
-                                        spark_schema(words), ["fp", *states])
-                        for flag in (False, True)}
-        self._check = {flag: self._udf(functools.partial(_check_task, kernels_bc, plan, flag),
-                                       REPORT_SCHEMA, row_columns(words))
-                       for flag in (False, True)}
+        self.one_state = columns([F.first(c).alias(c) for c in carried])
+        # Kept: in the model, or undecided, or outside it with a property
+        # that failed to evaluate (kept for the error's trace; the search
+        # stops at this level): partition.settle_fresh's ``keep``.
+        kept = (F.col("inside") != F.lit(OUTSIDE)) | (F.col("pfail") == F.lit(1))
+        self.kept = kept._jc
+        self.settled = columns(_settle_columns(len(plan.state), kept))
+        self._expand = {(deadlock, commit): self._udf(
+            functools.partial(_expand_task, kernels_bc, plan, deadlock, commit, self.reports),
+            spark_schema(words, hits), ["fp", *states])
+            for deadlock in (False, True) for commit in (False, True)}
 
     @staticmethod
     def _udf(func: Any, schema: str, names: list[str]) -> Any:
@@ -98,18 +121,43 @@ class LevelPlans:
                          functionType=PythonEvalType.SQL_MAP_ARROW_ITER_UDF)
         return udf(*[F.col(n) for n in names])._jc
 
-    def level(self, frontier: Any, runs: list[Any], check_deadlock: bool,
+    def level(self, frontier: Any, runs: list[Any], check_deadlock: bool, commit: bool,
               partitions: int) -> Any:
         """The new states of a level (a JVM Dataset): the frontier's
         successors less every run (the JVM Datasets of their ``fp``), one
         row per fingerprint with the smallest parent."""
         cands = (frontier.select(self.expand_in)
-                 .mapInArrow(self._expand[check_deadlock], False, None)
+                 .mapInArrow(self._expand[(check_deadlock, commit)], False, None)
                  .repartition(partitions, self.fp))
         for run in runs:
             cands = cands.join(run, self.on_fp, "left_anti")
         return cands.groupBy(self.fp).agg(self.smallest_parent, self.one_state).select(self.rows)
 
-    def check(self, fresh: Any, commit: bool) -> Any:
-        """The check's reports over the new states (a JVM Dataset)."""
-        return fresh.mapInArrow(self._check[commit], False, None)
+    def settle(self, fresh: Any) -> Any:
+        """What the new states settle (a JVM Dataset of one row, read by
+        ``read_settled``)."""
+        return fresh.select(self.settled)
+
+
+def _settle_columns(state_columns_n: int, kept: Any) -> list[Any]:
+    """The aggregate of ``partition.settle_fresh`` over a level's new states:
+    how many are kept; the smallest fingerprint of one whose constraint or
+    properties failed to evaluate; per state column, the smallest
+    fingerprint of a state in the model settling it, and the smallest
+    (fingerprint, parent) of a state outside it settling it.  The hit bits
+    are clear on a state whose properties failed (``tasks.property_columns``),
+    and fingerprints are compared as the sign-flipped longs they are stored
+    as, which is their unsigned order."""
+    from pyspark.sql import functions as F
+    fp, inside = F.col("fp"), F.col("inside")
+    out = [F.count(F.when(kept, F.lit(1))).alias("new_states"),
+           F.min(F.when((inside == F.lit(UNDECIDED)) | (F.col("pfail") == F.lit(1)), fp))
+           .alias("failed")]
+    for c in range(state_columns_n):
+        bit = 1 << (c % 64)
+        mask = bit - (1 << 64) if bit >= 1 << 63 else bit      # as a signed long
+        hit = F.col(f"h{c // 64}").bitwiseAND(F.lit(mask)) != F.lit(0)
+        out.append(F.min(F.when(hit & (inside != F.lit(OUTSIDE)), fp)).alias(f"state{c}"))
+        out.append(F.min(F.when(hit & (inside == F.lit(OUTSIDE)), F.struct(fp, F.col("parent"))))
+                   .alias(f"outside{c}"))
+    return out

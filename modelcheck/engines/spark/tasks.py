@@ -1,16 +1,19 @@
-"""What a Spark level runs in its Python workers: pure functions from Arrow
-batches to Arrow batches and reports, with no Spark in them (``frames.py``
-wraps them as ``mapInArrow`` functions; tests run them directly).
+"""What a Spark level runs in its Python workers: a pure function from Arrow
+batches to Arrow batches and a report, with no Spark in it (``plans.py``
+wraps it as a ``mapInArrow`` function; tests run it directly).
 
-* ``expand_batches``: a partition of the frontier in, its successors out,
-  deduplicated within the task (the smallest parent kept) and classified
-  under the state constraints; the report holds the expansion's figures.
-* ``check_batches``: a partition of the new states (deduplicated and with
-  the seen set subtracted, in the JVM) in, a report out: how many are kept,
-  the properties they settle, the run-time errors they raise.
+``expand_batches``: a partition of the frontier in, its successors out,
+deduplicated within the task (the smallest parent kept), classified under
+the state constraints and, unless the level is past the depth bound, with
+the state properties evaluated on each (the ``pfail`` and ``h`` columns of
+``arrowpack``); the report holds the expansion's figures.  The JVM then
+removes the duplicates across tasks and the seen states, and settles the
+new states from those columns alone (``plans.LevelPlans.settle``), as
+``partition.settle_fresh`` does in-process: the new states never go back
+through Python.
 
-Both are built from the in-process search's pieces (``partition.py``), so
-the two searches count and report alike.
+It is built from the in-process search's pieces (``partition.py``), so the
+two searches count and report alike.
 """
 from __future__ import annotations
 
@@ -19,16 +22,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from modelcheck.engines.spark.arrowpack import batch_rows, from_batches, to_batch
+from modelcheck.engines.spark.arrowpack import (batch_rows, from_batches, hit_words, pack_hits,
+                                                to_batch)
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates, LevelReport,
-                                                classify, dedupe_pieces, expand_batch,
-                                                settle_fresh)
+                                                classify, dedupe_pieces, expand_batch)
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["expand_batches", "check_batches"]
+__all__ = ["expand_batches", "property_columns"]
 
 
 def _chunks(batches: Iterable["pa.RecordBatch"], rows: int) -> Iterator[list["pa.RecordBatch"]]:
@@ -49,7 +52,7 @@ def _chunks(batches: Iterable["pa.RecordBatch"], rows: int) -> Iterator[list["pa
 
 
 def expand_batches(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: bool,
-                   batches: Iterable["pa.RecordBatch"], report: LevelReport,
+                   commit: bool, batches: Iterable["pa.RecordBatch"], report: LevelReport,
                    flush_rows: int = FLUSH_ROWS,
                    expand_rows: int = EXPAND_BATCH) -> Iterator["pa.RecordBatch"]:
     """Expand frontier batches; yields candidate batches (``arrowpack`` rows)."""
@@ -69,35 +72,44 @@ def expand_batches(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: b
             report.add(found)
             pending += found.generated
             if pending >= flush_rows:
-                yield from _emit(kernels, plan, pieces, out_rows, report)
+                yield from _emit(kernels, plan, commit, pieces, out_rows, report)
                 pieces, pending = [], 0
     if pieces:
-        yield from _emit(kernels, plan, pieces, out_rows, report)
+        yield from _emit(kernels, plan, commit, pieces, out_rows, report)
 
 
-def _emit(kernels: SearchKernels, plan: PropertyPlan, pieces: list[Candidates], out_rows: int,
-          report: LevelReport) -> Iterator["pa.RecordBatch"]:
+def property_columns(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
+                     states: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``pfail`` (int8) and the packed hit bits of each state, as
+    ``partition.settle_fresh`` would find them: no property is evaluated
+    past the depth bound, and a state whose evaluation failed settles none."""
+    if not commit or not plan.state or not len(states):
+        return None, None
+    checked = kernels.state_props(np.ascontiguousarray(states))
+    hits = checked.values.reshape(len(states), len(plan.state)) == plan.state_hit_wanted[None, :]
+    hits[checked.failed] = False
+    pfail = np.zeros(len(states), dtype=np.int8)
+    pfail[checked.failed] = 1
+    return pfail, pack_hits(hits)
+
+
+def _emit(kernels: SearchKernels, plan: PropertyPlan, commit: bool, pieces: list[Candidates],
+          out_rows: int, report: LevelReport) -> Iterator["pa.RecordBatch"]:
     cands = dedupe_pieces(pieces)
-    # Constraints are evaluated here, on every distinct successor, rather
-    # than after the seen set is subtracted: that would take one more pass
-    # of the new states through Python.  A seen state was classified INSIDE
-    # when first found (the kernels are deterministic), so the extra work
-    # changes no answer.
+    # Constraints and properties are evaluated here, on every distinct
+    # successor, rather than after the seen set is subtracted: that would
+    # take one more pass of the new states through Python.  A seen state
+    # gave the same answers when it was first found (the kernels are
+    # deterministic), so the extra work changes no answer.
     inside = classify(kernels, plan, cands.states)
+    pfail, hits = property_columns(kernels, plan, commit, cands.states)
+    if hits is None and plan.state:
+        # Every batch of a level has the same columns.
+        hits = np.zeros((len(cands.fp), hit_words(len(plan.state))), dtype=np.uint64)
     for lo in range(0, len(cands.fp), out_rows):
-        batch = to_batch(cands.fp[lo:lo + out_rows], cands.parent[lo:lo + out_rows],
-                         inside[lo:lo + out_rows], cands.states[lo:lo + out_rows])
+        hi = lo + out_rows
+        batch = to_batch(cands.fp[lo:hi], cands.parent[lo:hi], inside[lo:hi],
+                         cands.states[lo:hi], None if pfail is None else pfail[lo:hi],
+                         None if hits is None else hits[lo:hi])
         report.from_python += batch.nbytes
         yield batch
-
-
-def check_batches(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
-                  batches: Iterable["pa.RecordBatch"]) -> LevelReport:
-    """Settle what the new states show (``partition.settle_fresh``)."""
-    report = LevelReport()
-    for group in _chunks(batches, EXPAND_BATCH):
-        report.to_python += sum(b.nbytes for b in group)
-        rows = from_batches(group, kernels.words)
-        settle_fresh(kernels, plan, rows.fp, rows.parent, rows.states, rows.inside, commit,
-                     report)
-    return report

@@ -1,9 +1,10 @@
 """Test-only backend: the Spark backend's data flow (``frames.py``) on P parts
 in this process, without Spark.  The Python side is the real one (the Arrow
-batches and ``tasks.expand_batches`` / ``tasks.check_batches``, run on tiny
-batches so that every flush and chunk boundary is crossed); the JVM side
-(hash partitioning on the fingerprint, duplicate removal keeping the smallest
-parent, the anti join against the seen set) is done here with numpy, so
+batches and ``tasks.expand_batches``, run on tiny batches so that every
+flush and chunk boundary is crossed); the JVM side (hash partitioning on the
+fingerprint, duplicate removal keeping the smallest parent, the anti join
+against the seen set, the aggregate that settles the new states) is done
+here with numpy, so
 results can be compared across partition counts and arrival orders in
 seconds.  The real JVM side is tested against Spark in
 tests/slow/test_spark_local.py."""
@@ -13,11 +14,11 @@ import numpy as np
 
 from modelcheck.engines.spark.arrowpack import Rows, from_batches, to_batch
 from modelcheck.engines.spark.checkpoint import NPZ, part_name, write_part
-from modelcheck.engines.spark.partition import (INSIDE, OUTSIDE, LevelReport, Part, concat_parts,
-                                                lookup_parents)
-from modelcheck.engines.spark.tasks import check_batches, expand_batches
+from modelcheck.engines.spark.partition import (INSIDE, OUTSIDE, UNDECIDED, LevelReport, Part,
+                                                concat_parts, lookup_parents)
+from modelcheck.engines.spark.tasks import expand_batches
 
-__all__ = ["ManyParts", "owner", "batches_of", "jvm_new_states"]
+__all__ = ["ManyParts", "owner", "batches_of", "jvm_new_states", "jvm_settle", "kept"]
 
 U64 = np.uint64
 
@@ -35,7 +36,39 @@ def batches_of(rows: Rows, size: int) -> list:
 
 
 def _take(rows: Rows, mask) -> Rows:
-    return Rows(rows.fp[mask], rows.parent[mask], rows.inside[mask], rows.states[mask])
+    return Rows(rows.fp[mask], rows.parent[mask], rows.inside[mask], rows.states[mask],
+                None if rows.pfail is None else rows.pfail[mask],
+                None if rows.hits is None else rows.hits[mask])
+
+
+def _pfail(rows: Rows) -> np.ndarray:
+    return np.zeros(len(rows), np.int8) if rows.pfail is None else rows.pfail
+
+
+def kept(rows: Rows) -> np.ndarray:
+    """plans.LevelPlans.kept."""
+    return (rows.inside != OUTSIDE) | (_pfail(rows) == 1)
+
+
+def jvm_settle(rows: Rows, columns: int) -> LevelReport:
+    """plans._settle_columns over new states, in numpy."""
+    keep = kept(rows)
+    report = LevelReport(new_states=int(keep.sum()))
+    bad = (rows.inside == UNDECIDED) | (_pfail(rows) == 1)
+    if bad.any():
+        report.failed = int(rows.fp[bad].min())
+    for c in range(columns):
+        if rows.hits is None:
+            break
+        hit = (rows.hits[:, c // 64] >> U64(c % 64)) & U64(1) == U64(1)
+        inside = np.flatnonzero(hit & (rows.inside != OUTSIDE))
+        if len(inside):
+            report.state_hits[c] = int(rows.fp[inside].min())
+        outside = np.flatnonzero(hit & (rows.inside == OUTSIDE))
+        if len(outside):
+            best = outside[np.argmin(rows.fp[outside])]
+            report.outside_hits[c] = (int(rows.fp[best]), int(rows.parent[best]))
+    return report
 
 
 def jvm_new_states(cands: Rows, seen_fp: np.ndarray) -> Rows:
@@ -82,7 +115,7 @@ class ManyParts:
         # Expand in reverse order: arrival order must not matter.
         for rows in reversed(self.front):
             report = LevelReport()
-            out += list(expand_batches(self.kernels, self.plan, check_deadlock,
+            out += list(expand_batches(self.kernels, self.plan, check_deadlock, commit,
                                        batches_of(rows, 2), report, flush_rows=7,
                                        expand_rows=3))
             expanded.add(report)
@@ -95,7 +128,7 @@ class ManyParts:
                 continue
             fresh = jvm_new_states(_take(cands, owner(cands.fp, self.partitions) == p),
                                    self.seen[p][0])
-            merged.add(check_batches(self.kernels, self.plan, commit, batches_of(fresh, 3)))
+            merged.add(jvm_settle(fresh, len(self.plan.state)))
             fresh_parts.append(fresh)
         if not commit and merged.new_states and merged.failed is None:
             return expanded, merged
@@ -103,15 +136,12 @@ class ManyParts:
             if fresh is None:
                 self.front[p] = _take(self.front[p], np.zeros(len(self.front[p]), bool))
                 continue
-            keep = fresh.inside != OUTSIDE
-            if merged.failed is not None:
-                keep |= fresh.fp == U64(merged.failed)
-            kept = _take(fresh, keep)
-            seen_fp = np.concatenate([self.seen[p][0], kept.fp])
-            seen_parent = np.concatenate([self.seen[p][1], kept.parent])
+            new = _take(fresh, kept(fresh))
+            seen_fp = np.concatenate([self.seen[p][0], new.fp])
+            seen_parent = np.concatenate([self.seen[p][1], new.parent])
             order = np.argsort(seen_fp)
             self.seen[p] = (seen_fp[order], seen_parent[order])
-            self.front[p] = kept
+            self.front[p] = new
         return expanded, merged
 
     def parents(self, fps):

@@ -3,7 +3,8 @@ kernels, as shipped: results equal the reference explorer's, levels move to
 Spark at the threshold, a timeout cancels a running level and the run
 resumes from its checkpoint to the same counts; the JVM's part of a level
 (duplicate removal, the anti joins, folds, Parquet checkpoints) against the
-in-process search.  One SparkContext serves the module."""
+in-process search; the JVM's settling of new states against the in-process
+code it states.  One SparkContext serves the module."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
@@ -158,3 +161,74 @@ def test_seen_set_in_the_jvm_matches_the_in_process_one(spark, tmp_path, monkeyp
         assert frames.parents(some) == local.parents(some)
     finally:
         frames.close()
+
+
+class _TableKernels:
+    """state_props read from a table: a state is its row number (word 0)."""
+
+    def __init__(self, values: np.ndarray, failed: np.ndarray):
+        self.values, self.failed = values, failed
+
+    def state_props(self, batch):
+        from modelcheck.engines.spark.kernels import Checked
+        rows = batch[:, 0].astype(np.int64)
+        return Checked(self.values[rows], np.flatnonzero(np.isin(rows, self.failed)))
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_the_jvm_settles_new_states_as_settle_fresh_does(spark, data):
+    # The properties evaluated in the expansion (tasks.property_columns),
+    # settled in the JVM by the observation a level's job fills
+    # (plans.settle_columns), read back (plans.read_settled): what
+    # partition.settle_fresh, the in-process search's own code, reports and
+    # keeps.  66 columns put one hit in the sign bit of the first word and
+    # two in a second word.
+    import types
+
+    import pyarrow as pa
+    from pyspark.sql import Observation, SparkSession
+
+    from modelcheck.engines.spark.arrowpack import from_long, to_batch
+    from modelcheck.engines.spark.kernels import PropertyPlan
+    from modelcheck.engines.spark.partition import LevelReport, settle_fresh
+    from modelcheck.engines.spark.plans import kept_column, read_settled, settle_columns
+    from modelcheck.engines.spark.tasks import property_columns
+    from modelcheck.ir.nodes import PropertyKind
+
+    columns = data.draw(st.sampled_from([1, 3, 66]))
+    n = data.draw(st.integers(0, 30))
+    fp = np.array(sorted(data.draw(st.sets(st.integers(0, 2**64 - 1), min_size=n, max_size=n))),
+                  dtype=np.uint64)
+    parent = np.array(data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n)),
+                      dtype=np.uint64)
+    inside = np.array(data.draw(st.lists(st.sampled_from([1, 0, -1]), min_size=n, max_size=n)),
+                      dtype=np.int8)
+    values = np.array(data.draw(st.lists(st.booleans(), min_size=n * columns,
+                                         max_size=n * columns)), dtype=bool).reshape(n, columns)
+    failed = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=3)) if n else []),
+                      dtype=np.int64)
+    kinds = data.draw(st.lists(st.sampled_from([PropertyKind.INVARIANT, PropertyKind.SOMETIMES]),
+                               min_size=columns, max_size=columns))
+    commit = data.draw(st.booleans())
+    plan = PropertyPlan(tuple(types.SimpleNamespace(name=f"P{c}", kind=k)
+                              for c, k in enumerate(kinds)), (), True)
+    kernels = _TableKernels(values, failed)
+    states = np.arange(n, dtype=np.uint64)[:, None]
+
+    expected = LevelReport()
+    keep = settle_fresh(kernels, plan, fp, parent, states, inside, commit, expected)
+    pfail, hits = property_columns(kernels, plan, commit, states)
+    session = SparkSession.builder.getOrCreate()
+    frame = session.createDataFrame(pa.Table.from_batches(
+        [to_batch(fp, parent, inside, states, pfail, hits)])).repartition(2, "fp")
+    observation = Observation("settle")
+    leaf = frame.observe(observation, *settle_columns(columns, kept_column())) \
+        .localCheckpoint(eager=True)
+    got = read_settled(observation.get, columns)
+    assert (got.new_states, got.failed) == (expected.new_states, expected.failed)
+    assert got.state_hits == expected.state_hits
+    assert got.outside_hits == expected.outside_hits
+    kept = from_long(np.array([r.fp for r in leaf.filter(kept_column()).collect()], np.int64))
+    assert sorted(kept.tolist()) == sorted(fp[keep].tolist())

@@ -165,7 +165,8 @@ class _Run:
                                   "or use --engine compiled")
         sc, info = spark_context(self.options.master, self.options.verbose,
                                  conf_from_options(self.options.extra))
-        partitions = self.options.partitions or default_partitions(info.default_parallelism)
+        partitions = self.options.partitions or default_partitions(info.default_parallelism,
+                                                                   self.options.max_states)
         self.spark_info = {"master": info.master, "partitions": partitions}
         if info.log_file:
             self.spark_info["spark_log"] = info.log_file

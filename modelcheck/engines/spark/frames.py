@@ -3,7 +3,7 @@ JVM; only frontiers go through Python, over Arrow.
 
 The seen set is a short list of **runs**: DataFrames of (fp, parent), each
 hash-partitioned on ``fp`` into P partitions and sorted on ``fp`` within
-them, and kept by Spark (local checkpoints, ``MEMORY_AND_DISK``: what does
+them, and kept by Spark (local checkpoints, ``MEMORY_AND_DISK_DESER``: what does
 not fit in the executors' storage memory spills to their local dirs).  A
 level is one Spark job:
 
@@ -11,7 +11,7 @@ level is one Spark job:
                     .repartition(P, "fp")            # only the candidates move
     fresh = cands ANTI JOIN run_1 ... ANTI JOIN run_k   # on fp, in the JVM
     nxt   = fresh.groupBy("fp").agg(min(parent), first(inside), first(s0), ...)
-    nxt.localCheckpoint(); nxt.select(settle aggregates).collect()   # in the JVM
+    nxt.observe(settle).localCheckpoint(eager=True)   # in the JVM: one plan, one job
 
 * ``expand`` (``tasks.expand_batches``) runs the kernels on the frontier,
   checks step invariants and deadlocks, removes the duplicates within its
@@ -29,9 +29,13 @@ level is one Spark job:
   the new level is itself a sorted run.
 * ``settle`` (``plans.LevelPlans.settle``) is a global aggregate over the
   new states' flag and hit bits: how many are kept, the smallest
-  fingerprint settling each property, the first run-time error.  It runs in
-  the JVM, in the same job that computes the level, so the new states do
-  not go back through Python (until the next level expands them).
+  fingerprint settling each property, the first run-time error.  It is an
+  observation (``Dataset.observe``) of the level, filled by the eager
+  checkpoint's job that computes and stores the level: the aggregate runs
+  in the JVM, in the tasks that store the level, with no stage of its own,
+  and the new states do not go back through Python (until the next level
+  expands them).  A level is thus planned once and run as one job of two
+  stages.
 * Each new level becomes a run.  A level of FOLD_ROWS states or more, or
   any level once MAX_RUNS runs are held, is folded, with the older runs no
   larger than twice it, into one run that keeps (fp, parent) only (a
@@ -113,10 +117,14 @@ class _Run:
     slim: bool
 
 
-def _checkpointed(df: "DataFrame") -> tuple[Any, "DataFrame"]:
-    """``df`` locally checkpointed, lazily (the next job that reads it keeps
-    its partitions, ``MEMORY_AND_DISK``): returns the handle to release it
-    with (``_release``) and the DataFrame that reads it.
+def _checkpointed(df: "DataFrame", eager: bool = False) -> tuple[Any, "DataFrame"]:
+    """``df`` locally checkpointed, now (``eager``) or by the next job that
+    reads it: returns the handle to release it with (``_release``) and the
+    DataFrame that reads it.  Kept as the JVM's row objects where they fit
+    (``MEMORY_AND_DISK_DESER``: pyspark's ``MEMORY_AND_DISK`` is the
+    serialised level, which Java-serialises every row into memory, a fifth
+    of a wide level's time, and with less room), serialised to the local
+    dirs where they do not.
 
     The checkpoint cuts the lineage: the DataFrame's plan is one leaf that
     keeps the partitioning and the order of the plan it came from, so the
@@ -126,7 +134,7 @@ def _checkpointed(df: "DataFrame") -> tuple[Any, "DataFrame"]:
     ``persist`` alone does not cut it, since a cached relation is named, and
     printed in every plan that reads it, by its whole plan."""
     from pyspark import StorageLevel
-    out = df.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
+    out = df.localCheckpoint(eager=eager, storageLevel=StorageLevel.MEMORY_AND_DISK_DESER)
     return out._jdf.queryExecution().analyzed().rdd(), out
 
 
@@ -221,17 +229,15 @@ class SparkFrames:
         plans.reports.value = {}
         fresh = DataFrame(plans.level(self.frontier._jdf, [r.jfp for r in self.runs],
                                       check_deadlock, commit, self._partitions), self.spark)
-        nxt, nxt_leaf = _checkpointed(fresh)
-        try:
-            rows = self._run(lambda: DataFrame(plans.settle(nxt_leaf._jdf),
-                                               self.spark).collect(), time_left_s)
-        except BaseException:
-            _release(nxt)
-            raise
+        observed, observation = plans.settle(fresh)
+        # One plan and one job: the eager checkpoint computes the level, keeps
+        # it and fills the observation.  (A job cancelled half-way leaves the
+        # blocks it stored to Spark's cleaner, with the rest of the search.)
+        nxt, nxt_leaf = self._run(lambda: _checkpointed(observed, eager=True), time_left_s)
         expanded = LevelReport()
         for _, report in sorted(plans.reports.value.items(), key=lambda kv: kv[0]):
             expanded.add(report)
-        merged = read_settled(rows[0], len(self.plan.state))
+        merged = read_settled(observation.get, len(self.plan.state))
         for cache in self.released:
             _release(cache)
         self.released = []

@@ -10,10 +10,11 @@ JVM objects bound to column *names*, which any later DataFrame with those
 columns resolves; a level then costs a handful of calls (``level``,
 ``settle``).
 
-A level's new states are settled in the JVM (``settle``: one aggregate
-over the columns the expansion filled, the statement of
-``partition.settle_fresh`` in Spark SQL), so a level runs Python once, in
-the expansion, rather than a second time over its new states.
+A level's new states are settled in the JVM (``settle``: aggregates over
+the columns the expansion filled, the statement of
+``partition.settle_fresh`` in Spark SQL, observed by the tasks that write
+the level), so a level runs Python once, in the expansion, rather than a
+second time over its new states, and in two stages.
 
 The expansion's reports travel in one accumulator for the whole search,
 keyed by partition and emptied by the driver before each level.
@@ -21,6 +22,7 @@ keyed by partition and emptied by the driver before each level.
 from __future__ import annotations
 
 import functools
+import uuid
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,9 +35,9 @@ from modelcheck.engines.spark.tasks import expand_batches
 
 if TYPE_CHECKING:
     from pyspark.broadcast import Broadcast
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, DataFrame, Observation, SparkSession
 
-__all__ = ["LevelPlans", "read_settled"]
+__all__ = ["LevelPlans", "read_settled", "kept_column", "settle_columns"]
 
 
 def _expand_task(kernels_bc: "Broadcast", plan: PropertyPlan, check_deadlock: bool,
@@ -53,7 +55,7 @@ def _long(value: int | None) -> int | None:
 
 
 def read_settled(row: Any, state_columns_n: int) -> LevelReport:
-    """The report of ``LevelPlans.settle``'s one row."""
+    """The report of ``LevelPlans.settle``'s observation (its ``get``)."""
     report = LevelReport(new_states=int(row["new_states"]), failed=_long(row["failed"]))
     for c in range(state_columns_n):
         fp = row[f"state{c}"]
@@ -99,12 +101,9 @@ class LevelPlans:
         self.on_fp = _to_seq(sc, ["fp"])
         self.smallest_parent = F.min("parent").alias("parent")._jc
         self.one_state = columns([F.first(c).alias(c) for c in carried])
-        # Kept: in the model, or undecided, or outside it with a property
-        # that failed to evaluate (kept for the error's trace; the search
-        # stops at this level): partition.settle_fresh's ``keep``.
-        kept = (F.col("inside") != F.lit(OUTSIDE)) | (F.col("pfail") == F.lit(1))
+        kept = kept_column()
         self.kept = kept._jc
-        self.settled = columns(_settle_columns(len(plan.state), kept))
+        self.settled = settle_columns(len(plan.state), kept)
         self._expand = {(deadlock, commit): self._udf(
             functools.partial(_expand_task, kernels_bc, plan, deadlock, commit, self.reports),
             spark_schema(words, hits), ["fp", *states])
@@ -133,13 +132,25 @@ class LevelPlans:
             cands = cands.join(run, self.on_fp, "left_anti")
         return cands.groupBy(self.fp).agg(self.smallest_parent, self.one_state).select(self.rows)
 
-    def settle(self, fresh: Any) -> Any:
-        """What the new states settle (a JVM Dataset of one row, read by
-        ``read_settled``)."""
-        return fresh.select(self.settled)
+    def settle(self, fresh: "DataFrame") -> tuple["DataFrame", "Observation"]:
+        """``fresh`` observed: the job that reads the DataFrame returned
+        computes, in the tasks that write the level (no stage of its own),
+        what the new states settle; the observation's ``get`` is then read
+        by ``read_settled``."""
+        from pyspark.sql import Observation
+        observation = Observation(f"settle-{uuid.uuid4().hex}")
+        return fresh.observe(observation, *self.settled), observation
 
 
-def _settle_columns(state_columns_n: int, kept: Any) -> list[Any]:
+def kept_column() -> "Column":
+    """The new states a level keeps: in the model, or undecided, or outside
+    it with a property that failed to evaluate (kept for the error's trace;
+    the search stops at this level): ``partition.settle_fresh``'s ``keep``."""
+    from pyspark.sql import functions as F
+    return (F.col("inside") != F.lit(OUTSIDE)) | (F.col("pfail") == F.lit(1))
+
+
+def settle_columns(state_columns_n: int, kept: "Column") -> list["Column"]:
     """The aggregate of ``partition.settle_fresh`` over a level's new states:
     how many are kept; the smallest fingerprint of one whose constraint or
     properties failed to evaluate; per state column, the smallest

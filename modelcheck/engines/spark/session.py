@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pyspark import SparkContext
 
 __all__ = ["SessionInfo", "spark_context", "stop_spark", "is_local", "default_partitions",
+           "local_driver_memory", "STATES_PER_PARTITION",
            "package_zip", "log_dir", "java_version", "conf_from_options", "DEFAULT_MASTER"]
 
 DEFAULT_MASTER = "local[*]"
@@ -69,6 +70,10 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         # A Python worker loads the kernels once (seconds); a fresh worker
         # per task would pay that every level.
         "spark.python.worker.reuse": "true",
+        # What is written to disk (a level or a run that does not fit in
+        # storage memory) is serialised: Kryo is several times faster and
+        # smaller than Java serialisation, and Spark's rows support it.
+        "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
     }
     host = urlparse(master).hostname if "://" in master else None
     if is_local(master) or (host is not None and host in _LOCAL_HOSTS):
@@ -76,7 +81,7 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         settings["spark.driver.host"] = "127.0.0.1"
         settings["spark.driver.bindAddress"] = "127.0.0.1"
     if is_local(master):
-        settings["spark.driver.memory"] = "2g"
+        settings["spark.driver.memory"] = local_driver_memory()
         # The shuffle stays on this machine's disk, and fingerprints (half of
         # what it carries) do not compress: compressing costs CPU for nothing.
         settings["spark.shuffle.compress"] = "false"
@@ -164,11 +169,37 @@ def stop_spark() -> None:
             active.stop()
 
 
-def default_partitions(default_parallelism: int) -> int:
+#: States a partition is sized for, when the state bound says how many
+#: there may be (``default_partitions``).
+STATES_PER_PARTITION = 8_000_000
+
+
+def default_partitions(default_parallelism: int, max_states: int | None = None) -> int:
     """One partition per core: every task of a level runs in one wave (each
     task costs a fixed share of the per-level time, and a second wave doubles
-    it).  Very large state spaces want more, smaller parts: --partitions."""
-    return max(2, default_parallelism)
+    it).  A state bound (``--max-states``) larger than the cores can take
+    at STATES_PER_PARTITION each asks for more, smaller parts, a multiple of
+    the cores: a task's share of a level (its successors sorted, its new
+    states stored) then stays within its share of the memory.  Otherwise
+    very large state spaces want ``--partitions``."""
+    cores = max(2, default_parallelism)
+    if not max_states:
+        return cores
+    waves = -(-max_states // (STATES_PER_PARTITION * cores))
+    return cores * max(1, waves)
+
+
+def local_driver_memory(ram_bytes: int | None = None) -> str:
+    """The JVM heap of a local run, where the driver is the only executor and
+    holds the seen set: a quarter of this machine's memory, from 2 to 16 GiB
+    (the Python workers and the page cache of the spilled runs need the
+    rest)."""
+    if ram_bytes is None:
+        try:
+            ram_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            ram_bytes = 8 << 30
+    return f"{max(2, min(16, ram_bytes // 4 >> 30))}g"
 
 
 def package_zip() -> str:

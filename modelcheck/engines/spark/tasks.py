@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from modelcheck.engines.spark.arrowpack import (batch_rows, from_batches, hit_words, pack_hits,
-                                                to_batch)
+from modelcheck.engines.spark.arrowpack import batch_rows, from_batches, pack_hits, to_batch
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates, LevelReport,
                                                 classify, dedupe_pieces, expand_batch)
@@ -82,14 +81,18 @@ def property_columns(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
                      states: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``pfail`` (int8) and the packed hit bits of each state, as
     ``partition.settle_fresh`` would find them: no property is evaluated
-    past the depth bound, and a state whose evaluation failed settles none."""
-    if not commit or not plan.state or not len(states):
+    past the depth bound, and a state whose evaluation failed settles none.
+    (None, None) for a plan without state properties."""
+    if not plan.state:
         return None, None
-    checked = kernels.state_props(np.ascontiguousarray(states))
-    hits = checked.values.reshape(len(states), len(plan.state)) == plan.state_hit_wanted[None, :]
-    hits[checked.failed] = False
-    pfail = np.zeros(len(states), dtype=np.int8)
-    pfail[checked.failed] = 1
+    n = len(states)
+    pfail = np.zeros(n, dtype=np.int8)
+    hits = np.zeros((n, len(plan.state)), dtype=bool)
+    if commit and n:
+        checked = kernels.state_props(np.ascontiguousarray(states))
+        hits = checked.values.reshape(n, len(plan.state)) == plan.state_hit_wanted[None, :]
+        hits[checked.failed] = False
+        pfail[checked.failed] = 1
     return pfail, pack_hits(hits)
 
 
@@ -103,9 +106,6 @@ def _emit(kernels: SearchKernels, plan: PropertyPlan, commit: bool, pieces: list
     # deterministic), so the extra work changes no answer.
     inside = classify(kernels, plan, cands.states)
     pfail, hits = property_columns(kernels, plan, commit, cands.states)
-    if hits is None and plan.state:
-        # Every batch of a level has the same columns.
-        hits = np.zeros((len(cands.fp), hit_words(len(plan.state))), dtype=np.uint64)
     for lo in range(0, len(cands.fp), out_rows):
         hi = lo + out_rows
         batch = to_batch(cands.fp[lo:hi], cands.parent[lo:hi], inside[lo:hi],

@@ -10,7 +10,8 @@ import zipfile
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.spark.checkpoint import LevelLog, SearchState
 from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, daemon_command
-from modelcheck.engines.spark.session import (_conf_settings, default_partitions, is_local,
+from modelcheck.engines.spark.session import (STATES_PER_PARTITION, _conf_settings,
+                                              default_partitions, is_local, local_driver_memory,
                                               package_zip)
 from modelcheck.engines.spark.summary import collision_probability, level_notes, level_ranges
 
@@ -39,6 +40,22 @@ def test_is_local_and_partitions():
     assert is_local("local") and is_local("local[4]") and is_local("local[*]")
     assert not is_local("yarn") and not is_local("spark://h:7077") and not is_local("k8s://h")
     assert default_partitions(1) == 2 and default_partitions(8) == 8
+    # A state bound asks for parts of at most STATES_PER_PARTITION states,
+    # a whole number of waves over the cores.
+    assert default_partitions(2, 10_000) == 2
+    assert default_partitions(2, 2 * STATES_PER_PARTITION) == 2
+    assert default_partitions(2, 2 * STATES_PER_PARTITION + 1) == 4
+    assert default_partitions(4, 100_000_000) == 16
+
+
+def test_local_driver_memory_is_a_quarter_of_the_machine():
+    gib = 1 << 30
+    assert local_driver_memory(24 * gib) == "6g"
+    assert local_driver_memory(4 * gib) == "2g"          # at least 2 GiB
+    assert local_driver_memory(256 * gib) == "16g"       # at most 16 GiB
+    assert _conf_settings("local[2]", False, {})["spark.driver.memory"] == local_driver_memory()
+    assert _conf_settings("local[2]", False, {"spark.driver.memory": "3g"})[
+        "spark.driver.memory"] == "3g"
 
 
 def test_package_zip_holds_the_package_and_is_reused():

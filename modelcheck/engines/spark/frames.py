@@ -73,8 +73,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SparkFrames", "SparkJobError", "sql_settings", "MAX_RUNS", "FOLD_ROWS"]
 
-#: Runs kept at most (each is one more sort-merge join in a level's plan).
-MAX_RUNS = 8
+#: Runs kept at most (each is one more sort-merge join in a level's plan,
+#: planned and run every level).  Measured, whole runs with every level on
+#: Spark (local[2]): 4 beat 8 by 6-7% on Raft (53 levels) and TwoPhase N=8;
+#: 3 and 16 were slower than 4.
+MAX_RUNS = 4
 #: A level at least this large is folded into a run of (fp, parent) as soon
 #: as the next level is done, to free the memory its states hold; smaller
 #: ones wait until MAX_RUNS runs are held (a fold costs a checkpoint).

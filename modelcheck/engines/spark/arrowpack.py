@@ -143,10 +143,12 @@ def from_batches(batches: list["pa.RecordBatch"], words: int) -> Rows:
     states = np.empty((n, words), dtype=np.uint64)
     for i, name in enumerate(state_columns(words)):
         states[:, i] = column(name, np.int64).view(np.uint64)
-    held = [c for c in hit_columns(len(names)) if c in names]
+    held = 0
+    while f"h{held}" in names:
+        held += 1
     hits = None
     if held:
-        hits = np.empty((n, len(held)), dtype=np.uint64)
-        for i, name in enumerate(held):
+        hits = np.empty((n, held), dtype=np.uint64)
+        for i, name in enumerate(hit_columns(held)):
             hits[:, i] = column(name, np.int64).view(np.uint64)
     return Rows(fp, parent, inside, states, pfail, hits)

@@ -125,8 +125,8 @@ def _checkpointed(df: "DataFrame", eager: bool = False) -> tuple[Any, "DataFrame
     reads it: returns the handle to release it with (``_release``) and the
     DataFrame that reads it.  Kept as the JVM's row objects where they fit
     (``MEMORY_AND_DISK_DESER``: pyspark's ``MEMORY_AND_DISK`` is the
-    serialised level, which Java-serialises every row into memory, a fifth
-    of a wide level's time, and with less room), serialised to the local
+    serialised level, which Java-serialises every row into memory: about a
+    sixth of a whole run's time, and less room), serialised to the local
     dirs where they do not.
 
     The checkpoint cuts the lineage: the DataFrame's plan is one leaf that

@@ -32,8 +32,8 @@ from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, keys
 
 __all__ = ["Part", "Candidates", "LevelReport", "empty_part", "initial_candidates",
            "expand_part", "expand_batch", "dedupe", "dedupe_pieces", "merge_part", "classify",
-           "settle_fresh", "concat_parts", "lookup_parents", "INSIDE", "OUTSIDE", "UNDECIDED",
-           "EXPAND_BATCH", "FLUSH_ROWS"]
+           "settle_fresh", "property_hits", "concat_parts", "lookup_parents", "INSIDE",
+           "OUTSIDE", "UNDECIDED", "EXPAND_BATCH", "FLUSH_ROWS"]
 
 #: States expanded per kernel call: bounds the memory of one call.
 EXPAND_BATCH = 1 << 16
@@ -238,6 +238,17 @@ def classify(kernels: SearchKernels, plan: PropertyPlan, states: np.ndarray) -> 
     return inside
 
 
+def property_hits(kernels: SearchKernels, plan: PropertyPlan,
+                  states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which state properties each state settles ((n, columns) bool: an
+    invariant it violates, a ``sometimes`` it witnesses), and the rows whose
+    evaluation failed (they settle none)."""
+    checked = kernels.state_props(np.ascontiguousarray(states))
+    hits = checked.values.reshape(len(states), len(plan.state)) == plan.state_hit_wanted[None, :]
+    hits[checked.failed] = False
+    return hits, checked.failed
+
+
 def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
                  parent: np.ndarray, states: np.ndarray, inside: np.ndarray, commit: bool,
                  report: LevelReport) -> np.ndarray:
@@ -255,11 +266,9 @@ def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
     out_rows = np.flatnonzero(inside == OUTSIDE)
     if commit and plan.state and len(out_rows):
         out_fp = fp[out_rows]
-        props = kernels.state_props(np.ascontiguousarray(states[out_rows]))
-        _note_failed(report, out_fp[props.failed])
-        keep[out_rows[props.failed]] = True
-        hits = props.values == plan.state_hit_wanted[None, :]
-        hits[props.failed] = False
+        hits, failed = property_hits(kernels, plan, states[out_rows])
+        _note_failed(report, out_fp[failed])
+        keep[out_rows[failed]] = True
         for c in range(len(plan.state)):
             hit = np.flatnonzero(hits[:, c])
             if len(hit):
@@ -268,10 +277,8 @@ def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
     report.new_states += int(keep.sum())
     if commit and plan.state and keep.any():
         kept_fp = fp[keep]
-        checked = kernels.state_props(np.ascontiguousarray(states[keep]))
-        _note_failed(report, kept_fp[checked.failed])
-        hits = checked.values == plan.state_hit_wanted[None, :]
-        hits[checked.failed] = False
+        hits, failed = property_hits(kernels, plan, states[keep])
+        _note_failed(report, kept_fp[failed])
         for c in range(len(plan.state)):
             rows = np.flatnonzero(hits[:, c])
             if len(rows):

@@ -25,7 +25,8 @@ import numpy as np
 from modelcheck.engines.spark.arrowpack import batch_rows, from_batches, pack_hits, to_batch
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates, LevelReport,
-                                                classify, dedupe_pieces, expand_batch)
+                                                classify, dedupe_pieces, expand_batch,
+                                                property_hits)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -89,10 +90,8 @@ def property_columns(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
     pfail = np.zeros(n, dtype=np.int8)
     hits = np.zeros((n, len(plan.state)), dtype=bool)
     if commit and n:
-        checked = kernels.state_props(np.ascontiguousarray(states))
-        hits = checked.values.reshape(n, len(plan.state)) == plan.state_hit_wanted[None, :]
-        hits[checked.failed] = False
-        pfail[checked.failed] = 1
+        hits, failed = property_hits(kernels, plan, states)
+        pfail[failed] = 1
     return pfail, pack_hits(hits)
 
 

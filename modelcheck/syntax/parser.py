@@ -5,8 +5,9 @@ character, MC1003 unexpected end of file) that say in plain words what was
 found and what could have come instead.  After an error the parser skips to
 the next top-level declaration and goes on, so one run reports the syntax
 errors of several declarations.  A keyword used as a name is MC1001, a
-declaration nested deeper than MAX_NESTING levels is MC1004, and an integer
-literal above MAX_INT_LITERAL is MC1005.
+declaration nested deeper than MAX_NESTING levels is MC1004, as are brackets
+nested deeper than MAX_BRACKETS, and an integer literal above MAX_INT_LITERAL
+is MC1005.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from modelcheck.syntax import ast
 from modelcheck.syntax.messages import describe_syntax_error
 
 __all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS",
-           "MAX_NESTING", "MAX_INT_LITERAL"]
+           "MAX_NESTING", "MAX_BRACKETS", "MAX_INT_LITERAL"]
 
 #: How many syntax errors one parse reports before it gives up.
 MAX_SYNTAX_ERRORS = 10
@@ -38,6 +39,14 @@ MAX_INT_LITERAL = 2 ** 128 - 1
 #: expressions recursively; this keeps them far from Python's recursion limit
 #: (a chain ``a + b + ...`` of 120 terms is 120 levels).
 MAX_NESTING = 120
+
+#: How deep brackets may nest (MC1004), checked before the parser runs.
+#: Redundant parentheses leave the tree flat, but LALR reduces each pair
+#: through every precedence level (~15 reductions): 100,000 pairs took 6-10 s
+#: of CPU.  Python stops at 200; a spec never needs more than a few dozen.
+MAX_BRACKETS = 1000
+
+_BRACKET_OR_COMMENT = re.compile(r"[(\[{]|[)\]}]|#[^\n]*")
 
 # A top-level declaration starts a line with one of these keywords: where the
 # parser resumes after a syntax error.
@@ -66,6 +75,9 @@ def lark_parser() -> Lark:
 
 def parse(source: str, path: str) -> ast.Module:
     """Parse one spec file.  Raises CompileError with every syntax error found."""
+    deep_brackets = _brackets_too_deep(source, path)
+    if deep_brackets is not None:
+        raise CompileError([deep_brackets], {path: source})
     parser = lark_parser()
     try:
         tree = parser.parse(source)
@@ -88,6 +100,26 @@ def keywords() -> frozenset[str]:
     allowed as record field names (``msg.type``)."""
     return frozenset(t.pattern.value for t in lark_parser().terminals
                      if t.pattern.type == "str" and t.pattern.value.isalpha())
+
+
+def _brackets_too_deep(source: str, path: str) -> Diagnostic | None:
+    """MC1004 at the first bracket that opens deeper than MAX_BRACKETS."""
+    depth = 0
+    for match in _BRACKET_OR_COMMENT.finditer(source):
+        char = match.group()[0]
+        if char in "([{":
+            depth += 1
+            if depth > MAX_BRACKETS:
+                start = match.start()
+                line = source.count("\n", 0, start) + 1
+                column = start - source.rfind("\n", 0, start)
+                return Diagnostic("MC1004", f"brackets nest more than {MAX_BRACKETS} "
+                                  "levels deep here", Span(path, line, column, line, column + 1),
+                                  hint="remove redundant parentheses, or name parts with "
+                                  "let or a def")
+        elif char != "#":
+            depth = max(depth - 1, 0)
+    return None
 
 
 def _too_deep(tree: Tree, path: str) -> Diagnostic | None:

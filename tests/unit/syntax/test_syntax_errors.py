@@ -127,3 +127,15 @@ def test_nesting_is_bounded():
 
 def test_parentheses_do_not_nest_the_tree():
     parse("module m\ninvariant P: " + "(" * 500 + "true" + ")" * 500, "t.mc")
+
+
+def test_brackets_are_bounded_before_the_parser_runs():
+    from modelcheck.syntax.parser import MAX_BRACKETS
+    parse("module m\ninvariant P: " + "(" * MAX_BRACKETS + "true" + ")" * MAX_BRACKETS, "t.mc")
+    # A comment's brackets do not count; the first bracket past the bound is named.
+    deep = ("module m\n# (((\ninvariant P: [" + "(" * MAX_BRACKETS + "true"
+            + ")" * MAX_BRACKETS + "][0]\n")
+    (d,) = errors(deep)
+    assert d.code == "MC1004"
+    assert d.message == f"brackets nest more than {MAX_BRACKETS} levels deep here"
+    assert (d.span.line, d.span.col) == (3, 14 + MAX_BRACKETS)

@@ -69,6 +69,12 @@ class FrozenDict(Mapping):
     def __repr__(self) -> str:
         return f"FrozenDict({self._d!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Without the cached hash: another process hashes strings with
+        # another seed, and a stale hash there makes equal keys miss in
+        # dicts and sets (a spawned worker counted 494 states for 302).
+        return (FrozenDict, (self._d,))
+
     def set(self, key: Any, value: Any) -> "FrozenDict":
         d = dict(self._d)
         d[key] = value

@@ -14,7 +14,7 @@ Nothing here prints; ``modelcheck.cli.verdicts`` renders the results.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.console import Console
@@ -127,11 +127,13 @@ def mutant_options(row: Row, mutant: Mutant, held: Sequence[str]) -> CheckOption
 
 
 def check_mutant(row: Row, mutant: Mutant, held: Sequence[str], model: Model, engine: str,
-                 out_dir: str, err: Console, label: str, show_progress: bool) -> MutantOutcome:
+                 out_dir: str, err: Console, label: str, show_progress: bool,
+                 workers: int | None = None) -> MutantOutcome:
     """Run one mutant as its row runs (engine, bounds, trace files, named
-    ``<row>-mutant<n>-<property>``)."""
+    ``<row>-mutant<n>-<property>``; ``workers`` as in ``check_row``)."""
+    options = replace(mutant_options(row, mutant, held), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
-        result = run_engine(model, engine, mutant_options(row, mutant, held), reporter)
+        result = run_engine(model, engine, options, reporter)
     outcome = Outcome(row.spec, model, engine, result)
     save_traces(outcome, out_dir, mutant.name(row.id))
     return MutantOutcome(row, mutant, _targets(mutant, held), outcome)

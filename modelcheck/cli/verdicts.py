@@ -3,7 +3,6 @@ compare each property's verdict with the one expected."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -12,109 +11,21 @@ from rich.table import Table
 from rich.text import Text
 
 from modelcheck.engines import ENGINES
-from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
-from modelcheck.errors import UsageError
+from modelcheck.engines.base import Status
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
 from modelcheck.cli.options import CheckFlags
-from modelcheck.diagnostics import did_you_mean
-from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
-from modelcheck.cli.runner import (InterruptWatch, Outcome, engine_that_ran, load_model, run_engine,
-                                   save_traces)
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
-from modelcheck.cli.mutants import (NO_MUTANT, SHOWN, TOO_SMALL, MutantOutcome, adequacy,
-                                    check_mutant, held_properties, load_mutant, mutant_json)
+from modelcheck.cli.verdict_jobs import JobResult, RowJob, default_jobs, run_jobs
+from modelcheck.cli.verdict_rows import RowOutcome, check_row, load_row, row_options
+from modelcheck.cli.mutants import (NO_MUTANT, SHOWN, TOO_SMALL, MutantOutcome,
+                                    held_properties, load_mutant, mutant_json)
 
 __all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options", "load_row", "row_mismatches",
            "mutant_mismatch", "adequacy_warnings"]
-
-
-@dataclass
-class RowOutcome:
-    row: Row
-    outcome: Outcome
-    # the row's mutants as run; None when they were not (--no-mutants)
-    mutants: list[MutantOutcome] | None = field(default=None)
-
-    @property
-    def held(self) -> tuple[str, ...]:
-        return held_properties(self.row, self.outcome.model)
-
-    @property
-    def adequacy(self) -> str | None:
-        return adequacy(self.row, self.held, self.mutants)
-
-    def prop(self, name: str) -> PropertyResult | None:
-        for p in self.outcome.result.properties:
-            if p.name == name:
-                return p
-        return None
-
-    def check_ok(self, c: Expectation) -> bool:
-        p = self.prop(c.property)
-        if p is None or self.outcome.result.error is not None:
-            return False
-        return p.status is c.expect and (c.steps is None or c.steps == p.steps)
-
-    def obtained_counts(self) -> dict[str, int]:
-        stats = self.outcome.result.stats
-        return {"distinct": stats.distinct_states, "generated": stats.generated_states,
-                "depth": stats.depth}
-
-    @property
-    def counts_ok(self) -> bool:
-        """The row's expected figures, from a complete search without error."""
-        if not self.row.counts:
-            return True
-        result = self.outcome.result
-        got = self.obtained_counts()
-        return (result.error is None and result.complete
-                and all(got[key] == value for key, value in self.row.counts))
-
-    @property
-    def ok(self) -> bool:
-        return (all(self.check_ok(c) for c in self.row.checks) and self.counts_ok
-                and all(m.ok for m in self.mutants or ()))
-
-
-def row_options(row: Row, model: Model) -> CheckOptions:
-    """Only the properties the row checks are searched for (and deadlock
-    unless the row says no_deadlock)."""
-    known = [p.name for p in model.properties] + [t.name for t in model.temporals]
-    names = []
-    for c in row.checks:
-        if c.property == DEADLOCK:
-            continue
-        if c.property not in known:
-            raise UsageError(f"{row.file}: row {row.id!r}: {model.name} has no property "
-                             f"{c.property!r}",
-                             hint=did_you_mean(c.property, known + [DEADLOCK]))
-        names.append(c.property)
-    options = CheckOptions(invariants=tuple(names), deadlock=not row.no_deadlock,
-                           max_states=row.max_states, max_depth=row.max_depth,
-                           timeout_s=row.timeout, depth=row.depth)
-    return options
-
-
-def load_row(row: Row) -> Model:
-    try:
-        return load_model(row.spec, row.consts)
-    except UsageError as exc:
-        # A bad const value reads as a -D mistake; say which row it comes from.
-        raise UsageError(f"{row.file}: row {row.id!r}: {exc}", hint=exc.hint) from None
-
-
-def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
-              label: str, show_progress: bool) -> RowOutcome:
-    options = row_options(row, model)
-    with ProgressDisplay(err, label, enabled=show_progress) as reporter:
-        result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result)
-    save_traces(outcome, out_dir, row.id)
-    return RowOutcome(row, outcome)
 
 
 @click.command("verdicts")
@@ -126,12 +37,15 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
 @click.option("--no-mutants", is_flag=True,
               help="Do not run the rows' mutants (their adequacy reads 'not run').")
 @click.option("--json", "json_mode", is_flag=True, help="Print one JSON list on stdout.")
+@click.option("--jobs", "jobs_count", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Rows run at once, each in a worker process. Default 0: one per core; "
+                   "1: one at a time in this process, with live progress.")
 @click.option("--out", type=click.Path(file_okay=False), default="counterexamples",
               show_default=True, help="Folder for the traces (<ID>-<property>.itf.json).")
 @click.pass_context
 def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
                  only: tuple[str, ...], large: bool, no_mutants: bool, json_mode: bool,
-                 out: str) -> None:
+                 jobs_count: int, out: str) -> None:
     """Run the rows of verdict FILES and compare each verdict with the one
     expected; run each HOLDS row's mutants and report whether one of them
     fails (its bounds are adequate) or all hold (a warning: bounds too small).
@@ -153,29 +67,24 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     default = engine
     if default is None and any(r.engine is None for r in chosen):
         default = choose_engine(None, CheckFlags(), err)
-    done: list[RowOutcome] = []
-    interrupted = False
-    for i, (row, model) in enumerate(zip(chosen, models), start=1):
-        row_engine = row.engine or str(default)
-        try:
-            with InterruptWatch() as watch:
-                d = check_row(row, model, row_engine, out, err,
-                              f"[{i}/{len(chosen)}] {row.id}", not json_mode)
-                done.append(d)
-                if not no_mutants:
-                    d.mutants = []
-                    for mutant, m_model in zip(row.mutants, mutant_models[i - 1]):
-                        if watch.hit:
-                            break
-                        d.mutants.append(check_mutant(
-                            row, mutant, d.held, m_model, row_engine, out, err,
-                            f"[{i}/{len(chosen)}] {mutant.name(row.id)}", not json_mode))
-        except KeyboardInterrupt:
-            interrupted = True
-            break
-        if watch.hit:
-            interrupted = True
-            break
+    jobs = [RowJob(i, len(chosen), row, model, row.engine or str(default),
+                   None if no_mutants else list(zip(row.mutants, m_models)), out)
+            for i, (row, model, m_models) in enumerate(zip(chosen, models, mutant_models),
+                                                       start=1)]
+    workers = default_jobs() if jobs_count == 0 else jobs_count
+    parallel = workers > 1 and len(jobs) > 1
+    if parallel and not json_mode:
+        err.print(Text(f"running {len(jobs)} rows on {min(workers, len(jobs))} worker "
+                       "processes (--jobs 1: one at a time, with live progress)"))
+
+    def row_done(job: RowJob, result: JobResult) -> None:
+        if result.notes:
+            err.print(Text(result.notes), end="")
+        if parallel and not json_mode:
+            err.print(_row_done_line(job, result))
+
+    results, interrupted = run_jobs(jobs, workers, err, not json_mode, row_done)
+    done = [r.outcome for r in results]
     if json_mode:
         click.echo(dumps([row_json(d) for d in done]))
     else:
@@ -184,6 +93,18 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     if interrupted:
         ctx.exit(3)
     ctx.exit(0 if all(d.ok for d in done) else 1)
+
+
+def _row_done_line(job: RowJob, result: JobResult) -> Text:
+    """The line a finished row prints when rows run in workers."""
+    d = result.outcome
+    assert isinstance(d, RowOutcome)
+    ran = "" if d.mutants is None else f", {len(d.mutants)} mutants"
+    word, style = ("as expected", "green") if d.ok else ("not as expected", "bold red")
+    if result.interrupted:
+        word, style = "interrupted", "yellow"
+    return Text.assemble((f"{job.label} ", ""), (word, style),
+                         f" ({result.wall_s:.1f} s, {d.outcome.engine}{ran})")
 
 
 def _expected_text(row_outcome: RowOutcome, c: Expectation) -> str:

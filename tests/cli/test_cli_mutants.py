@@ -147,7 +147,7 @@ def test_a_mutant_of_a_row_holding_only_witnesses_is_refused(tmp_path):
 
 
 def test_the_table_gives_adequacy_and_warns(mc, tmp_path, golden):
-    run = mc("verdicts", _file(tmp_path), "--out", "OUT")
+    run = mc("verdicts", _file(tmp_path), "--out", "OUT", "--jobs", "1")
     assert run.exit_code == 0                # warnings do not fail the run
     golden.check("cli/verdicts_mutants.txt", run.transcript().replace(str(tmp_path), "<TMP>"))
 

@@ -49,7 +49,7 @@ def _mixed(tmp_path: Path) -> str:
 
 
 def test_example_verdicts_are_as_expected(mc, golden):
-    run = mc("verdicts", EXAMPLES, "--engine", "reference", "--out", "OUT")
+    run = mc("verdicts", EXAMPLES, "--engine", "reference", "--out", "OUT", "--jobs", "1")
     assert run.exit_code == 0
     golden.check("cli/verdicts_examples.txt", run.transcript())
     assert sorted(p.name for p in mc.out_dir.iterdir()) == [
@@ -59,7 +59,7 @@ def test_example_verdicts_are_as_expected(mc, golden):
 
 
 def test_a_row_not_as_expected_exits_1(mc, tmp_path, golden):
-    run = mc("verdicts", _mixed(tmp_path), "--engine", "reference", "--out", "OUT")
+    run = mc("verdicts", _mixed(tmp_path), "--engine", "reference", "--out", "OUT", "--jobs", "1")
     assert run.exit_code == 1
     golden.check("cli/verdicts_mixed.txt", run.transcript().replace(str(tmp_path), "<TMP>"))
     assert sorted(p.name for p in mc.out_dir.iterdir()) == [

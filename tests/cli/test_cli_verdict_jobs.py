@@ -1,0 +1,129 @@
+"""`modelcheck verdicts --jobs N`: rows in worker processes give the table,
+the JSON and the trace files of one row at a time, and Ctrl-C stops every
+worker's search with what it found."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = "specs/examples/verdicts.toml"
+
+
+def _traces(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
+
+
+def _rows(stdout: str) -> list[dict]:
+    rows = json.loads(stdout)
+    for row in rows:
+        row.pop("elapsed_s")
+        for mutant in row["mutants"] or ():
+            mutant.pop("elapsed_s")
+    return rows
+
+
+#: Rows of a second or less on the reference explorer: TP-5's symmetry note,
+#: EWD840's mutant and lassos, DH-1's trace.
+ONLY = [arg for row in ("DH-1", "TP-3", "TP-5", "EWD840-3", "EWD840-3-UNFAIR")
+        for arg in ("--only", row)]
+
+
+def test_two_jobs_give_what_one_gives(mc):
+    args = ("verdicts", EXAMPLES, *ONLY, "--engine", "reference", "--out", "OUT")
+    one = mc(*args, "--json", "--jobs", "1")
+    traces_one = _traces(mc.out_dir)
+    shutil.rmtree(mc.out_dir)
+    two = mc(*args, "--json", "--jobs", "2")
+    assert (one.exit_code, two.exit_code) == (0, 0)
+    assert _rows(two.stdout) == _rows(one.stdout)
+    assert _traces(mc.out_dir) == traces_one
+    table_one, table_two = mc(*args, "--jobs", "1"), mc(*args, "--jobs", "2")
+    assert table_two.stdout == table_one.stdout
+    lines = table_two.stderr.splitlines()
+    assert lines[0].startswith("running 5 rows on 2 worker processes")
+    done = sorted(line.split()[1] for line in lines if line.startswith("["))
+    assert done == sorted(["DH-1", "TP-3", "TP-5", "EWD840-3", "EWD840-3-UNFAIR"])
+    # A worker's notes reach this stderr (TP-5's symmetry note).
+    assert any("symmetry reduction by RM" in line for line in lines)
+
+
+_ENDLESS = f'''
+[[row]]
+id = "quick"
+spec = "{ROOT}/specs/examples/die_hard.mc"
+engine = "reference"
+[[row.check]]
+property = "NotFour"
+expect = "violated"
+''' + "".join(f'''
+[[row]]
+id = "endless-{i}"
+spec = "{ROOT}/specs/examples/two_phase.mc"
+consts = {{ N = 12 }}
+engine = "reference"
+[[row.check]]
+property = "Consistent"
+expect = "holds"
+''' for i in range(3))
+
+
+def _workers(pid: int) -> list[int]:
+    """The worker processes of ``pid`` (not multiprocessing's resource tracker)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:
+                found.append(int(child))
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_every_worker_with_its_partial_result(tmp_path):
+    spec = tmp_path / "endless.toml"
+    spec.write_text(_ENDLESS)
+    script = Path(sys.executable).parent / "modelcheck"
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.Popen([str(script), "verdicts", str(spec), "--jobs", "2", "--out",
+                             str(tmp_path / "out")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # Ctrl-C once both workers search (each has used a second of CPU past
+    # its imports), so that it lands in two searches however busy the machine.
+    deadline = time.monotonic() + 300
+    workers: list[int] = []
+    while proc.poll() is None and time.monotonic() < deadline:
+        workers = _workers(proc.pid)
+        if len(workers) >= 2 and all(_cpu_seconds(w) > 3.0 for w in workers[:2]):
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    assert "Traceback" not in err
+    # quick ran; endless-0 and -1 were searching; endless-2 never started.
+    assert "endless-2" not in out
+    assert "unknown: interrupted" in out
+    assert "endless-0: search incomplete: interrupted" in out
+    assert "endless-1: search incomplete: interrupted" in out
+    assert "interrupted: 3 of 4 rows run" in out
+    for pid in workers:
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"

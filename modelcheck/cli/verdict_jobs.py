@@ -26,7 +26,7 @@ from rich.console import Console
 from modelcheck.cli.mutants import check_mutant
 from modelcheck.cli.runner import InterruptWatch
 from modelcheck.cli.verdict_file import Mutant, Row
-from modelcheck.cli.verdict_rows import RowOutcome, check_row
+from modelcheck.cli.verdict_rows import RowOutcome, check_row, lost_row
 from modelcheck.ir.nodes import Model
 
 __all__ = ["RowJob", "JobResult", "run_job", "run_jobs", "default_jobs"]
@@ -148,11 +148,16 @@ def _worker_main(conn: Connection) -> None:
 
 class _Worker:
     def __init__(self, context: multiprocessing.context.BaseContext) -> None:
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child,), name="verdicts-job")
+        self.context = context
+        self.job: RowJob | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.conn, child = self.context.Pipe()
+        self.process = self.context.Process(target=_worker_main, args=(child,),
+                                            name="verdicts-job")
         self.process.start()
         child.close()
-        self.job: RowJob | None = None
 
     def give(self, job: RowJob) -> None:
         self.job = job
@@ -220,12 +225,23 @@ def _receive(workers: list[_Worker], todo: list[RowJob], by_index: dict[int, Job
     stopped = False
     for conn in connection_wait(list(busy)):
         worker = busy[conn]
+        job = worker.job
+        assert job is not None
         try:
             kind, payload = conn.recv()
         except EOFError:
-            raise RuntimeError(f"the worker running {worker.job.row.id} ended without "
-                               f"an answer (exit code {worker.process.exitcode})") from None
-        job, worker.job = worker.job, None
+            # The worker died (the out-of-memory killer, a signal): its row
+            # is unknown, never held, and a new worker takes the next row.
+            worker.process.join()
+            conn.close()
+            code = worker.process.exitcode
+            how = f"killed by signal {-code}" if code is not None and code < 0 else \
+                f"exit code {code}"
+            reason = f"the worker process running this row ended without an answer ({how})"
+            kind, payload = "done", JobResult(lost_row(job.row, job.model, job.engine, reason),
+                                              False, 0.0)
+            worker.start()
+        worker.job = None
         if kind == "raised":
             raise payload
         result = payload

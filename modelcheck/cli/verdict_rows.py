@@ -11,11 +11,12 @@ from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.runner import Outcome, engine_that_ran, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Expectation, Row
 from modelcheck.diagnostics import did_you_mean
-from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, PropertyResult, Stats,
+                                     Status)
 from modelcheck.errors import UsageError
-from modelcheck.ir.nodes import Model
+from modelcheck.ir.nodes import Model, PropertyKind
 
-__all__ = ["RowOutcome", "row_options", "load_row", "check_row"]
+__all__ = ["RowOutcome", "row_options", "load_row", "check_row", "lost_row"]
 
 
 @dataclass
@@ -102,3 +103,15 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
     outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result)
     save_traces(outcome, out_dir, row.id)
     return RowOutcome(row, outcome)
+
+
+def lost_row(row: Row, model: Model, engine: str, reason: str) -> RowOutcome:
+    """A row whose run never answered (its worker process died: the kernel's
+    out-of-memory killer, a signal): every property it checks is unknown,
+    with ``reason``, and the search incomplete."""
+    kinds = {p.name: p.kind for p in model.properties}
+    kinds.update((t.name, PropertyKind.LIVENESS) for t in model.temporals)
+    properties = [PropertyResult(c.property, kinds.get(c.property), Status.UNKNOWN,
+                                 reason=reason) for c in row.checks]
+    result = CheckResult(model.name, engine, properties, Stats(), reason=reason)
+    return RowOutcome(row, Outcome(row.spec, model, engine, result))

@@ -95,25 +95,39 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_every_worker_with_its_partial_result(tmp_path):
+def _start(tmp_path: Path) -> subprocess.Popen:
     spec = tmp_path / "endless.toml"
     spec.write_text(_ENDLESS)
     script = Path(sys.executable).parent / "modelcheck"
     env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.Popen([str(script), "verdicts", str(spec), "--jobs", "2", "--out",
+    return subprocess.Popen([str(script), "verdicts", str(spec), "--jobs", "2", "--out",
                              str(tmp_path / "out")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    # Ctrl-C once both workers search (each has used a second of CPU past
-    # its imports), so that it lands in two searches however busy the machine.
+
+
+def _searching(proc: subprocess.Popen, avoid: tuple[int, ...] = ()) -> list[int]:
+    """The two workers once both search: each has used 3 s of CPU, past its
+    imports, so that a signal lands in a search however busy the machine."""
     deadline = time.monotonic() + 300
     workers: list[int] = []
     while proc.poll() is None and time.monotonic() < deadline:
-        workers = _workers(proc.pid)
-        if len(workers) >= 2 and all(_cpu_seconds(w) > 3.0 for w in workers[:2]):
-            break
+        workers = [w for w in _workers(proc.pid) if w not in avoid]
+        if len(workers) >= 2 and all(_cpu_seconds(w) > 3.0 for w in workers):
+            return workers
         time.sleep(0.2)
+    return workers
+
+
+def _gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or \
+        Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_every_worker_with_its_partial_result(tmp_path):
+    proc = _start(tmp_path)
+    workers = _searching(proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, err
@@ -124,6 +138,20 @@ def test_ctrl_c_stops_every_worker_with_its_partial_result(tmp_path):
     assert "endless-0: search incomplete: interrupted" in out
     assert "endless-1: search incomplete: interrupted" in out
     assert "interrupted: 3 of 4 rows run" in out
-    for pid in workers:
-        assert not Path(f"/proc/{pid}").exists() or \
-            Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    assert all(_gone(pid) for pid in workers)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_worker_that_dies_leaves_its_row_unknown_and_another_takes_the_next(tmp_path):
+    proc = _start(tmp_path)
+    first = _searching(proc)
+    os.kill(first[0], signal.SIGKILL)             # as the out-of-memory killer would
+    _searching(proc, avoid=(first[0],))           # a new worker, on endless-2
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert ("search incomplete: the worker process running this row ended without an "
+            "answer (killed by signal 9)") in out
+    assert "endless-2: search incomplete: interrupted" in out
+    assert "interrupted: 4 of 4 rows run" in out

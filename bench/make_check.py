@@ -1,0 +1,102 @@
+"""How long ``make check`` takes: ``modelcheck verdicts`` on both verdict
+files (the large rows left out, the mutants run), cold and warm.
+
+    .venv/bin/python bench/make_check.py [--jobs N ...] [--reference]
+
+For each number of jobs (default: 1 and every core), a run on a fresh,
+empty ``MODELCHECK_CACHE`` (cold: every kernel the default engine wants is
+compiled), then, once the compiles it left behind have ended, a second run
+on the same cache (warm).  With --reference the same rows on
+``--engine reference`` (no kernel at all) are the baseline in the same
+script.  Each line gives wall and CPU seconds (the command and its children:
+worker processes, background compiles), whether every row came out as
+expected, and the ratio to issue 13's targets: at most 3 min cold and 20 s
+warm.  Wall-clock figures depend on what else runs on the machine.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VERDICT_FILES = ("specs/examples/verdicts.toml", "specs/verdicts.toml")
+#: issue 13: make check at most 3 min cold and 20 s warm.
+COLD_TARGET_S, WARM_TARGET_S = 180.0, 20.0
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _compiles_left() -> bool:
+    """A background compile the last run left behind (it finishes its kernel
+    after the run): the warm run waits for it, as a user's next run would
+    find the kernel."""
+    proc = subprocess.run(["pgrep", "-f", "compiled.background"], capture_output=True, text=True)
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
+def run(args: list[str], cache: str, out: str) -> tuple[float, float, int]:
+    env = dict(os.environ, MODELCHECK_CACHE=cache, NO_COLOR="1")
+    cpu0, t0 = _children_cpu(), time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "modelcheck", "verdicts", *VERDICT_FILES,
+                           "--out", out, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    wall = time.monotonic() - t0
+    if proc.returncode not in (0, 1):
+        sys.exit(f"verdicts exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return wall, _children_cpu() - cpu0, proc.returncode
+
+
+def _line(label: str, wall: float, cpu: float, rc: int, target: float | None) -> str:
+    verdict = "every row as expected" if rc == 0 else "A ROW NOT AS EXPECTED"
+    goal = "" if target is None else (f"  target {target:.0f} s: {wall / target:.2f}x "
+                                      f"({'met' if wall <= target else 'not met'})")
+    return f"{label:<28} {wall:7.1f} s wall {cpu:7.1f} s CPU  {verdict}{goal}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, action="append",
+                        help="numbers of jobs to measure (repeatable; default 1 and 0 = every core)")
+    parser.add_argument("--reference", action="store_true",
+                        help="also run every row on the reference explorer (the baseline)")
+    args = parser.parse_args()
+    jobs = args.jobs or [1, 0]
+    print(f"make check's rows: {', '.join(VERDICT_FILES)}; cores: {len(os.sched_getaffinity(0))}")
+    with tempfile.TemporaryDirectory(prefix="mc-bench-check-") as tmp:
+        out = str(Path(tmp) / "out")
+        if args.reference:
+            wall, cpu, rc = run(["--engine", "reference", "--jobs", "1"], str(Path(tmp) / "r"),
+                                out)
+            print(_line("reference, 1 job", wall, cpu, rc, None))
+        walls: dict[tuple[int, str], float] = {}
+        for n in jobs:
+            cache = str(Path(tmp) / f"cache-{n}")
+            wall, cpu, rc = run(["--jobs", str(n)], cache, out)
+            walls[n, "cold"] = wall
+            print(_line(f"default engine, {n or 'all'} jobs, cold", wall, cpu, rc, COLD_TARGET_S))
+            waited = time.monotonic()
+            while _compiles_left():
+                time.sleep(2)
+            print(f"{'':28} (the compiles it left ended {time.monotonic() - waited:.0f} s later)")
+            wall, cpu, rc = run(["--jobs", str(n)], cache, out)
+            walls[n, "warm"] = wall
+            print(_line(f"default engine, {n or 'all'} jobs, warm", wall, cpu, rc, WARM_TARGET_S))
+    first = jobs[0]
+    for n in jobs[1:]:
+        print(f"{n or 'all'} jobs against {first or 'all'}: "
+              f"cold {walls[first, 'cold'] / walls[n, 'cold']:.2f}x faster, "
+              f"warm {walls[first, 'warm'] / walls[n, 'warm']:.2f}x faster")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -72,6 +72,9 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
             for i, (row, model, m_models) in enumerate(zip(chosen, models, mutant_models),
                                                        start=1)]
     workers = default_jobs() if jobs_count == 0 else jobs_count
+    if jobs_count == 0 and any(job.engine == "spark" for job in jobs):
+        # Spark spreads one search over every core, with a JVM a process.
+        workers = 1
     parallel = workers > 1 and len(jobs) > 1
     if parallel and not json_mode:
         err.print(Text(f"running {len(jobs)} rows on {min(workers, len(jobs))} worker "

@@ -21,6 +21,13 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    @classmethod
+    def at(cls, file: str, text: str, offset: int, length: int = 1) -> "Span":
+        """The ``length`` characters of ``text`` from ``offset`` (one line)."""
+        line = text.count("\n", 0, offset) + 1
+        col = offset - text.rfind("\n", 0, offset)
+        return cls(file, line, col, line, col + length)
+
 
 class Severity:
     ERROR = "error"

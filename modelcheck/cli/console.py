@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TextIO
 
 from rich.console import Console
 
@@ -32,5 +33,8 @@ def out_console() -> Console:
     return console
 
 
-def err_console() -> Console:
-    return _Console(file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True)
+def err_console(file: TextIO | None = None) -> Console:
+    """stderr's console, or one writing to ``file`` with the same settings
+    (a worker process keeps what it would print for its parent)."""
+    return _Console(file=file if file is not None else sys.stderr, highlight=False,
+                    markup=False, emoji=False, soft_wrap=True)

@@ -23,6 +23,7 @@ from multiprocessing.connection import wait as connection_wait
 
 from rich.console import Console
 
+from modelcheck.cli.console import err_console
 from modelcheck.cli.mutants import check_mutant
 from modelcheck.cli.runner import InterruptWatch
 from modelcheck.cli.verdict_file import Mutant, Row
@@ -44,9 +45,9 @@ class RowJob:
     out_dir: str
     workers: int | None = None              # the engine's search threads; None: every core
 
-    @property
-    def label(self) -> str:
-        return f"[{self.index}/{self.total}] {self.row.id}"
+    def label(self, name: str | None = None) -> str:
+        """What progress calls the row, or its mutant ``name``."""
+        return f"[{self.index}/{self.total}] {name or self.row.id}"
 
 
 @dataclass
@@ -74,7 +75,7 @@ def run_job(job: RowJob, err: Console, show_progress: bool) -> JobResult:
     outcome = None
     try:
         with InterruptWatch() as watch:
-            outcome = check_row(job.row, job.model, job.engine, job.out_dir, err, job.label,
+            outcome = check_row(job.row, job.model, job.engine, job.out_dir, err, job.label(),
                                 show_progress, job.workers)
             if job.mutants is not None:
                 outcome.mutants = []
@@ -83,8 +84,7 @@ def run_job(job: RowJob, err: Console, show_progress: bool) -> JobResult:
                         break
                     outcome.mutants.append(check_mutant(
                         job.row, mutant, outcome.held, m_model, job.engine, job.out_dir, err,
-                        f"[{job.index}/{job.total}] {mutant.name(job.row.id)}", show_progress,
-                        job.workers))
+                        job.label(mutant.name(job.row.id)), show_progress, job.workers))
     except KeyboardInterrupt:
         return JobResult(outcome, True, time.monotonic() - started)
     return JobResult(outcome, watch.hit, time.monotonic() - started)
@@ -132,7 +132,7 @@ def _worker_main(conn: Connection) -> None:
         if job is None:
             return
         buffer = io.StringIO()
-        err = Console(file=buffer, highlight=False, markup=False, emoji=False, soft_wrap=True)
+        err = err_console(buffer)
         try:
             # A worker shows no live progress: the parent prints a line per row.
             result = run_job(job, err, False)

@@ -106,7 +106,7 @@ def _row_done_line(job: RowJob, result: JobResult) -> Text:
     word, style = ("as expected", "green") if d.ok else ("not as expected", "bold red")
     if result.interrupted:
         word, style = "interrupted", "yellow"
-    return Text.assemble((f"{job.label} ", ""), (word, style),
+    return Text.assemble((f"{job.label()} ", ""), (word, style),
                          f" ({result.wall_s:.1f} s, {d.outcome.engine}{ran})")
 
 

@@ -158,9 +158,7 @@ def _python_habit(tok: Token, keys: set[str], source: str, path: str) -> Diagnos
     word = _WORD_BEFORE.search(source[:start])
     if word is not None and word.group(1) in _STATEMENT_HABITS and ":=" in keys:
         message, hint = _STATEMENT_HABITS[word.group(1)]
-        line = source.count("\n", 0, word.start(1)) + 1
-        col = word.start(1) - (source.rfind("\n", 0, word.start(1)) + 1) + 1
-        span = Span(path, line, col, line, col + len(word.group(1)))
+        span = Span.at(path, source, word.start(1), len(word.group(1)))
         return Diagnostic("MC1001", f"unexpected name '{word.group(1)}': {message}", span,
                           hint=hint)
     value = str(tok)

@@ -17,13 +17,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
 from modelcheck.syntax.messages import describe_syntax_error
+from modelcheck.syntax.nesting import (MAX_BRACKETS, MAX_NESTING, brackets_too_deep,
+                                       tree_too_deep)
 
 __all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS",
            "MAX_NESTING", "MAX_BRACKETS", "MAX_INT_LITERAL"]
@@ -34,19 +36,6 @@ MAX_SYNTAX_ERRORS = 10
 #: The largest integer literal (MC1005): far beyond any int64 or bit-vector an
 #: engine uses, yet small enough that interval arithmetic on it stays cheap.
 MAX_INT_LITERAL = 2 ** 128 - 1
-
-#: How deep the syntax tree may nest (MC1004).  Every phase and engine walks
-#: expressions recursively; this keeps them far from Python's recursion limit
-#: (a chain ``a + b + ...`` of 120 terms is 120 levels).
-MAX_NESTING = 120
-
-#: How deep brackets may nest (MC1004), checked before the parser runs.
-#: Redundant parentheses leave the tree flat, but LALR reduces each pair
-#: through every precedence level (~15 reductions): 100,000 pairs took 6-10 s
-#: of CPU.  Python stops at 200; a spec never needs more than a few dozen.
-MAX_BRACKETS = 1000
-
-_BRACKET_OR_COMMENT = re.compile(r"[(\[{]|[)\]}]|#[^\n]*")
 
 # A top-level declaration starts a line with one of these keywords: where the
 # parser resumes after a syntax error.
@@ -83,7 +72,7 @@ def parse(source: str, path: str) -> ast.Module:
 
 @lru_cache(maxsize=16)
 def _parse_once(source: str, path: str) -> ast.Module:
-    deep_brackets = _brackets_too_deep(source, path)
+    deep_brackets = brackets_too_deep(source, path)
     if deep_brackets is not None:
         raise CompileError([deep_brackets], {path: source})
     parser = lark_parser()
@@ -92,7 +81,7 @@ def _parse_once(source: str, path: str) -> ast.Module:
     except UnexpectedInput as first:
         diagnostics = _collect_syntax_errors(parser, source, path, first)
         raise CompileError(diagnostics, {path: source}) from None
-    deep = _too_deep(tree, path)
+    deep = tree_too_deep(tree, path)
     if deep is not None:
         raise CompileError([deep], {path: source})
     builder = _ToAst(path, keywords())
@@ -108,44 +97,6 @@ def keywords() -> frozenset[str]:
     allowed as record field names (``msg.type``)."""
     return frozenset(t.pattern.value for t in lark_parser().terminals
                      if t.pattern.type == "str" and t.pattern.value.isalpha())
-
-
-def _brackets_too_deep(source: str, path: str) -> Diagnostic | None:
-    """MC1004 at the first bracket that opens deeper than MAX_BRACKETS."""
-    depth = 0
-    for match in _BRACKET_OR_COMMENT.finditer(source):
-        char = match.group()[0]
-        if char in "([{":
-            depth += 1
-            if depth > MAX_BRACKETS:
-                start = match.start()
-                line = source.count("\n", 0, start) + 1
-                column = start - source.rfind("\n", 0, start)
-                return Diagnostic("MC1004", f"brackets nest more than {MAX_BRACKETS} "
-                                  "levels deep here", Span(path, line, column, line, column + 1),
-                                  hint="remove redundant parentheses, or name parts with "
-                                  "let or a def")
-        elif char != "#":
-            depth = max(depth - 1, 0)
-    return None
-
-
-def _too_deep(tree: Tree, path: str) -> Diagnostic | None:
-    """MC1004 at the declaration whose syntax tree nests deeper than MAX_NESTING."""
-    stack = [(child, 2, child) for child in tree.children if isinstance(child, Tree)]
-    while stack:
-        node, depth, item = stack.pop()
-        if depth > MAX_NESTING:
-            meta = item.meta
-            # A caret at the start: the whole declaration may span many lines.
-            span = None if getattr(meta, "empty", True) else Span(
-                path, meta.line, meta.column, meta.line, meta.column + 1)
-            return Diagnostic("MC1004", f"this declaration nests more than {MAX_NESTING} "
-                              "levels deep", span, hint="name parts with let or a def, or "
-                              "use sum/all/any over a set instead of a long chain")
-        stack.extend((child, depth + 1, item) for child in node.children
-                     if isinstance(child, Tree))
-    return None
 
 
 def _collect_syntax_errors(parser: Lark, source: str, path: str,

@@ -99,11 +99,10 @@ def bad_trace(code: str, message: str, source: str, text: str | None,
         offset = locate(text, where)
     if text is None or offset is None:
         return TraceFileError(Diagnostic(code, f"{source}: {message}", None, hint))
-    line = text.count("\n", 0, offset) + 1
+    span = Span.at(source, text, offset)
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
     end = len(text) if end < 0 else end
-    span = Span(source, line, offset - start + 1, line, offset - start + 2)
     # The source line is shown only when it is short; an empty text makes the
     # renderer show none (it would otherwise read the file again).
     shown = text if end - start <= _SHOWN_LINE else ""

@@ -16,6 +16,7 @@ from typing import Any
 from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
 from modelcheck.engines.initial import demote_vacuous
+from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.temporal import settle_unchecked
 from modelcheck.ir.nodes import Model
@@ -105,10 +106,12 @@ def check(model: Model, engine: str | None = None, options: CheckOptions | None 
     if notice:
         result.notes.insert(0, notice)
     settle_unchecked(model, options, result, engine)
-    for prop in result.properties:
-        if prop.trace is not None:
-            verify_trace(model, prop.trace, engine)
+    traces = [(prop.trace, None) for prop in result.properties if prop.trace is not None]
     error_trace = getattr(result.error, "trace", None)
     if error_trace is not None and error_trace.steps:
-        verify_trace(model, error_trace, engine, result.error.diagnostic.code)
+        traces.append((error_trace, result.error.diagnostic.code))
+    if traces:
+        evaluator = Evaluator(model)      # one for every trace: building one compiles the spec
+        for trace, code in traces:
+            verify_trace(model, trace, engine, code, evaluator)
     return result

@@ -2,7 +2,7 @@
 one under the final name, never half of it.  Every writer of a result file
 (traces, trace pages) goes through here; the data goes to a temporary file
 in the same folder (so the rename stays on one file system) and is renamed
-over the target."""
+over the target.  And the user's cache folder (kernels, the parser's tables)."""
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import IO
 
 __all__ = ["atomic_writer", "write_atomic", "fsync_directory", "sha256_file", "is_temp_name",
-           "remove_stale_temps", "TEMP_SUFFIX"]
+           "remove_stale_temps", "TEMP_SUFFIX", "CACHE_ENV", "default_cache_dir"]
+
+#: Names the cache folder itself, ahead of the platform's default.
+CACHE_ENV = "MODELCHECK_CACHE"
 
 #: Temporary files are named ``.<target name>.<random>.tmp`` in the target's
 #: folder, so that a cleanup after a SIGKILL can find them.
@@ -125,3 +128,14 @@ def remove_stale_temps(folder: str | Path) -> None:
                 os.unlink(os.path.join(folder, name))
             except FileNotFoundError:
                 pass
+
+
+def default_cache_dir() -> Path:
+    """``$MODELCHECK_CACHE`` when set, else the platform's user cache folder:
+    ``$XDG_CACHE_HOME/modelcheck`` or ``~/.cache/modelcheck`` on Linux,
+    ``~/Library/Caches/modelcheck`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("modelcheck", appauthor=False))

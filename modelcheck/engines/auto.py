@@ -2,10 +2,15 @@
 waiting for numba on a spec's first run, and never much slower than the
 reference explorer on a small spec.
 
-The reference explorer starts at once.  A search over within ``grace_s``
+The reference explorer starts at once.  A search over within ``probe_s``
 (most small specs) is the answer: nothing else starts, not even numba,
-whose import and kernel load take longer than such a search.  Otherwise a
-background process (compiled/background.py) looks for the spec's kernel in
+whose import and kernel load take longer than such a search.  Then the
+kernel index (compiled/kcache.py) says in milliseconds whether an earlier
+run left the spec's kernel compiled: if so, the reference search stops
+once the kernel's load would cost less than what the search has taken
+(``warm_grace_s``: longer while this process has not imported numba), and
+the compiled engine searches from the start.  Otherwise, after ``grace_s``,
+a background process (compiled/background.py) looks for the spec's kernel in
 the cache and, on a miss, compiles it, while the reference explorer goes on
 (everything costly happens in that process, at a lower priority):
 
@@ -40,14 +45,27 @@ from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Pr
 from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
-__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "SYMMETRY_NOTE",
-           "compiled_only"]
+__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "PROBE_S", "SYMMETRY_NOTE",
+           "WARM_GRACE_S", "compiled_only"]
 
 #: Seconds the reference explorer runs alone before the kernel is looked
 #: for.  A compile running beside it slows it by a fifth on a busy two-core
 #: machine (measured with bench/first_verdict.py), so searches of a few
 #: seconds are spared most of that; a long search hands over a second later.
 GRACE_S = 1.0
+
+#: Seconds the reference explorer runs before the kernel index is read (a
+#: look that costs 0.2 s of imports the first time in a process, and a digest
+#: of the model, 35 ms for the quorum queue): most small specs end sooner.
+PROBE_S = 0.2
+
+#: Seconds the reference explorer runs before a cached kernel takes over,
+#: in a process that has imported numba (a verdicts worker after its first
+#: compiled row): the hand-over then costs the kernel's code generation and
+#: load, 0.1-0.5 s.  Without numba it costs about a second more, and the
+#: search waits ``GRACE_S``: no search takes much more than twice as long as
+#: the quicker of the two engines would have.
+WARM_GRACE_S = 0.3
 
 #: A reference search that took this long finishes before the kernel, and
 #: the next run of the spec would take as long again: the kernel's compile
@@ -69,11 +87,13 @@ class CompileJob(Protocol):
     tests give one that is ready at once, or never)."""
     ready: Any            # a threading.Event: the kernel is in the cache
     compiling: Any        # a threading.Event: it was not, and is being compiled
+    finished: Any         # a threading.Event: the job has ended
     declined: str | None  # why the compiled engine would not run the spec
 
     def start(self) -> None: ...
     def stop(self) -> None: ...
     def detach(self) -> None: ...          # let it finish after this process ends
+    def look(self) -> None: ...            # let it finish looking, not compiling
 
     @property
     def pid(self) -> int | None: ...
@@ -110,11 +130,14 @@ class _Race:
         self.job: CompileJob | None = None
         self.unstarted: str | None = None     # why the background job could not start
         self.detached = False                 # the compile goes on after the run
+        self.warm: bool | None = None         # the index has the kernel (None: not asked yet)
+        self.looking = False                  # the job finishes its look after the run
+        self.warm_grace_s = engine.grace_s
 
     # ------------------------------------------------------------ Reporter
 
     def progress(self, progress: Progress) -> None:
-        if self.job is None and self.unstarted is None \
+        if self.job is None and self.unstarted is None and not self.warm \
                 and progress.elapsed_s >= self.engine.grace_s:
             self.started_at = time.monotonic()
             self.begin()
@@ -143,7 +166,18 @@ class _Race:
     # ------------------------------------------------------------ StopSignal
 
     def is_set(self) -> bool:
-        return self.job is not None and self.job.ready.is_set()
+        if self.job is not None:
+            return bool(self.job.ready.is_set())
+        if self.unstarted is not None:
+            return False
+        elapsed = time.monotonic() - self.start
+        if self.warm is None:
+            if elapsed < self.engine.probe_s:
+                return False
+            self.warm = self.engine.kernel_warm(self.model, self.options)
+            if self.warm:
+                self.warm_grace_s = self.engine.warm_grace_s()
+        return bool(self.warm) and elapsed >= self.warm_grace_s
 
     # ------------------------------------------------------------ the end
 
@@ -160,6 +194,18 @@ class _Race:
                 and job.failed is None and job.declined is None
                 and result.complete and time.monotonic() - self.start >= after_s)
 
+    def still_looking(self) -> bool:
+        """Whether the background job has not yet said whether the kernel
+        is cached."""
+        job = self.job
+        return (job is not None and not job.compiling.is_set() and not job.ready.is_set()
+                and not job.finished.is_set() and job.declined is None)
+
+    def let_it_look(self) -> None:
+        assert self.job is not None
+        self.job.look()
+        self.looking = True
+
     def detach_compile(self) -> None:
         assert self.job is not None
         self.job.detach()
@@ -174,7 +220,9 @@ class _Race:
         if job is None:
             return []
         notes = []
-        if job.declined is not None:
+        if self.looking:
+            pass            # it had not said yet, and what it says now is the next run's
+        elif job.declined is not None:
             notes.append(f"compiled engine unavailable ({job.declined}); "
                          f"the reference explorer answered")
         elif job.failed is not None:
@@ -198,16 +246,26 @@ class _Race:
 
 class AutoEngine:
     """The compiled engine, with the reference explorer answering small
-    specs and while a new kernel compiles.  ``start_compile`` and
-    ``grace_s`` are test seams."""
+    specs and while a new kernel compiles.  ``start_compile``,
+    ``kernel_warm`` and the times are test seams."""
 
     name = "auto"
 
     def __init__(self, start_compile: Callable[[Model, CheckOptions], CompileJob] | None = None,
-                 grace_s: float = GRACE_S, detach_after_s: float = DETACH_AFTER_S) -> None:
+                 grace_s: float = GRACE_S, detach_after_s: float = DETACH_AFTER_S,
+                 kernel_warm: Callable[[Model, CheckOptions], bool] | None = None,
+                 probe_s: float = PROBE_S) -> None:
         self.start_compile = start_compile or _background
+        self.kernel_warm = kernel_warm or _kernel_warm
         self.grace_s = grace_s
+        self.probe_s = probe_s
         self.detach_after_s = detach_after_s
+
+    def warm_grace_s(self) -> float:
+        """How long the reference explorer goes on before a cached kernel
+        takes over: about what the hand-over costs."""
+        import sys
+        return min(self.grace_s, WARM_GRACE_S) if "numba" in sys.modules else self.grace_s
 
     def check(self, model: Model, options: CheckOptions | None = None,
               reporter: Reporter | None = None) -> CheckResult:
@@ -235,6 +293,9 @@ class AutoEngine:
             # A search this long is worth a kernel next time: the compile
             # goes on after this run (compiled/background.py, "detach").
             race.detach_compile()
+        elif result.complete and race.still_looking():
+            # Its answer is the next run's: a warm kernel goes in the index.
+            race.let_it_look()
         else:
             # Whatever else ended the search (a short search, a bound,
             # Ctrl-C, the kernel being ready) ends the child.
@@ -265,6 +326,18 @@ class AutoEngine:
             result.notes.insert(0, note)
         result.stats.extras["handed_over_after_s"] = round(now - race.start, 3)
         return result
+
+
+def _kernel_warm(model: Model, options: CheckOptions) -> bool:
+    """Whether the kernel index has the compiled engine's kernel for this
+    run, compiled.  Any failure reads as no: it only chooses the way."""
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kernels import kernel_known_warm
+    try:
+        plan = plan_run(model, options)
+        return plan.fallback is None and kernel_known_warm(model, plan.kernel_options)
+    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
+        return False
 
 
 def _background(model: Model, options: CheckOptions) -> CompileJob:

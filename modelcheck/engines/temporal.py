@@ -24,7 +24,7 @@ from modelcheck.ir.values import domain, render_value
 from modelcheck.ir.visit import substitute
 
 __all__ = ["ANY", "FairCondition", "LivenessCheck", "fair_conditions", "liveness_checks",
-           "selected_temporals", "LIVENESS_FORMS", "settle_unchecked", "SYMMETRY_OFF_NOTE"]
+           "predicate_columns", "selected_temporals", "LIVENESS_FORMS", "settle_unchecked", "SYMMETRY_OFF_NOTE"]
 
 #: The note an engine adds when it drops symmetry reduction for a run that
 #: checks temporal properties (docs/engines/liveness.md says why).
@@ -102,6 +102,28 @@ def liveness_checks(temporals: Iterable[ir.Temporal]) -> list[LivenessCheck]:
                 None if t.p is None else substitute(t.p, consts),
                 substitute(t.q, consts), label))
     return out
+
+
+def predicate_columns(checks: list[LivenessCheck], universe: Iterable[LivenessCheck] = ()
+                      ) -> tuple[list[ir.Expr], list[tuple[int, int]]]:
+    """The distinct predicates (the kernel's ``live_props`` columns) and, per
+    check, the columns of its p (-1: none) and q.  The predicates of
+    ``universe`` (every liveness property of the spec) come first, in its
+    order, whether checked or not: the kernel's source then does not depend
+    on which of them a run checks, so one kernel serves them all."""
+    preds: list[ir.Expr] = []
+
+    def col(e: ir.Expr) -> int:
+        if e not in preds:
+            preds.append(e)
+        return preds.index(e)
+
+    for c in universe:
+        if c.p is not None:
+            col(c.p)
+        col(c.q)
+    cols = [(-1 if c.p is None else col(c.p), col(c.q)) for c in checks]
+    return preds, cols
 
 
 def fair_conditions(model: ir.Model, evaluate: Any) -> list[FairCondition]:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
@@ -23,6 +21,7 @@ from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
+from modelcheck.syntax.lark_tables import grammar_text, lark_parser
 from modelcheck.syntax.messages import describe_syntax_error
 from modelcheck.syntax.nesting import (MAX_BRACKETS, MAX_NESTING, brackets_too_deep,
                                        tree_too_deep)
@@ -43,23 +42,6 @@ _ITEM_START = re.compile(
     r"^(const|type|symmetric|var|def|action|invariant|constraint|step|sometimes|terminal|import"
     r"|liveness|fair)\b",
     re.MULTILINE)
-
-
-def grammar_text() -> str:
-    """The grammar: the copy inside the installed package (a wheel carries it as
-    ``modelcheck/_grammar/modelcheck.lark``), else ``grammar/`` of the checkout."""
-    packaged = resources.files("modelcheck").joinpath("_grammar", "modelcheck.lark")
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    repo_copy = Path(__file__).resolve().parents[2] / "grammar" / "modelcheck.lark"
-    return repo_copy.read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=1)
-def lark_parser() -> Lark:
-    """The LALR parser, built once per process (building it takes ~0.3 s)."""
-    return Lark(grammar_text(), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True)
 
 
 def parse(source: str, path: str) -> ast.Module:

@@ -143,11 +143,14 @@ def _error_problem(model: ir.Model, ev: Evaluator, before: State | None, last: S
     return f"nothing evaluated in its last state raises {error_code}"
 
 
-def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None) -> str | None:
+def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None,
+                  evaluator: Evaluator | None = None) -> str | None:
     """None when ``trace`` replays and shows what it claims (see the module
-    doc); otherwise why not, as a phrase ("does not replay ...").  ``error_code`` overrides the trace's own record
-    of its run-time error (``meta["error"]``)."""
-    ev = Evaluator(model)
+    doc); otherwise why not, as a phrase ("does not replay ...").
+    ``error_code`` overrides the trace's own record of its run-time error
+    (``meta["error"]``).  ``evaluator``: one of ``model`` to reuse (building
+    one compiles every action, 0.1 s for the quorum queue)."""
+    ev = evaluator if evaluator is not None else Evaluator(model)
     result = replay(model, trace, ev)
     if not result.ok:
         return f"does not replay under the reference semantics: {result.reason}"
@@ -201,10 +204,10 @@ def _claim(kind: str, name: str | None, code: str | None) -> str:
 
 
 def verify_trace(model: ir.Model, trace: Trace, engine: str,
-                 error_code: str | None = None) -> None:
+                 error_code: str | None = None, evaluator: Evaluator | None = None) -> None:
     """Raise TraceReplayError (an internal error naming ``engine``) unless
     ``trace`` replays and shows what it claims (see ``trace_problem``)."""
-    problem = trace_problem(model, trace, error_code)
+    problem = trace_problem(model, trace, error_code, evaluator)
     if problem is None:
         return
     if trace.kind == "error":

@@ -10,6 +10,7 @@ reference explorer runs long enough to want the compiled engine::
     job.declined         # why the compiled engine cannot run the spec, if it cannot
     job.stop()           # kill the child and its precompile workers (idempotent)
     job.detach()         # or: let it finish the kernel after this process ends
+    job.look()           # or: let it finish looking in the cache (no compile)
 
 Everything that costs time happens in the child, so the reference search
 in the parent loses nothing to it: generating the kernel (numpy, code
@@ -29,7 +30,12 @@ own process group, so ``stop`` ends it and every precompile worker it
 started at once; it dies with its parent too (the end of its stdin, a
 pipe from the parent, tells it), unless the parent said ``detach`` there
 first: then it finishes the kernel for the next run (the default engine
-asks for that after a long reference search).  The compile holds the
+asks for that after a long reference search).  Or the parent says
+``look``: the child finishes looking for the kernel, which notes a warm
+one in the kernel index for the next run's default engine, and exits
+without compiling a cold one (a reference search that ended before the
+child had looked: on a busy machine the child, at its lower priority,
+can take longer to look than the search takes).  The compile holds the
 kernel's lock (``kcache.compile_lock``), so a run that wants the same kernel
 meanwhile waits for it.  A child killed half-way leaves nothing
 that is trusted: the kernel file and its hash record are written
@@ -50,7 +56,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED", "DETACH"]
+__all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED", "DETACH", "LOOK",
+           "LOOKED_COLD"]
 
 #: The child runs at a lower priority: the reference explorer in the parent
 #: is the one giving the answer now; the compile is a bet on a long search.
@@ -63,6 +70,9 @@ COLD, DECLINED = "cold", "declined: "
 #: What the parent says on the child's stdin: finish after I am gone; and
 #: the child's answer, once it no longer ends with its parent.
 DETACH, DETACHED = "detach", "detached"
+#: What the parent says instead to let the child finish only its look; the
+#: child's exit status when it then found no kernel (and compiled none).
+LOOK, LOOKED_COLD = "look", 3
 #: How long the parent waits for that answer (the child's listening thread
 #: answers at once, unless the machine is very busy).
 DETACH_WAIT_S = 10.0
@@ -173,17 +183,28 @@ class BackgroundCompile:
         """Let the child finish the kernel after this process ends (it says
         nothing more).  Its compile holds the kernel's lock, so the next run
         that wants the kernel waits for it instead of compiling it again."""
+        self._let_go(DETACH, wait=True)
+
+    def look(self) -> None:
+        """Let the child finish looking for the kernel after this process
+        ends, and not compile it (see the module doc).  Not waited for: the
+        child reads the word before the end of the pipe, whenever it gets to
+        it, and a look wrongly ended costs only the next run's time."""
+        self._let_go(LOOK, wait=False)
+
+    def _let_go(self, word: str, wait: bool) -> None:
         with self._lock:
             proc, self._proc = self._proc, None
             if proc is None or proc.poll() is not None:
                 return
             assert proc.stdin is not None
             with contextlib.suppress(BrokenPipeError, OSError):
-                proc.stdin.write(DETACH + "\n")
+                proc.stdin.write(word + "\n")
                 proc.stdin.flush()
-            # Until the child answers, this process ending (and closing the
-            # pipe) would still end it.
-            self._detached.wait(DETACH_WAIT_S)
+            if wait:
+                # Until the child answers, this process ending (and closing
+                # the pipe) would still end it.
+                self._detached.wait(DETACH_WAIT_S)
             with contextlib.suppress(BrokenPipeError, OSError):
                 proc.stdin.close()
             self.detached_pid = proc.pid
@@ -204,15 +225,19 @@ def _tell_parent(word: str) -> None:
         sys.stdout.flush()
 
 
-def _listen() -> None:
+def _listen(look_only: threading.Event) -> None:
     """The parent's end of stdin.  ``detach``: this process finishes the
-    kernel whatever the parent does next.  The end of the pipe without it:
+    kernel whatever the parent does next; ``look``: it finishes looking for
+    the kernel, and sets ``look_only``.  The end of the pipe without it:
     the parent has ended (however it ended, SIGKILL included), and so does
     this process, with its precompile workers (its process group).  A pipe,
     not the parent-death signal, which Linux keeps per thread: a thread of
     this process could not take it back from the one that compiles."""
     for line in sys.stdin:
-        if line.strip() == DETACH:
+        word = line.strip()
+        if word == LOOK:
+            look_only.set()
+        if word in (DETACH, LOOK):
             _tell_parent(DETACHED)
             return
     if hasattr(os, "killpg"):
@@ -222,7 +247,9 @@ def _listen() -> None:
 
 def main(argv: list[str]) -> int:
     job = Path(argv[0])
-    threading.Thread(target=_listen, daemon=True, name="modelcheck-parent").start()
+    look_only = threading.Event()
+    threading.Thread(target=_listen, args=(look_only,), daemon=True,
+                     name="modelcheck-parent").start()
     model, options = pickle.loads(job.read_bytes())
     # Gone even if the checker is killed outright (its own clean-up then never runs).
     job.unlink(missing_ok=True)
@@ -236,6 +263,8 @@ def main(argv: list[str]) -> int:
     try:
         if kernel_looks_warm(model, plan.kernel_options):
             return 0
+        if look_only.is_set():
+            return LOOKED_COLD
         _tell_parent(COLD)
         compile_model(model, plan.kernel_options)
     except Unsupported as err:

@@ -71,9 +71,8 @@ class _Liveness:
     SHARED_CHECKS = 64
 
     def __init__(self, model: Model, options: CheckOptions, checks: list) -> None:
-        from modelcheck.engines.compiled.liveness_lasso import predicate_columns
         from modelcheck.engines.reference.evaluator import Evaluator
-        from modelcheck.engines.temporal import fair_conditions, liveness_checks
+        from modelcheck.engines.temporal import fair_conditions, liveness_checks, predicate_columns
         self.checks = checks
         self.search = not (options.checkpoint_dir or options.resume_dir)
         evaluator = Evaluator(model)

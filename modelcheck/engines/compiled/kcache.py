@@ -21,6 +21,7 @@ Anything else is thrown away and compiled again, with a one-line note.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -33,14 +34,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, ModuleType
 
-import platformdirs
-
-from modelcheck.fsutil import sha256_file, write_atomic
+from modelcheck.fsutil import CACHE_ENV, default_cache_dir, sha256_file, write_atomic
 
 __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline", "compile_lock",
            "default_cache_dir", "has_compiled", "import_kernel_file", "in_native_callback",
-           "is_warm", "kernel_key", "kernel_path", "load_kernel_module", "looks_warm",
-           "mark_warm", "module_name", "numba_version", "precompile", "source_digest"]
+           "index_key", "indexed_warm", "is_warm", "kernel_key", "kernel_path",
+           "load_kernel_module", "looks_warm", "mark_warm", "module_name", "numba_version",
+           "precompile", "record_index", "source_digest"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -60,20 +60,6 @@ class CompileTimeout(Exception):
     def __init__(self, elapsed_s: float):
         super().__init__(f"timed out while compiling the kernel (after {elapsed_s:.1f} s)")
         self.elapsed_s = elapsed_s
-
-
-#: Names the cache folder itself, ahead of the platform's default.
-CACHE_ENV = "MODELCHECK_CACHE"
-
-
-def default_cache_dir() -> Path:
-    """``$MODELCHECK_CACHE`` when set, else the platform's user cache folder:
-    ``$XDG_CACHE_HOME/modelcheck`` or ``~/.cache/modelcheck`` on Linux,
-    ``~/Library/Caches/modelcheck`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_cache_dir("modelcheck", appauthor=False))
 
 
 def numba_version() -> str:
@@ -106,6 +92,66 @@ def kernel_key(source: str) -> str:
 
 def source_digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- the index
+# Generating a kernel's source, to find its key, takes a while (0.3-0.8 s
+# for the quorum queue): too long for the default engine to ask, at the
+# start of every run, whether the kernel is ready.  The index maps a key of
+# the model itself (``ir.digest``) and of the code that generates kernels to
+# the kernel's key, written once a kernel has been generated.  It only
+# chooses the fastest way to a verdict: the run that uses the kernel
+# generates the source and loads the kernel by that source's own key, so a
+# stale or wrong entry costs time, never a wrong kernel.
+
+@functools.lru_cache(maxsize=1)
+def _package_digest() -> str:
+    """The sha256 of every Python file of modelcheck: any change to the
+    code that generates kernels (or that it depends on) makes new index keys."""
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def index_key(model_digest: str) -> str:
+    """The index key of a model whose ``ir_digest`` (with the options that
+    shape its kernel) is ``model_digest``."""
+    h = hashlib.sha256()
+    h.update(model_digest.encode())
+    h.update(_package_digest().encode())
+    h.update(f"numba {numba_version()} python {sys.version_info[:3]}".encode())
+    h.update(f"cache format {_CACHE_FORMAT}".encode())
+    return h.hexdigest()[:32]
+
+
+def _index_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
+    return kernel_path(cache_dir, "0").parent / "index" / key
+
+
+def record_index(cache_dir: str | os.PathLike | None, key: str, source: str) -> None:
+    """Note that the model of index ``key`` has the kernel of ``source``."""
+    path = _index_path(cache_dir, key)
+    entry = f"{kernel_key(source)} {source_digest(source)}\n".encode()
+    with contextlib.suppress(OSError):
+        if path.exists() and path.read_bytes() == entry:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, entry)
+
+
+def indexed_warm(cache_dir: str | os.PathLike | None, key: str) -> bool:
+    """``looks_warm`` for the kernel the index gives for ``key``, without its
+    source: False when the index has no entry."""
+    try:
+        kkey, digest = _index_path(cache_dir, key).read_text().split()
+    except (OSError, ValueError):
+        return False
+    path = kernel_path(cache_dir, kkey)
+    return (path.exists() and _warm_marker(path).exists()
+            and _record_damage(path, digest) is None)
 
 
 def kernel_path(cache_dir: str | os.PathLike | None, key: str) -> Path:

@@ -23,14 +23,14 @@ import itertools
 import os
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.gen_module import ActionInfo, generate
-from modelcheck.engines.compiled.kcache import compile_deadline, load_kernel_module, source_digest
+from modelcheck.engines.compiled.kcache import (compile_deadline, index_key, load_kernel_module,
+                                                record_index, source_digest)
 from modelcheck.engines.compiled.gen_fold import Folder
 from modelcheck.engines.capacities import with_capacities
 from modelcheck.engines.compiled.layout import Layout
@@ -39,10 +39,11 @@ from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.engines.symmetry import usable_symmetric_types
 from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
+from modelcheck.ir.digest import ir_digest
 from modelcheck.ir.values import domain
 
 __all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError",
-           "compile_model", "kernel_looks_warm"]
+           "compile_model", "kernel_index_key", "kernel_known_warm", "kernel_looks_warm"]
 
 #: The most packed words per state the kernels are generated for.  The code
 #: is unrolled per word: a set over 65,536 values (1,025 words) took 4 minutes
@@ -135,13 +136,31 @@ class _KernelPlan:
         return cls(layout, live_preds, generated, notes)
 
 
+def kernel_index_key(model: ir.Model, options: KernelOptions) -> str:
+    """The kernel index's key of ``model`` (kcache.py, "the index"): what
+    ``_KernelPlan.of`` reads, digested."""
+    return index_key(ir_digest(model, options.live_preds))
+
+
+def kernel_known_warm(model: ir.Model, options: KernelOptions) -> bool:
+    """Whether an earlier run compiled and cached the kernel of ``model`` and
+    noted it in the index: a look of milliseconds, which generates nothing
+    (False where ``kernel_looks_warm`` would need the source to tell)."""
+    from modelcheck.engines.compiled.kcache import indexed_warm
+    return indexed_warm(options.cache_dir, kernel_index_key(model, options))
+
+
 def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
     """Whether the kernel of ``model`` was compiled and cached by an earlier
     run (``kcache.looks_warm``): it generates the source but neither imports
     numba nor loads anything.  Raises ``reps.Unsupported`` as ``compile_model``
     would."""
     from modelcheck.engines.compiled.kcache import looks_warm
-    return looks_warm(_KernelPlan.of(model, options).generated.source, options.cache_dir)
+    source = _KernelPlan.of(model, options).generated.source
+    warm = looks_warm(source, options.cache_dir)
+    if warm:
+        record_index(options.cache_dir, kernel_index_key(model, options), source)
+    return warm
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -201,6 +220,8 @@ class CompiledModel:
         self.ckeys = np.zeros(64, dtype=np.int64)          # their table keys
         self.compile_s = 0.0
         self.warm_up()
+        # Warm now: a later run may learn so from the model alone.
+        record_index(options.cache_dir, kernel_index_key(model, options), self.generated.source)
 
     def __reduce__(self) -> Any:
         # An executor's rebuild is not bounded by the driver's --timeout.

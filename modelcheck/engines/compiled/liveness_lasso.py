@@ -23,31 +23,9 @@ if TYPE_CHECKING:
     from modelcheck.engines.compiled.liveness_graph import LivenessSearch
     from modelcheck.engines.temporal import LivenessCheck
 
-__all__ = ["check_liveness", "predicate_columns"]
+__all__ = ["check_liveness"]
 
 _K = ir.TemporalKind
-
-
-def predicate_columns(checks: list["LivenessCheck"], universe: list["LivenessCheck"] = ()
-                      ) -> tuple[list[ir.Expr], list[tuple[int, int]]]:
-    """The distinct predicates (the kernel's ``live_props`` columns) and, per
-    check, the columns of its p (-1: none) and q.  The predicates of
-    ``universe`` (every liveness property of the spec) come first, in its
-    order, whether checked or not: the kernel's source then does not depend
-    on which of them a run checks, so one kernel serves them all."""
-    preds: list[ir.Expr] = []
-
-    def col(e: ir.Expr) -> int:
-        if e not in preds:
-            preds.append(e)
-        return preds.index(e)
-
-    for c in universe:
-        if c.p is not None:
-            col(c.p)
-        col(c.q)
-    cols = [(-1 if c.p is None else col(c.p), col(c.q)) for c in checks]
-    return preds, cols
 
 
 def check_liveness(search: "LivenessSearch", n: int, finished: bool,

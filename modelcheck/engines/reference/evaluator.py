@@ -18,6 +18,7 @@ on the way back, so sibling paths never see each other's writes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -107,11 +108,30 @@ class Evaluator:
         # a value written again (the common case) is not walked again, and the
         # states share one copy of it, which keeps big searches smaller.
         self._in_type_ok: list[dict] = [{} for _ in model.vars]
-        self._actions = tuple(self._compile_action(a) for a in model.actions)
-        self._action_by_name = {c.action.name: c for c in self._actions}
-        self._props = {p.name: self._expr(p.expr) for p in model.properties}
-        self._terminals = tuple(self._expr(p.expr) for p in model.terminals)
-        self._constraints = tuple(self._expr(p.expr) for p in model.constraints)
+        # Actions and properties are compiled when first used: many
+        # evaluators only evaluate constants, or replay a trace's few
+        # actions, and compiling all of the quorum queue takes 0.1 s.
+        self._action_by_name: dict[str, _CompiledAction] = {}
+        self._props: dict[str, ExprFn] = {}
+
+    @functools.cached_property
+    def _actions(self) -> tuple[_CompiledAction, ...]:
+        return tuple(self._action(a.name) for a in self.model.actions)
+
+    def _action(self, name: str) -> _CompiledAction:
+        compiled = self._action_by_name.get(name)
+        if compiled is None:
+            compiled = self._compile_action(self.model.action(name))
+            self._action_by_name[name] = compiled
+        return compiled
+
+    @functools.cached_property
+    def _terminals(self) -> tuple[ExprFn, ...]:
+        return tuple(self._expr(p.expr) for p in self.model.terminals)
+
+    @functools.cached_property
+    def _constraints(self) -> tuple[ExprFn, ...]:
+        return tuple(self._expr(p.expr) for p in self.model.constraints)
 
     # ------------------------------------------------------------ public API
 
@@ -154,7 +174,7 @@ class Evaluator:
         """The states one action instance leads to from ``state``.  With
         ``blocked``, every ``require`` found false is appended to it (to explain
         why an action is not enabled)."""
-        compiled = self._action_by_name[action]
+        compiled = self._action(action)
         given = dict(params)
         binding = tuple(given[n] for n in compiled.names)
         if blocked is None:
@@ -163,8 +183,7 @@ class Evaluator:
 
     def action_bindings(self, action: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         """Every parameter binding of an action, in canonical order."""
-        compiled = self._action_by_name[action]
-        return compiled.params
+        return self._action(action).params
 
     def eval(self, expr: ir.Expr, state: State, env: dict | None = None,
              post: State | None = None) -> Any:
@@ -179,7 +198,10 @@ class Evaluator:
         """Whether the property holds in ``state`` (or on the step ``state -> post``
         for a step invariant)."""
         env = {} if post is None else {_POST: post}
-        return bool(self._props[name](state, env))
+        check = self._props.get(name)
+        if check is None:
+            check = self._props[name] = self._expr(self.model.get_property(name).expr)
+        return bool(check(state, env))
 
     def is_terminal(self, state: State) -> bool:
         """Whether the state satisfies some ``terminal`` declaration."""

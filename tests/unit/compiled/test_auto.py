@@ -6,6 +6,7 @@ killed cleanly, or it leaves a warm kernel that the next run uses)."""
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -20,9 +21,9 @@ from modelcheck.engines import get_engine  # noqa: E402
 from modelcheck.engines.auto import SYMMETRY_NOTE, AutoEngine, compiled_only  # noqa: E402
 from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: E402
 from modelcheck.engines.compiled import kcache  # noqa: E402
-from modelcheck.engines.compiled.background import BackgroundCompile  # noqa: E402
+from modelcheck.engines.compiled.background import LOOKED_COLD, BackgroundCompile  # noqa: E402
 from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
-from modelcheck.engines.compiled.kernels import kernel_looks_warm  # noqa: E402
+from modelcheck.engines.compiled.kernels import kernel_known_warm, kernel_looks_warm  # noqa: E402
 from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
 
 
@@ -35,6 +36,7 @@ class FakeJob:
         self.how = how
         self.ready = threading.Event()
         self.compiling = threading.Event()
+        self.finished = threading.Event()
         self.declined: str | None = None
         self.started = self.stopped = False
 
@@ -53,7 +55,10 @@ class FakeJob:
     def detach(self) -> None:
         self.detached = True
 
-    detached = False
+    def look(self) -> None:
+        self.looked = True
+
+    detached = looked = False
     pid = 4242
 
     @property
@@ -226,6 +231,34 @@ def test_a_cached_kernel_takes_over_without_a_word(load, tmp_path):
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
 
 
+def test_a_kernel_known_warm_takes_over_after_the_probe_without_a_background_job(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    jobs, asked = Jobs("never"), []
+
+    def warm(m, o):
+        asked.append(m)
+        return True
+    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=warm, probe_s=0.0).check(model, options)
+    assert result.engine == "compiled" and jobs.made == [] and asked == [model]
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_search_over_before_the_probe_never_reads_the_index(load, tmp_path):
+    def warm(m, o):
+        raise AssertionError("a short search does not look for a kernel")
+    jobs = Jobs("never")
+    result = AutoEngine(jobs, kernel_warm=warm).check(load("die_hard"), _cold(tmp_path))
+    assert result.engine == "reference" and jobs.made == []
+
+
+def test_a_kernel_not_in_the_index_goes_the_background_way(load, tmp_path):
+    jobs = Jobs("ready")
+    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0).check(
+        load("two_phase", N=2), replace(_cold(tmp_path), symmetry=False))
+    assert result.engine == "compiled" and len(jobs.made) == 1
+
+
 def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):
     jobs = Jobs("declined")
     result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
@@ -272,6 +305,17 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
         assert job.ready.is_set() and job.compiling.is_set(), job.failed
     assert kernel_looks_warm(model, plan.kernel_options)
     assert kcache.is_warm(next(tmp_path.glob("kernels/mc_*.py")))
+    # The compile noted the kernel in the index: the next run knows it from the model.
+    assert kernel_known_warm(model, plan.kernel_options)
+    # A child told to finish its look after its parent is done notes a warm
+    # kernel in the index again.
+    shutil.rmtree(tmp_path / "kernels" / "index")
+    assert not kernel_known_warm(model, plan.kernel_options)
+    job = BackgroundCompile(model, options, niceness=0)
+    job.start()
+    job.look()
+    assert job.finished.wait(600) and job.returncode == 0 and not job.compiling.is_set()
+    assert kernel_known_warm(model, plan.kernel_options)
 
     made: list[BackgroundCompile] = []
 
@@ -283,11 +327,35 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
         job.start = lambda: (start(), job.finished.wait(600))
         return job
     reporter = Notes()
-    result = AutoEngine(found_first, grace_s=0.0).check(model, options, reporter)
+    result = AutoEngine(found_first, grace_s=0.0, kernel_warm=lambda m, o: False).check(
+        model, options, reporter)
     assert made[0].ready.is_set() and not made[0].compiling.is_set()
     assert result.engine == "compiled"
     assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+    # With the index read (the default), no background process starts at all.
+    def no_job(model, options):
+        raise AssertionError("the index knew the kernel: no background job")
+    reporter = Notes()
+    result = AutoEngine(no_job, grace_s=0.0, probe_s=0.0).check(model, options, reporter)
+    assert result.engine == "compiled" and "handed_over_after_s" in result.stats.extras
+    assert not any("kernel" in n for n in reporter.notes + result.notes)
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+def test_a_child_told_to_look_compiles_no_cold_kernel(load, tmp_path):
+    model = load("die_hard")
+    options = CheckOptions(cache_dir=str(tmp_path))
+    job = BackgroundCompile(model, options, niceness=0)
+    job.start()
+    # Said at once: the child hears it before it has generated the kernel.
+    job.look()
+    assert job.finished.wait(600)
+    assert job.returncode == LOOKED_COLD and not job.ready.is_set()
+    assert not job.compiling.is_set()
+    assert not list(tmp_path.glob("kernels/*.warm"))
+    assert not kernel_looks_warm(model, plan_run(model, options).kernel_options)
 
 
 _DETACHING_PARENT = """

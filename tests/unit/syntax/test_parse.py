@@ -152,11 +152,11 @@ constraint C: true
 
 
 def test_installed_package_reads_its_packaged_grammar(tmp_path, monkeypatch):
-    from modelcheck.syntax import parser as parser_module
+    from modelcheck.syntax import lark_tables
     (tmp_path / "_grammar").mkdir()
     (tmp_path / "_grammar" / "modelcheck.lark").write_text("start: NAME\n", encoding="utf-8")
-    monkeypatch.setattr(parser_module.resources, "files", lambda package: tmp_path)
-    assert parser_module.grammar_text() == "start: NAME\n"
+    monkeypatch.setattr(lark_tables.resources, "files", lambda package: tmp_path)
+    assert lark_tables.grammar_text() == "start: NAME\n"
 
 
 def test_len_of_a_large_range_keeps_a_sound_bound():

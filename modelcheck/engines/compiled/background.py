@@ -225,6 +225,16 @@ def _tell_parent(word: str) -> None:
         sys.stdout.flush()
 
 
+def _lowest_priority() -> None:
+    """The look is for the next run: it yields even to the compiles left
+    behind by earlier rows (detached, at NICENESS), which the next rows
+    want sooner.  Linux keeps niceness per thread, and the main thread
+    (whose id is the process's) is the one that works."""
+    if hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, os.getpid(), 19)
+
+
 def _listen(look_only: threading.Event) -> None:
     """The parent's end of stdin.  ``detach``: this process finishes the
     kernel whatever the parent does next; ``look``: it finishes looking for
@@ -237,6 +247,7 @@ def _listen(look_only: threading.Event) -> None:
         word = line.strip()
         if word == LOOK:
             look_only.set()
+            _lowest_priority()
         if word in (DETACH, LOOK):
             _tell_parent(DETACHED)
             return

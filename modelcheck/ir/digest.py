@@ -5,11 +5,13 @@ so do the order of a frozenset and its pickle; this digest walks the objects
 instead and sorts what has no order (sets, and maps, which compare without
 their insertion order).  Two objects that compare equal get the same
 digest: fields that equality leaves out (source spans, a model's path and
-text) are left out here too.
+text) are left out here too, unless ``positions`` asks for them.
 
-The compiled engine keys its kernel index with it (kcache.py): whether a
-model's kernel is in the cache can then be known without generating the
-kernel's source.
+The compiled engine keys its kernel index and its cached kernel plans with
+it, positions included (kcache.py): whether a model's kernel is in the
+cache can then be known without generating the kernel's source, and its
+plan, whose IR nodes carry the spans that run-time errors are reported at,
+loaded instead of generated.
 """
 from __future__ import annotations
 
@@ -18,15 +20,17 @@ import enum
 import hashlib
 from typing import Any
 
+from modelcheck.diagnostics import Span
 from modelcheck.ir.values import FrozenDict
 
 __all__ = ["ir_digest"]
 
 
-def ir_digest(*objects: Any) -> str:
+def ir_digest(*objects: Any, positions: bool = False) -> str:
     """The sha256 (hex) of ``objects``: IR nodes, types, values, and the
-    tuples, lists, sets and mappings that hold them."""
-    return hashlib.sha256(_Encoder().encode(objects)).hexdigest()
+    tuples, lists, sets and mappings that hold them.  ``positions``: the
+    fields equality leaves out count too (spans, a model's path and text)."""
+    return hashlib.sha256(_Encoder(positions).encode(objects)).hexdigest()
 
 
 class _Encoder:
@@ -34,7 +38,8 @@ class _Encoder:
     Frozen dataclasses are shared between IR trees, so each is encoded once
     per digest (by identity: the object is alive for the whole walk)."""
 
-    def __init__(self) -> None:
+    def __init__(self, positions: bool) -> None:
+        self._positions = positions
         self._seen: dict[int, bytes] = {}
         self._fields: dict[type, tuple[str, ...]] = {}
 
@@ -50,6 +55,10 @@ class _Encoder:
         if isinstance(obj, (FrozenDict, dict)):
             items = sorted(self.encode(k) + b"=" + self.encode(v) for k, v in obj.items())
             return b"[" + b"".join(items) + b"]"
+        if isinstance(obj, Span):
+            # The most common object with positions: its fields are plain.
+            return b"S%s:%d:%d:%d:%d;" % (obj.file.encode(), obj.line, obj.col, obj.end_line,
+                                          obj.end_col)
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             key = id(obj)
             hit = self._seen.get(key)
@@ -63,7 +72,8 @@ class _Encoder:
         cls = type(obj)
         names = self._fields.get(cls)
         if names is None:
-            names = tuple(f.name for f in dataclasses.fields(obj) if f.compare)
+            names = tuple(f.name for f in dataclasses.fields(obj)
+                          if f.compare or self._positions)
             self._fields[cls] = names
         body = b"".join(self.encode(getattr(obj, n)) for n in names)
         # Hashed, so that a subtree met again costs its digest, not its bytes.

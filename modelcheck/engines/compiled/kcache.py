@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -39,8 +40,8 @@ from modelcheck.fsutil import CACHE_ENV, default_cache_dir, sha256_file, write_a
 __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline", "compile_lock",
            "default_cache_dir", "has_compiled", "import_kernel_file", "in_native_callback",
            "index_key", "indexed_warm", "is_warm", "kernel_key", "kernel_path",
-           "load_kernel_module", "looks_warm", "mark_warm", "module_name", "numba_version",
-           "precompile", "record_index", "source_digest"]
+           "load_kernel_module", "load_plan", "looks_warm", "mark_warm", "module_name",
+           "numba_version", "precompile", "record_index", "source_digest", "store_plan"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -129,6 +130,36 @@ def index_key(model_digest: str) -> str:
 
 def _index_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
     return kernel_path(cache_dir, "0").parent / "index" / key
+
+
+def _plan_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
+    return kernel_path(cache_dir, "0").parent / "plans" / f"{key}.pickle"
+
+
+def load_plan(cache_dir: str | os.PathLike | None, key: str) -> object | None:
+    """The kernel plan (generated code and what the run needs of it) stored
+    under index ``key``, or None.  It is unpickled as numba's own index is:
+    the cache folder is the user's; a damaged file is ignored (and replaced)."""
+    try:
+        data = _plan_path(cache_dir, key).read_bytes()
+    except OSError:
+        return None
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - truncated or stale: made again
+        return None
+
+
+def store_plan(cache_dir: str | os.PathLike | None, key: str, plan: object) -> None:
+    """Keep ``plan`` under index ``key``; one that cannot be kept only costs
+    the next run its generation."""
+    try:
+        data = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
+        path = _plan_path(cache_dir, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data)
+    except Exception:  # noqa: BLE001 - a folder not writable, a value that does not pickle
+        return
 
 
 def record_index(cache_dir: str | os.PathLike | None, key: str, source: str) -> None:

@@ -183,3 +183,40 @@ def test_the_compile_deadline_waits_until_llvm_has_returned():
             finished.append(callback(lambda: time.sleep(0.5) or "done"))
             time.sleep(30)
     assert finished == ["done"]
+
+
+def test_a_kernel_plan_is_kept_and_a_damaged_one_ignored(tmp_path):
+    kcache.store_plan(tmp_path, "k", {"actions": (1, 2)})
+    assert kcache.load_plan(tmp_path, "k") == {"actions": (1, 2)}
+    [path] = tmp_path.glob("kernels/plans/k.pickle")
+    path.write_bytes(path.read_bytes()[:5])
+    assert kcache.load_plan(tmp_path, "k") is None
+    assert kcache.load_plan(tmp_path, "missing") is None
+    kcache.store_plan(tmp_path, "lambda", lambda: 0)       # does not pickle: not kept
+    assert kcache.load_plan(tmp_path, "lambda") is None
+
+
+def test_a_plan_is_loaded_for_the_same_model_and_made_for_a_moved_one(tmp_path, monkeypatch):
+    from modelcheck import api
+    from modelcheck.engines.compiled.kernels import KernelOptions, _KernelPlan
+    spec = Path(__file__).resolve().parents[3] / "specs" / "examples" / "two_phase.mc"
+    options = KernelOptions(cache_dir=str(tmp_path))
+    made = _KernelPlan.cached(api.load(str(spec), {"N": "3"}), options)
+
+    def no_generation(model, options):
+        raise AssertionError("generated again")
+    with monkeypatch.context() as m:
+        m.setattr(_KernelPlan, "of", classmethod(no_generation))
+        loaded = _KernelPlan.cached(api.load(str(spec), {"N": "3"}), options)
+    assert loaded.generated.source == made.generated.source
+    assert (loaded.layout.words, loaded.layout.slots) == (made.layout.words, made.layout.slots)
+    # Two lines down: the same kernel code, but its plan's nodes carry the
+    # spans run-time errors are reported at, so it is made for this text.
+    first, rest = spec.read_text().split("\n", 1)
+    moved = tmp_path / "two_phase.mc"
+    moved.write_text(first + "\n\n\n" + rest)
+    again = _KernelPlan.cached(api.load(str(moved), {"N": "3"}), options)
+    assert again.generated.source == made.generated.source
+    assert len(list(tmp_path.glob("kernels/plans/*.pickle"))) == 2
+    old, new = ([p.span.line for p in plan.generated.state_cols] for plan in (made, again))
+    assert old and new == [line + 2 for line in old]

@@ -332,7 +332,7 @@ def _kernel_warm(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has the compiled engine's kernel for this
     run, compiled.  Any failure reads as no: it only chooses the way."""
     from modelcheck.engines.compiled.engine import plan_run
-    from modelcheck.engines.compiled.kernels import kernel_known_warm
+    from modelcheck.engines.compiled.plan_key import kernel_known_warm
     try:
         plan = plan_run(model, options)
         return plan.fallback is None and kernel_known_warm(model, plan.kernel_options)

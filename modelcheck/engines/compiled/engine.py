@@ -124,7 +124,7 @@ def plan_run(model: Model, options: CheckOptions) -> RunPlan:
     """The compiled engine's plan for ``model`` (nothing is compiled)."""
     if options.simulate:
         return RunPlan(options, fallback="random simulation is the reference engine's")
-    from modelcheck.engines.compiled.kernels import KernelOptions
+    from modelcheck.engines.compiled.plan_key import KernelOptions
     from modelcheck.engines.temporal import liveness_checks, selected_temporals
     checks = liveness_checks(selected_temporals(model, options))
     live = _Liveness(model, options, checks) if checks else None

@@ -23,15 +23,16 @@ import itertools
 import os
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.gen_module import ActionInfo, generate
-from modelcheck.engines.compiled.kcache import (compile_deadline, index_key, load_kernel_module,
+from modelcheck.engines.compiled.kcache import (compile_deadline, load_kernel_module,
                                                 record_index, source_digest)
+from modelcheck.engines.compiled.plan_key import (KernelOptions, kernel_index_key,
+                                                  kernel_known_warm)
 from modelcheck.engines.compiled.gen_fold import Folder
 from modelcheck.engines.capacities import with_capacities
 from modelcheck.engines.compiled.layout import Layout
@@ -40,7 +41,6 @@ from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.engines.symmetry import usable_symmetric_types
 from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
-from modelcheck.ir.digest import ir_digest
 from modelcheck.ir.values import domain
 
 __all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError",
@@ -52,31 +52,6 @@ __all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", 
 MAX_KERNEL_WORDS = 64
 
 _ERR_CODE_NAMES = {5001 + i: f"MC{5001 + i}" for i in range(6)}
-
-
-@dataclass(frozen=True)
-class KernelOptions:
-    """How to build and use a kernel module (``symmetry`` is applied at run time:
-    the module is the same either way)."""
-    symmetry: bool = True
-    cache_dir: str | None = None
-    dump_kernel: str | None = None
-    jobs: int | None = None        # processes compiling a new kernel (None: one per core)
-    timeout_s: float | None = None  # bounds a cold compile (the compiled engine passes --timeout)
-    # Liveness predicates (closed state predicates): they add live_props and
-    # the liveness search to the module (live_driver.py).
-    live_preds: tuple[ir.Expr, ...] = ()
-    # The columns of live_preds a run checks (None: all).  Set at run time:
-    # the others are not evaluated, as the reference never evaluates them.
-    live_wanted: tuple[int, ...] | None = None
-
-    @classmethod
-    def from_check_options(cls, options: CheckOptions | None) -> "KernelOptions":
-        if options is None:
-            return cls()
-        jobs = options.extra.get("compile_jobs")
-        return cls(options.symmetry, options.cache_dir, options.dump_kernel,
-                   None if jobs is None else int(jobs))
 
 
 @dataclass(frozen=True)
@@ -150,44 +125,6 @@ class _KernelPlan:
         live_preds = _with_capacities(model, options.live_preds)
         generated = generate(model, layout, symmetric, folder, live_preds)
         return cls(layout, live_preds, generated, notes)
-
-
-class _Same:
-    """Objects as a cache key by identity: a model compares by value, and
-    hashing it would walk the whole IR.  The cache holds them, so their
-    ids are not reused while they are in it."""
-    __slots__ = ("objects",)
-
-    def __init__(self, *objects: Any) -> None:
-        self.objects = objects
-
-    def __hash__(self) -> int:
-        return hash(tuple(map(id, self.objects)))
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, _Same) and len(other.objects) == len(self.objects)
-                and all(a is b for a, b in zip(self.objects, other.objects)))
-
-
-@lru_cache(maxsize=8)
-def _index_key_of(same: _Same) -> str:
-    model, *preds = same.objects
-    return index_key(ir_digest(model, tuple(preds), positions=True))
-
-
-def kernel_index_key(model: ir.Model, options: KernelOptions) -> str:
-    """The kernel index's key of ``model`` (kcache.py, "the index"): what
-    ``_KernelPlan.of`` reads, digested (once per model object: the default
-    engine asks, then the compiled engine writes the entry)."""
-    return _index_key_of(_Same(model, *options.live_preds))
-
-
-def kernel_known_warm(model: ir.Model, options: KernelOptions) -> bool:
-    """Whether an earlier run compiled and cached the kernel of ``model`` and
-    noted it in the index: a look of milliseconds, which generates nothing
-    (False where ``kernel_looks_warm`` would need the source to tell)."""
-    from modelcheck.engines.compiled.kcache import indexed_warm
-    return indexed_warm(options.cache_dir, kernel_index_key(model, options))
 
 
 def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:

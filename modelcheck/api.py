@@ -111,7 +111,7 @@ def check(model: Model, engine: str | None = None, options: CheckOptions | None 
     if error_trace is not None and error_trace.steps:
         traces.append((error_trace, result.error.diagnostic.code))
     if traces:
-        evaluator = Evaluator(model)      # one for every trace: building one compiles the spec
+        evaluator = Evaluator(model)      # one for every trace: each action compiled once
         for trace, code in traces:
             verify_trace(model, trace, engine, code, evaluator)
     return result

@@ -55,14 +55,14 @@ __all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "PROBE_S", "
 GRACE_S = 1.0
 
 #: Seconds the reference explorer runs before the kernel index is read (a
-#: look that costs 0.2 s of imports the first time in a process, and a digest
-#: of the model, 35 ms for the quorum queue): most small specs end sooner.
+#: look of 0.02 s of planning and a digest of the model, 60 ms for the quorum
+#: queue): most small specs end sooner.
 PROBE_S = 0.2
 
 #: Seconds the reference explorer runs before a cached kernel takes over,
 #: in a process that has imported numba (a verdicts worker after its first
-#: compiled row): the hand-over then costs the kernel's code generation and
-#: load, 0.1-0.5 s.  Without numba it costs about a second more, and the
+#: compiled row): the hand-over then costs loading the kernel's plan and
+#: module, 0.1-0.2 s.  Without numba it costs about a second more, and the
 #: search waits ``GRACE_S``: no search takes much more than twice as long as
 #: the quicker of the two engines would have.
 WARM_GRACE_S = 0.3

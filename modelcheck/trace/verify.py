@@ -148,8 +148,8 @@ def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None,
     """None when ``trace`` replays and shows what it claims (see the module
     doc); otherwise why not, as a phrase ("does not replay ...").
     ``error_code`` overrides the trace's own record of its run-time error
-    (``meta["error"]``).  ``evaluator``: one of ``model`` to reuse (building
-    one compiles every action, 0.1 s for the quorum queue)."""
+    (``meta["error"]``).  ``evaluator``: one of ``model`` to reuse (it keeps
+    the actions it compiled for earlier traces)."""
     ev = evaluator if evaluator is not None else Evaluator(model)
     result = replay(model, trace, ev)
     if not result.ok:

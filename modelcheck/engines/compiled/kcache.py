@@ -180,9 +180,7 @@ def indexed_warm(cache_dir: str | os.PathLike | None, key: str) -> bool:
         kkey, digest = _index_path(cache_dir, key).read_text().split()
     except (OSError, ValueError):
         return False
-    path = kernel_path(cache_dir, kkey)
-    return (path.exists() and _warm_marker(path).exists()
-            and _record_damage(path, digest) is None)
+    return _entry_warm(cache_dir, kkey, digest)
 
 
 def kernel_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
@@ -368,9 +366,15 @@ def looks_warm(source: str, cache_dir: str | os.PathLike | None) -> bool:
     checked against the manifest only when the kernel is loaded, by
     ``is_warm``).  It only chooses the fastest way to a verdict: a kernel
     that looked warm but is not is compiled when loaded, as always."""
-    path = kernel_path(cache_dir, kernel_key(source))
+    return _entry_warm(cache_dir, kernel_key(source), source_digest(source))
+
+
+def _entry_warm(cache_dir: str | os.PathLike | None, key: str, digest: str) -> bool:
+    """Whether the kernel entry ``key`` is there, with its warm manifest and
+    the hash record of the source whose sha256 is ``digest``."""
+    path = kernel_path(cache_dir, key)
     return (path.exists() and _warm_marker(path).exists()
-            and _record_damage(path, source_digest(source)) is None)
+            and _record_damage(path, digest) is None)
 
 
 def mark_warm(path: Path) -> None:

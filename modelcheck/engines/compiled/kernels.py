@@ -97,14 +97,16 @@ class _KernelPlan:
         """``of``, loaded from the kernel cache when an earlier run made it
         for the same model (source positions included) and code (kcache.py,
         "the index"); made and stored otherwise.  Loading takes a tenth of
-        generating (0.3-0.8 s for the quorum queue)."""
+        generating (0.3-0.8 s for the quorum queue).  Either way the index
+        names the plan's kernel, so that a later run knows from the model
+        alone whether that kernel is compiled."""
         from modelcheck.engines.compiled.kcache import load_plan, store_plan
         key = kernel_index_key(model, options)
         plan = load_plan(options.cache_dir, key)
-        if isinstance(plan, cls):
-            return plan
-        plan = cls.of(model, options)
-        store_plan(options.cache_dir, key, plan)
+        if not isinstance(plan, cls):
+            plan = cls.of(model, options)
+            store_plan(options.cache_dir, key, plan)
+        record_index(options.cache_dir, key, plan.generated.source)
         return plan
 
     @classmethod
@@ -133,11 +135,7 @@ def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
     numba nor loads anything.  Raises ``reps.Unsupported`` as ``compile_model``
     would."""
     from modelcheck.engines.compiled.kcache import looks_warm
-    source = _KernelPlan.cached(model, options).generated.source
-    warm = looks_warm(source, options.cache_dir)
-    if warm:
-        record_index(options.cache_dir, kernel_index_key(model, options), source)
-    return warm
+    return looks_warm(_KernelPlan.cached(model, options).generated.source, options.cache_dir)
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -197,8 +195,6 @@ class CompiledModel:
         self.ckeys = np.zeros(64, dtype=np.int64)          # their table keys
         self.compile_s = 0.0
         self.warm_up()
-        # Warm now: a later run may learn so from the model alone.
-        record_index(options.cache_dir, kernel_index_key(model, options), self.generated.source)
 
     def __reduce__(self) -> Any:
         # An executor's rebuild is not bounded by the driver's --timeout.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from modelcheck.engines.compiled.driver import DRIVER_SOURCE
 from modelcheck.engines.compiled.par_driver import PAR_SOURCE
+from modelcheck.engines.compiled.claim_driver import CLAIM_SOURCE
 from modelcheck.engines.compiled.live_driver import LIVE_DRIVER_SOURCE
 from modelcheck.engines.compiled.gen_action import ActionGen, bindings_count, pack_word
 from modelcheck.engines.compiled.gen_expr import ExprGen, NodeTable
@@ -38,7 +39,8 @@ from numba import njit
 from modelcheck.engines.compiled.runtime import (popcount, fingerprint, fingerprint_at, SIGN,
     TAG_SHIFT, TAG_MASK, hmix, sort_members, tie_count, next_tie_order, invert, copy_ints,
     less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots, sp_count,
-    sp_add, sp_remove, sp_distinct, sp_sort, sp_within)
+    sp_add, sp_remove, sp_distinct, sp_sort, sp_within, FRESH, atomic_cas, atomic_load,
+    atomic_store)
 from modelcheck.engines.compiled.table import table_insert, home_of
 
 # No function here allocates, so none needs numba's reference counting, whose
@@ -173,6 +175,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
     src.lines.extend(body.lines)
     src.lines.append(DRIVER_SOURCE)
     src.lines.append(PAR_SOURCE)
+    src.lines.append(CLAIM_SOURCE)
     if live:
         src.lines.append(LIVE_DRIVER_SOURCE)
     text = src.text()

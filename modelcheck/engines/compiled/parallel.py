@@ -30,6 +30,7 @@ from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
 from modelcheck.engines.compiled.driver import AT_BOUND, C_NEXT, DONE, FAULT, STOPPED
 from modelcheck.engines.compiled.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.par_claims import Claims, claim_chunk
 from modelcheck.engines.compiled.par_driver import C_DISTINCT, MAX_STEP_COLUMNS, O_EXACT
 from modelcheck.engines.compiled.runtime import SIGN
 from modelcheck.engines.compiled.search import RECENT, CompiledSearch
@@ -104,21 +105,30 @@ class _Scratch:
     rkeys: np.ndarray
     rrows: np.ndarray
     wact: np.ndarray        # successors per action in the current chunk
+    flags: np.ndarray       # the invariants of a state (claims)
+    cbuf: np.ndarray        # canonical successors (claims)
+    skeys: np.ndarray       # their keys (claims)
 
     @classmethod
-    def like(cls, k: CompiledModel, nstep: int, exact: bool, nact: int) -> "_Scratch":
+    def like(cls, k: CompiledModel, nstep: int, exact: bool, nact: int,
+             nstate: int) -> "_Scratch":
         w = k.layout.words
         return cls(own_line(k.U), own_line(k.P), own_line(k.V), own_line(k.S),
                    own_line(k.err), own_line(np.zeros(max(1, nstep), dtype=np.int64)),
                    own_line(k.buf), own_line(k.bufaid), np.full(RECENT, SIGN, dtype=np.int64),
                    own_line(np.zeros((RECENT if exact else 1, w), dtype=np.int64)),
-                   own_line(np.zeros(nact, dtype=np.int64)))
+                   own_line(np.zeros(nact, dtype=np.int64)),
+                   own_line(np.zeros(max(1, nstate), dtype=np.int64)),
+                   own_line(np.zeros(k.buf.shape, dtype=np.int64)),
+                   own_line(np.zeros(k.buf.shape[0], dtype=np.int64)))
 
     def grow_buffer(self) -> None:
         """Twice the room for one state's successors."""
         n, words = self.buf.shape
         self.buf = own_line(np.zeros((2 * n, words), dtype=np.int64))
         self.bufaid = own_line(np.zeros(2 * n, dtype=np.int32))
+        self.cbuf = own_line(np.zeros((2 * n, words), dtype=np.int64))
+        self.skeys = own_line(np.zeros(2 * n, dtype=np.int64))
 
 
 class _Candidates:
@@ -163,6 +173,7 @@ class ParallelSearch(CompiledSearch):
         self.nshards = 1 << (workers - 1).bit_length()
         self.after_s = float(options.extra.get("parallel_after_s", PARALLEL_AFTER_S))
         self.wide_rows = int(options.extra.get("parallel_wide_rows", WIDE_ROWS))
+        self.inline_rows = int(options.extra.get("parallel_inline_rows", INLINE_ROWS))
         # False: a kernel without its parallel kernels compiles them at once
         # (the search waits), so when a search goes parallel does not depend
         # on how long a compile took
@@ -174,8 +185,18 @@ class ParallelSearch(CompiledSearch):
         self.compiled = threading.Event()
         self.compile_failed: str | None = None
         self.background_compile_s = 0.0
-        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts))
+        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts),
+                                      self.nstate)
                         for _ in range(workers)]
+        # One table shared by the workers (par_claims.py) where nothing needs
+        # the candidates of phase one after the serial order: no step
+        # invariants (checked on every step, known states' too), and
+        # fingerprints (--exact would store whole states
+        # beside the keys, which a compare-and-swap of the key cannot cover).
+        self.claiming = (not kernels.step_columns and not options.exact
+                         and bool(options.extra.get("parallel_claims", True)))
+        self.claims = Claims(workers, 1024, kernels.layout.words)
+        self.wstat = np.zeros((workers, 16), dtype=np.int64)
         self.sres = np.zeros(2, dtype=np.int64)
         self.opts[O_EXACT] = 1 if options.exact else 0
         self.cand = _Candidates(workers, 1024, kernels.layout.words, self.nstate,
@@ -194,8 +215,9 @@ class ParallelSearch(CompiledSearch):
         """From here on every level runs on all workers: the parallel kernels
         compiled (or loaded), the table split into shards."""
         self.warm_up()
-        self.table = table_from_entries(self.k.layout.words, entries_of(self.table),
-                                        self.nshards)
+        if not self.claiming:
+            self.table = table_from_entries(self.k.layout.words, entries_of(self.table),
+                                            self.nshards)
         self.ctr[C_DISTINCT] = self.table.count
         self.parallel = True
 
@@ -230,7 +252,7 @@ class ParallelSearch(CompiledSearch):
         if self.compiler is not None:
             return False
         if (self.after_s <= 0 or not self.background
-                or has_compiled(self.k.path, "par_admit_settle")):     # the last one compiled
+                or has_compiled(self.k.path, "claim_count_actions")):  # the last one compiled
             return True
         self.compiler = threading.Thread(target=self._compile_in_background, daemon=True,
                                          name="modelcheck-compile-parallel")
@@ -293,6 +315,33 @@ class ParallelSearch(CompiledSearch):
         shard_of_keys(c.okeys, np.zeros(1, dtype=np.int64), np.int64(c.cap),
                       np.int64(self.nshards), c.idx, np.zeros(self.nshards + 1, dtype=np.int64),
                       c.pos)
+        compiled_one()
+        self._compile_claim_kernels(t, empty, opts, want, kinds, ctr, sres, found, frows,
+                                    frows2, faid, flags, U, P, S, V, buf, bufaid, err, nxt)
+        compiled_one()
+
+    def _compile_claim_kernels(self, t: FingerprintTable, empty: np.ndarray, *arrays) -> None:
+        """The kernels of par_claims.py on empty input (arrays: copies, as in
+        _compile_entry_points)."""
+        (opts, want, kinds, ctr, sres, found, frows, frows2, faid, flags, U, P, S, V, buf, bufaid,
+         err, nxt) = arrays
+        k, s = self.k, self.scratch[0]
+        cl = Claims(1, 16, k.layout.words)
+        none = np.zeros(0, dtype=np.int64)
+        bounds = np.zeros(2, dtype=np.int64)
+        self.module.claim_expand(empty, 0, 0, 0, t.keys, t.tags, t.meta, none, cl.keys, cl.slot,
+                                 cl.rowi, cl.succ, cl.aid, cl.rows, cl.posts, cl.kind, cl.hit, 0,
+                                 none, none, none, opts, want, kinds, U, P, S, V, buf, bufaid,
+                                 s.cbuf.copy(), s.skeys.copy(), err, flags, s.rkeys.copy(),
+                                 k.action_of.copy(), s.wact.copy(), np.zeros(1, dtype=np.int64))
+        self.module.claim_fix(t.keys, t.tags, t.meta, empty, cl.keys, cl.slot, cl.rowi, cl.kind,
+                              0, 0, 0, cl.valid)
+        self.module.claim_settle(empty, bounds, bounds, cl.cap, 0, none, none, none, cl.valid,
+                                 cl.rows, cl.posts, cl.kind, cl.succ, cl.aid, cl.hit, nxt, ctr,
+                                 sres, want, kinds, opts, found, frows, frows2, faid, U, P, S, V,
+                                 buf, bufaid, err, flags)
+        self.module.claim_count_actions(empty, 0, -1, 0, U, P, S, buf, bufaid, err,
+                                        k.action_of.copy(), np.zeros(1, dtype=np.int64))
 
     # ------------------------------------------------------------ figures
 
@@ -301,7 +350,7 @@ class ParallelSearch(CompiledSearch):
         return int(self.ctr[C_DISTINCT]) if self.parallel else self.table.count
 
     def shard_count(self) -> int:
-        return self.nshards if self.parallel else 1
+        return self.nshards if self.parallel and not self.claiming else 1
 
     def restored(self) -> None:
         self.ctr[C_DISTINCT] = self.table.count
@@ -319,6 +368,7 @@ class ParallelSearch(CompiledSearch):
                 round(self.background_compile_s, 3) if self.compiled.is_set() else None)
         if self.parallel:
             result.stats.extras["phase_s"] = {p: round(t, 3) for p, t in self.phase_s.items()}
+            result.stats.extras["table"] = "shared" if self.claiming else "shards"
             result.stats.extras["candidates"] = self.candidates
         return result
 
@@ -346,6 +396,11 @@ class ParallelSearch(CompiledSearch):
     def _initial(self) -> None:
         if self.after_s > 0:
             super()._initial()
+            return
+        if self.claiming:
+            # few states: the one-core admission, every level after parallel
+            super()._initial()
+            self._go_parallel()
             return
         self._go_parallel()
         k = self.k
@@ -415,7 +470,9 @@ class ParallelSearch(CompiledSearch):
 
     def _chunk(self, start: int, stop: int) -> tuple[int, int]:
         k = self.k
-        inline = stop - start < INLINE_ROWS * self.workers
+        inline = stop - start < self.inline_rows * self.workers
+        if self.claiming:
+            return claim_chunk(self, start, stop, inline)
         wstart = self._slices(start, stop)
         t0 = time.perf_counter()
         self._expand(wstart, inline)

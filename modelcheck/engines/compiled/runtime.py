@@ -21,7 +21,7 @@ __all__ = ["popcount", "fingerprint", "fingerprint_at", "fingerprint_rows", "tag
            "TAG_MASK", "hmix", "sort_members", "tie_count", "next_tie_order", "invert",
            "copy_ints", "less", "prefetch", "bit", "setbit", "clearbit", "fail", "copy_slots",
            "zero_slots", "same_slots", "sp_count", "sp_add", "sp_remove", "sp_distinct",
-           "sp_sort", "sp_within"]
+           "sp_sort", "sp_within", "FRESH", "atomic_cas", "atomic_load", "atomic_store"]
 
 #: The sign bit: a table key is ``fingerprint ^ SIGN``, so that signed order is
 #: the unsigned order of fingerprints.  No fingerprint is 0, so no key is SIGN
@@ -33,6 +33,12 @@ SIGN = np.int64(-9223372036854775808)
 #: shared tag by re-executing (see rebuild.py).
 TAG_SHIFT = 32
 TAG_MASK = (1 << 32) - 1
+#: Bit 31 of every fingerprint is 0 (63 bits of hash: it is in neither the
+#: tag nor the home slot).  The search on several cores marks a key stored
+#: during the current chunk with it, so that a worker that meets the key can
+#: tell it from one stored earlier (claim_driver.py).
+FRESH = np.int64(1 << 31)
+_NOT_FRESH = np.int64(~(1 << 31))
 
 _M1 = np.int64(0x5555555555555555)
 _M2 = np.int64(0x3333333333333333)
@@ -79,7 +85,7 @@ def fingerprint(row: np.ndarray) -> np.int64:
         k *= _C2
         h ^= k
         h = _rotl(h, 27) * 5 + 0x52DCE729
-    h = _fmix(h ^ (row.shape[0] * 8))
+    h = _fmix(h ^ (row.shape[0] * 8)) & _NOT_FRESH
     if ((h >> TAG_SHIFT) & TAG_MASK) == 0:
         h |= np.int64(1) << TAG_SHIFT
     return h
@@ -96,7 +102,7 @@ def fingerprint_at(rows: np.ndarray, i: int) -> np.int64:
         k *= _C2
         h ^= k
         h = _rotl(h, 27) * 5 + 0x52DCE729
-    h = _fmix(h ^ (n * 8))
+    h = _fmix(h ^ (n * 8)) & _NOT_FRESH
     if ((h >> TAG_SHIFT) & TAG_MASK) == 0:
         h |= np.int64(1) << TAG_SHIFT
     return h
@@ -224,6 +230,59 @@ def prefetch(typingctx, arr, index):
         fnty = llvm_ir.FunctionType(llvm_ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+def _item_pointer(context, builder, aryty, array, index):
+    ary = context.make_array(aryty)(context, builder, array)
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [index], wraparound=False)
+
+
+# The search on several cores shares one table between threads
+# (claim_driver.py): its slots are read, written and swapped with these, so
+# that neither LLVM nor the CPU reorders them across one another.
+
+@intrinsic
+def atomic_cas(typingctx, arr, index, expected, new):
+    """Compare-and-swap ``arr[index]`` from ``expected`` to ``new`` in one
+    atomic step; returns the value it held (``expected`` when it swapped)."""
+    dtype = arr.dtype
+    sig = dtype(arr, index, expected, new)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        want = context.cast(builder, args[2], signature.args[2], dtype)
+        put = context.cast(builder, args[3], signature.args[3], dtype)
+        pair = builder.cmpxchg(ptr, want, put, "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 0)
+    return sig, codegen
+
+
+@intrinsic
+def atomic_load(typingctx, arr, index):
+    """``arr[index]`` read with acquire order: reads after it are not moved
+    before it."""
+    dtype = arr.dtype
+    sig = dtype(arr, index)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "acquire", dtype.bitwidth // 8)
+    return sig, codegen
+
+
+@intrinsic
+def atomic_store(typingctx, arr, index, value):
+    """``arr[index] = value`` with release order: writes before it are seen
+    before it."""
+    dtype = arr.dtype
+    sig = types.void(arr, index, value)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        val = context.cast(builder, args[2], signature.args[2], dtype)
+        builder.store_atomic(val, ptr, "release", dtype.bitwidth // 8)
         return context.get_dummy_value()
     return sig, codegen
 

@@ -172,3 +172,68 @@ def test_growth_past_the_memory_limit_raises_and_keeps_the_table():
     assert np.array_equal(t.keys, before[0]) and t.capacity == before[1]
     t.grow(max_bytes=10 * t.nbytes())
     assert all(_insert(t, k, 1) == FOUND for k in keys[:56])
+
+
+def _each_on_threads(parts: int):
+    from concurrent.futures import ThreadPoolExecutor
+    pool = ThreadPoolExecutor(parts)
+
+    def each(job) -> None:
+        for future in [pool.submit(job, p) for p in range(parts)]:
+            future.result()
+    return pool, each
+
+
+@pytest.mark.parametrize("parts", [2, 3, 8])
+@pytest.mark.parametrize("exact", [False, True])
+def test_growth_in_parts_on_threads_keeps_every_entry_where_lookups_find_it(parts, exact):
+    """The search on several cores grows the shared table in parts, one per
+    thread, split at empty slots, with the entries that cross into the next
+    part's slots placed after: the same entries and parent tags, and the
+    linear-probing invariant, as the one-thread growth."""
+    keys = _keys(60_000, seed=parts)
+    arrays = {"keys": keys, "tags": (keys & 0xFFFF).astype(np.uint32),
+              "exact": np.array([1 if exact else 0])}
+    if exact:
+        arrays["states"] = np.stack([keys, ~keys], axis=1)
+    pool, each = _each_on_threads(parts)
+    try:
+        for tail_only in (False, True):
+            one = table_from_entries(2, arrays, 1)
+            many = table_from_entries(2, arrays, 1)
+            for _ in range(3):
+                one.grow(homes=not tail_only)
+                many.grow(homes=not tail_only, each=(parts, each))
+            assert many.capacity == one.capacity and many.count == len(keys)
+            _assert_probing_invariant(many)
+            got, want = entries_of(many), entries_of(one)
+            order, other = np.argsort(got["keys"]), np.argsort(want["keys"])
+            assert np.array_equal(got["keys"][order], want["keys"][other])
+            assert np.array_equal(got["tags"][order], want["tags"][other])
+            if exact:
+                assert np.array_equal(got["states"][order], want["states"][other])
+    finally:
+        pool.shutdown()
+
+
+def test_a_large_table_is_mapped_with_its_pages_made_and_filled():
+    from modelcheck.engines.compiled.table import POPULATE_BYTES, fresh_array
+    n = POPULATE_BYTES // 8 + 5
+    keys = fresh_array(n, np.int64, SIGN)
+    tags = fresh_array(n, np.uint32, 0)
+    assert keys.flags.writeable and len(keys) == n and (keys == SIGN).all()
+    assert (tags == 0).all() and tags.dtype == np.uint32
+    small = fresh_array(10, np.int64, SIGN)
+    assert (small == SIGN).all()
+
+
+def test_no_fingerprint_has_the_bit_that_marks_a_key_fresh():
+    """Bit 31 marks a key stored during the current chunk of the search on
+    several cores (claim_driver.py); no fingerprint may carry it."""
+    from modelcheck.engines.compiled.runtime import FRESH, fingerprint, fingerprint_rows
+    rows = np.arange(20_000, dtype=np.int64).reshape(-1, 2) * 7919
+    out = np.zeros(len(rows), dtype=np.int64)
+    fingerprint_rows(rows, out)
+    assert not (out & FRESH).any()
+    assert int(fingerprint(rows[3])) == int(out[3])
+    assert len(np.unique(out)) == len(out)

@@ -19,7 +19,7 @@ import numpy as np
 from modelcheck.engines.compiled.claim_driver import (CLAIM_BUDGET, CLAIM_BUFFER, CLAIM_DONE,
                                                       CLAIM_FAULT, CLAIM_FULL, CLAIM_TAIL)
 from modelcheck.engines.compiled.driver import C_CUT, DONE
-from modelcheck.engines.compiled.table import own_line
+from modelcheck.engines.compiled.table import growth_steps, own_line
 
 if TYPE_CHECKING:
     from modelcheck.engines.compiled.parallel import ParallelSearch
@@ -91,6 +91,7 @@ def _expand(search: "ParallelSearch", wstart: np.ndarray, inline: bool) -> np.nd
     for s in search.scratch:
         s.wact[:] = 0
     budget = own_line(np.zeros(1, dtype=np.int64))
+    added = 0
     while not done.all():
         budget[0] = max(0, t.grow_at() - t.count)
 
@@ -109,6 +110,7 @@ def _expand(search: "ParallelSearch", wstart: np.ndarray, inline: bool) -> np.nd
         stored[:] = 0
         search._each(job, inline)
         t.meta[1] += int(stored.sum())
+        added += int(stored.sum())
         done |= (status == CLAIM_DONE) | (status == CLAIM_FAULT)
         if (status == CLAIM_FULL).any():
             search.claims = search.claims.grown()
@@ -117,7 +119,10 @@ def _expand(search: "ParallelSearch", wstart: np.ndarray, inline: bool) -> np.nd
         if (status == CLAIM_BUDGET).any() and t.grow_at() - t.count < MIN_BUDGET * workers:
             # nearly at the load limit: more homes now, rather than rounds
             # that each store a handful of states
-            t.grow(_max_bytes(search), homes=True, each=_threads(search))
+            steps = growth_steps(t, added, int((row - wstart[:-1]).sum()),
+                                 int((wstart[1:] - row).sum()) + len(search.front)
+                                 - int(wstart[-1]))
+            t.grow(_max_bytes(search), homes=True, each=_threads(search), steps=steps)
             search.claims.moved[:] = search.claims.counts
         elif (status == CLAIM_TAIL).any():
             t.grow(_max_bytes(search), each=_threads(search))

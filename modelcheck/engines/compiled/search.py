@@ -33,7 +33,7 @@ from modelcheck.engines.compiled.gen_symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.runtime import SIGN
-from modelcheck.engines.compiled.table import FingerprintTable
+from modelcheck.engines.compiled.table import FingerprintTable, growth_steps
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
 from modelcheck.errors import EvalError
@@ -292,7 +292,10 @@ class CompiledSearch:
     def _grow(self, status: int) -> None:
         if status == GROW_TABLE:
             limit = self.options.extra.get("max_memory_mib")
-            self.table.grow(None if limit is None else int(float(limit) * 2**20))
+            t = self.table
+            steps = (growth_steps(t, int(self.ctr[C_NEXT]), self.pos, len(self.front) - self.pos)
+                     if t.needs_growth() else 1)
+            t.grow(None if limit is None else int(float(limit) * 2**20), steps=steps)
         elif status == GROW_NEXT:
             old = self.nxt
             self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)

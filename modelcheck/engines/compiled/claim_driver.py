@@ -294,28 +294,12 @@ def claim_settle(front, wstart, wend, cap, stop, rowk, rown, term, valid, crows,
             k = rowk[i]
             sres[0] = i
             sres[1] = 0
-            if k < 0:
-                successors(front, i, U, P, S, buf, bufaid, err)
-                err[3] = 1
-                err[4] = i
+            r = _settle_row(front, i, k, term, ctr, found, frows, nstate, opts, U, P, S, buf,
+                            bufaid, err)
+            if r == 4:
                 return 4, i
-            ctr[0] += k
-            if k == 0:
-                if opts[0] != 0 and found[nstate] == 0:
-                    t = term[i]
-                    if t < 0:
-                        successors(front, i, U, P, S, buf, bufaid, err)
-                        is_terminal(U, S, err)
-                        err[3] = 2
-                        err[4] = i
-                        return 4, i
-                    if t == 0:
-                        found[nstate] = 1
-                        for x in range(W):
-                            frows[nstate, x] = front[i, x]
-                        if stop_first:
-                            return 5, i + 1
-                continue
+            if r == 5:
+                return 5, i + 1
             for _ in range(rown[i]):
                 if valid[c] == 0:
                     c += 1
@@ -326,37 +310,24 @@ def claim_settle(front, wstart, wend, cap, stop, rowk, rown, term, valid, crows,
                     err[3] = 5
                     _settle_fault(err, i, cj[c], caid[c], crows[c])
                     return 4, i
-                if ckind[c] == 2:
-                    if active:
-                        r = _evaluate_wanted(crows[c], V, S, err, want, flags)
-                        if r < 0:
-                            err[3] = 4
-                            _settle_fault(err, i, cj[c], caid[c], crows[c])
-                            return 4, i
-                        if r > 0:
-                            settled = _par_found(crows[c], front[i], cposts[c], caid[c], 2,
-                                                 want, kinds, flags, found, frows, frows2, faid,
-                                                 stop_first)
-                            active = _any_wanted(want)
-                            if settled != 0:
-                                return 5, i + 1
-                    c += 1
-                    continue
-                if opts[4] >= 0 and ctr[3] >= opts[4]:
-                    return 6, i
-                ctr[3] += 1
-                for x in range(W):
-                    nxt[ctr[1], x] = crows[c, x]
-                ctr[1] += 1
+                if ckind[c] == 1:
+                    if opts[4] >= 0 and ctr[3] >= opts[4]:
+                        return 6, i
+                    ctr[3] += 1
+                    for x in range(W):
+                        nxt[ctr[1], x] = crows[c, x]
+                    ctr[1] += 1
                 if chit[c] != 0 and active:
+                    # an outside state (2) or a new one (1) that may settle
+                    # a property: evaluated again with the wants of now
                     r = _evaluate_wanted(crows[c], V, S, err, want, flags)
                     if r < 0:
                         err[3] = 4
                         _settle_fault(err, i, cj[c], caid[c], crows[c])
                         return 4, i
                     if r > 0:
-                        settled = _par_found(crows[c], front[i], crows[c], caid[c], 1, want,
-                                             kinds, flags, found, frows, frows2, faid,
+                        settled = _par_found(crows[c], front[i], cposts[c], caid[c], ckind[c],
+                                             want, kinds, flags, found, frows, frows2, faid,
                                              stop_first)
                         active = _any_wanted(want)
                         if settled != 0:

@@ -253,6 +253,35 @@ def _settle_fault(err, i, j, a, row):
         err[8 + w] = row[w]
 
 
+@jit_inline
+def _settle_row(front, i, k, term, ctr, found, frows, dl, opts, U, P, S, buf, bufaid, err):
+    """Row i met in the serial order, as explore_chunk meets it: its k
+    successors counted; 4 for a run-time error in them (or in is_terminal:
+    ``err`` filled by evaluating again), 5 for a deadlock that stops the
+    search, else 0."""
+    if k < 0:
+        successors(front, i, U, P, S, buf, bufaid, err)
+        err[3] = 1
+        err[4] = i
+        return 4
+    ctr[0] += k
+    if k == 0 and opts[0] != 0 and found[dl] == 0:
+        t = term[i]
+        if t < 0:
+            successors(front, i, U, P, S, buf, bufaid, err)
+            is_terminal(U, S, err)
+            err[3] = 2
+            err[4] = i
+            return 4
+        if t == 0:
+            found[dl] = 1
+            for x in range(W):
+                frows[dl, x] = front[i, x]
+            if opts[3] != 0:
+                return 5
+    return 0
+
+
 @jit
 def par_settle(front, start, stop, wstart, cap, rowk, rown, term, out, post, okeys, oaid,
                osbits, pos, ostate, pflags, pstat, nxt, ctr, sres, want, kinds, want_step,
@@ -274,26 +303,12 @@ def par_settle(front, start, stop, wstart, cap, rowk, rown, term, out, post, oke
             k = rowk[i]
             sres[0] = w
             sres[1] = g
-            if k < 0:
-                successors(front, i, U, P, S, buf, bufaid, err)
-                err[3] = 1
-                err[4] = i
+            r = _settle_row(front, i, k, term, ctr, found, frows, dl, opts, U, P, S, buf, bufaid,
+                            err)
+            if r == 4:
                 return 4, i
-            ctr[0] += k
-            if k == 0 and opts[0] != 0 and found[dl] == 0:
-                t = term[i]
-                if t < 0:
-                    successors(front, i, U, P, S, buf, bufaid, err)
-                    is_terminal(U, S, err)
-                    err[3] = 2
-                    err[4] = i
-                    return 4, i
-                if t == 0:
-                    found[dl] = 1
-                    for x in range(W):
-                        frows[dl, x] = front[i, x]
-                    if stop_first:
-                        return 5, i + 1
+            if r == 5:
+                return 5, i + 1
             if nstep == 0 and rown[i] == 0:
                 g += k      # every successor known: nothing to settle
                 continue

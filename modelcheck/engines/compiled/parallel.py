@@ -252,7 +252,7 @@ class ParallelSearch(CompiledSearch):
         if self.compiler is not None:
             return False
         if (self.after_s <= 0 or not self.background
-                or has_compiled(self.k.path, "claim_count_actions")):  # the last one compiled
+                or has_compiled(self.k.path, self.last_kernel)):
             return True
         self.compiler = threading.Thread(target=self._compile_in_background, daemon=True,
                                          name="modelcheck-compile-parallel")
@@ -291,6 +291,11 @@ class ParallelSearch(CompiledSearch):
         nxt = np.zeros((1, self.nxt.shape[1]), dtype=np.int64)    # the level's may be large
         U, P, S, V, buf, bufaid, err = (a.copy() for a in (s.U, s.P, s.S, s.V, s.buf,
                                                             s.bufaid, s.err))
+        if self.claiming:
+            self._compile_claim_kernels(t, empty, opts, want, kinds, ctr, sres, found, frows,
+                                        frows2, faid, flags, U, P, S, V, buf, bufaid, err, nxt,
+                                        compiled_one=compiled_one)
+            return
         self.module.par_initial(empty, c.out, c.okeys, opts, U, S)
         compiled_one()
         self.module.par_expand(empty, 0, 0, c.out, c.post, c.okeys, c.optag, c.oaid, c.osbits,
@@ -315,14 +320,17 @@ class ParallelSearch(CompiledSearch):
         shard_of_keys(c.okeys, np.zeros(1, dtype=np.int64), np.int64(c.cap),
                       np.int64(self.nshards), c.idx, np.zeros(self.nshards + 1, dtype=np.int64),
                       c.pos)
-        compiled_one()
-        self._compile_claim_kernels(t, empty, opts, want, kinds, ctr, sres, found, frows,
-                                    frows2, faid, flags, U, P, S, V, buf, bufaid, err, nxt)
-        compiled_one()
 
-    def _compile_claim_kernels(self, t: FingerprintTable, empty: np.ndarray, *arrays) -> None:
+    @property
+    def last_kernel(self) -> str:
+        """The entry point compiled last: once numba has its file, the
+        parallel kernels of this search's kind are all there."""
+        return "claim_count_actions" if self.claiming else "par_admit_settle"
+
+    def _compile_claim_kernels(self, t: FingerprintTable, empty: np.ndarray, *arrays,
+                               compiled_one: Callable[[], None]) -> None:
         """The kernels of par_claims.py on empty input (arrays: copies, as in
-        _compile_entry_points)."""
+        _compile_entry_points): a search compiles those of its own kind."""
         (opts, want, kinds, ctr, sres, found, frows, frows2, faid, flags, U, P, S, V, buf, bufaid,
          err, nxt) = arrays
         k, s = self.k, self.scratch[0]
@@ -334,14 +342,18 @@ class ParallelSearch(CompiledSearch):
                                  none, none, none, opts, want, kinds, U, P, S, V, buf, bufaid,
                                  s.cbuf.copy(), s.skeys.copy(), err, flags, s.rkeys.copy(),
                                  k.action_of.copy(), s.wact.copy(), np.zeros(1, dtype=np.int64))
+        compiled_one()
         self.module.claim_fix(t.keys, t.tags, t.meta, empty, cl.keys, cl.slot, cl.rowi, cl.kind,
                               0, 0, 0, cl.valid)
+        compiled_one()
         self.module.claim_settle(empty, bounds, bounds, cl.cap, 0, none, none, none, cl.valid,
                                  cl.rows, cl.posts, cl.kind, cl.succ, cl.aid, cl.hit, nxt, ctr,
                                  sres, want, kinds, opts, found, frows, frows2, faid, U, P, S, V,
                                  buf, bufaid, err, flags)
+        compiled_one()
         self.module.claim_count_actions(empty, 0, -1, 0, U, P, S, buf, bufaid, err,
                                         k.action_of.copy(), np.zeros(1, dtype=np.int64))
+        compiled_one()
 
     # ------------------------------------------------------------ figures
 

@@ -150,56 +150,25 @@ def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: n
 
 
 @njit(cache=True, nogil=True)
-def _rebuild(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, nkeys: np.ndarray,
-             ntags: np.ndarray, nstates: np.ndarray, cap: np.int64, exact: bool) -> bool:
-    """Re-insert every entry into the new arrays, in slot order.  Homes then
-    arrive almost sorted, so the slot is usually the one after the previous
-    entry: every slot of ``run .. last`` is occupied, which makes ``last + 1``
-    a valid linear-probing slot for any home in that run.  Only an entry whose
-    home lies before the run (runs are in arrival order, not home order)
-    walks from its home."""
-    last, run = -1, 0
-    n = nkeys.shape[0]
-    for i in range(keys.shape[0]):
-        k = keys[i]
-        if k == SIGN:
-            continue
-        h = home_of(k, cap)
-        if h > last:
-            p = h
-            if h > last + 1:
-                run = h
-        elif h >= run:
-            p = last + 1
-        else:
-            p = h
-            while p < n and nkeys[p] != SIGN:
-                p += 1
-        if p >= n:
-            return False
-        nkeys[p] = k
-        ntags[p] = tags[i]
-        if exact:
-            for w in range(states.shape[1]):
-                nstates[p, w] = states[i, w]
-        if p > last:
-            last = p
-    return True
-
-
-@njit(cache=True, nogil=True)
 def _rebuild_part(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, lo: np.int64,
                   hi: np.int64, nkeys: np.ndarray, ntags: np.ndarray, nstates: np.ndarray,
                   cap: np.int64, exact: bool, first: np.int64, limit: np.int64,
-                  spill: np.ndarray) -> np.int64:
+                  spill: np.ndarray, empty: bool = True) -> np.int64:
     """``_rebuild`` of the entries in old slots lo..hi, which own the new
     slots first..limit-1 (emptied here: the parts of a table are made on as
     many threads, each touching its own pages).  An entry that would land at
     or past ``limit`` is left for the caller (``_insert_spilled``): its old
-    slot goes to ``spill``.  How many did, or -1 when ``spill`` is full."""
-    for p in range(first, limit):
-        nkeys[p] = SIGN
-        ntags[p] = 0
+    slot goes to ``spill``.  How many did, or -1 when ``spill`` is full.
+
+    Entries arrive in slot order, so homes arrive almost sorted, and the slot
+    is usually the one after the previous entry: every slot of ``run ..
+    last`` is occupied, which makes ``last + 1`` a valid linear-probing slot
+    for any home in that run.  Only an entry whose home lies before the run
+    (runs are in arrival order, not home order) walks from its home."""
+    if empty:
+        for p in range(first, limit):
+            nkeys[p] = SIGN
+            ntags[p] = 0
     last, run, spilled = first - 1, first, 0
     for i in range(lo, hi):
         k = keys[i]
@@ -235,6 +204,15 @@ def _rebuild_part(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, lo: np
 
 
 @njit(cache=True, nogil=True)
+def _rebuild(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, nkeys: np.ndarray,
+             ntags: np.ndarray, nstates: np.ndarray, cap: np.int64, exact: bool) -> bool:
+    """Every entry into the new arrays (made empty by the caller), on one
+    thread: False when one runs off the tail."""
+    return _rebuild_part(keys, tags, states, np.int64(0), np.int64(keys.shape[0]), nkeys, ntags,
+                         nstates, cap, exact, np.int64(0), np.int64(nkeys.shape[0]),
+                         np.zeros(0, dtype=np.int64), False) == 0
+
+
 def _insert_spilled(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, spill: np.ndarray,
                     n: np.int64, nkeys: np.ndarray, ntags: np.ndarray, nstates: np.ndarray,
                     cap: np.int64, exact: bool) -> bool:

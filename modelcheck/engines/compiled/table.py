@@ -75,7 +75,10 @@ def fresh_array(n: int, dtype: type, fill: int | None) -> np.ndarray:
     flag = getattr(mmap, "MAP_POPULATE", None)
     if nbytes < POPULATE_BYTES or flag is None:
         return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
-    area = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flag)
+    try:
+        area = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flag)
+    except OSError as err:      # the search reports a MemoryError as out of memory
+        raise MemoryError(f"cannot map {nbytes:,} bytes for the state table ({err})") from err
     out = np.frombuffer(area, dtype=dtype, count=n)
     if fill:        # a new mapping reads as zeros
         out.fill(fill)

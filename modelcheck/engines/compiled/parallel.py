@@ -196,6 +196,7 @@ class ParallelSearch(CompiledSearch):
         self.claiming = (not kernels.step_columns and not options.exact
                          and bool(options.extra.get("parallel_claims", True)))
         self.claims = Claims(workers, 1024, kernels.layout.words)
+        # a row per worker, 16 words wide: each on a cache line of its own
         self.wstat = np.zeros((workers, 16), dtype=np.int64)
         self.sres = np.zeros(2, dtype=np.int64)
         self.opts[O_EXACT] = 1 if options.exact else 0
@@ -423,7 +424,7 @@ class ParallelSearch(CompiledSearch):
         c = _Candidates(1, max(1, n), k.layout.words, self.nstate, False)
         self.module.par_initial(rows, c.out, c.okeys, self.opts, k.U, k.S)
         c.counts[0] = n
-        self._insert(c, inline=n < INLINE_ROWS * self.workers)
+        self._insert(c, inline=n < self.inline_rows * self.workers)
         status, pos = self.module.par_admit_settle(
             rows, n, c.out, c.pos, c.ostate, c.pflags, c.pstat, self.nxt, self.ctr, self.want,
             self.kinds, self.opts, self.found, self.frows, self.frows2, self.faid, k.V, k.S,

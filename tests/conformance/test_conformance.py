@@ -134,15 +134,18 @@ NO_LIVENESS = {"spark", "bmc"}
 
 
 def _summary(result, engine: str = "reference"):
-    """Verdicts and trace lengths.  A liveness verdict is compared without its
-    lasso's length (engines give the shortest prefix they find; the verifier
-    in api.check has checked every lasso), and an engine that does not check
-    liveness must say UNKNOWN."""
+    """Verdicts and trace lengths; a lasso's by its prefix and its cycle
+    (every engine that checks liveness builds the reference's lasso: the same
+    prefix search, the same waypoints round the cycle).  An engine that does
+    not check liveness must say UNKNOWN."""
     out = {}
     for p in result.properties:
         if p.kind is PropertyKind.LIVENESS:
-            out[p.name] = ("unchecked" if p.status is Status.UNKNOWN and p.reason
-                           and "does not check liveness" in p.reason else p.status, None)
+            if p.status is Status.UNKNOWN and p.reason and "does not check liveness" in p.reason:
+                out[p.name] = ("unchecked", None)
+            else:
+                out[p.name] = (p.status, None if p.trace is None else
+                               (p.trace.loop, len(p.trace.states), p.trace.loop_back is None))
         else:
             out[p.name] = (p.status, p.steps)
     return out

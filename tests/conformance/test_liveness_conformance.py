@@ -1,9 +1,9 @@
 """Liveness conformance: the compiled engine gives the reference explorer's
 verdict on every liveness property (and, for a property with parameters, the
-same first binding violated), and every lasso either engine returns is a fair
-behaviour violating its property (docs/design.md, "Liveness").
+same first binding violated) with a lasso of the same shape (the same
+prefix length and cycle length), and every lasso either engine returns is a
+fair behaviour violating its property (docs/design.md, "Liveness").
 
-Lasso lengths may differ across engines; verdicts and validity may not.
 ``api.check`` already replays every lasso (modelcheck/trace/lasso.py); the
 test asks the verifier again itself, so that a check that silently stopped
 verifying would show here.
@@ -88,8 +88,11 @@ def mixed_fairness(draw) -> str:
 
 
 def _liveness(result) -> dict:
-    """name -> (status, the binding a lasso is about)"""
-    return {p.name: (p.status, None if p.trace is None else p.trace.meta.get("instance"))
+    """name -> (status, the binding a lasso is about, its prefix, its states,
+    whether it stutters)"""
+    return {p.name: (p.status,) + (() if p.trace is None else (
+                p.trace.meta.get("instance"), p.trace.loop, len(p.trace.states),
+                p.trace.loop_back is None))
             for p in result.properties if p.kind is PropertyKind.LIVENESS}
 
 
@@ -130,7 +133,7 @@ def agree(source: str, options: CheckOptions | None = None) -> tuple:
         # A bound: neither may claim HOLDS on a graph it did not finish.
         for result in (ref, got):
             if not result.complete:
-                assert all(s is not Status.HOLDS for s, _ in _liveness(result).values()), source
+                assert all(v[0] is not Status.HOLDS for v in _liveness(result).values()), source
     return ref, got
 
 
@@ -174,7 +177,7 @@ def test_every_depth_bound_gives_unknown_or_the_full_verdict(engine):
         got = api.check(model, engine=engine, options=CheckOptions(max_depth=depth))
         _skip_if_compiled_does_not_check_liveness(got)
         _lassos_prove_themselves(model, got)
-        for name, (status, _) in _liveness(got).items():
+        for name, (status, *_) in _liveness(got).items():
             assert status in (Status.UNKNOWN, Status.VIOLATED, expected[name][0]), (depth, name)
             if status is Status.HOLDS or got.complete:
                 assert status is expected[name][0], (depth, name)
@@ -196,7 +199,7 @@ def _generated_base() -> tuple[str, int]:
     def interesting(source: str) -> bool:
         model = api.load_source(source, path="generated.mc")
         result = api.check(model, engine="reference", options=CheckOptions())
-        verdicts = {s for s, _ in _liveness(result).values()}
+        verdicts = {v[0] for v in _liveness(result).values()}
         return result.complete and 6 <= result.stats.distinct_states <= 60 \
             and verdicts >= {Status.VIOLATED, Status.HOLDS}
 

@@ -1,5 +1,5 @@
 """Each liveness check on the recorded graph: its fair sets (``streett``),
-the nearest one reached the way its form asks (``lasso_bfs``), and the lasso
+the nearest one reached the way its form asks (``lasso_prefix``), and the lasso
 as a trace (docs/design.md, "Liveness").
 
 Only states whose successors were all recorded take part: after a bound, a
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from modelcheck.engines.base import PropertyResult, Status
-from modelcheck.engines.compiled.liveness_scc import lasso_bfs, path_within, streett, taking_edges
+from modelcheck.engines.compiled.liveness_scc import lasso_prefix, path_to_set, streett, taking_edges
 from modelcheck.engines.compiled.rebuild import trace_of
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.trace import Step, Trace
@@ -57,12 +57,18 @@ def _lasso(search: "LivenessSearch", check: "LivenessCheck", pc: int, qc: int, n
     expanded[:search.expanded] = 1
     not_q = (1 - g.predicate(qc, n)) & expanded
     ones = np.ones(n, dtype=np.uint8)
+    # allowed: the states a fair set may hold; move1: where the prefix may go
+    # once triggered (reference/liveness.py, ``find_lasso`` and ``_prefix``).
+    trigger, start_mode, move1 = ones, 1, ones
     if check.kind is _K.EVENTUALLY_ALWAYS:
-        allowed, need, trigger = expanded, not_q, ones
+        allowed, need = expanded, not_q
     elif check.kind is _K.LEADS_TO:
-        allowed, need, trigger = not_q, ones, g.predicate(pc, n) & not_q
+        allowed, need, move1 = not_q, ones, not_q
+        trigger, start_mode = g.predicate(pc, n) & not_q, 0
+    elif check.kind is _K.EVENTUALLY:
+        allowed, need, move1 = not_q, ones, not_q
     else:
-        allowed, need, trigger = not_q, ones, ones
+        allowed, need = not_q, ones
     label = np.zeros(n, dtype=np.int32)
     acc = np.zeros(n, dtype=np.uint8)
     off, dst = g.off[:n + 1], g.dst[:g.edges]
@@ -70,72 +76,97 @@ def _lasso(search: "LivenessSearch", check: "LivenessCheck", pc: int, qc: int, n
     ena = g.ena[:n]
     if streett(off, dst, emask, ena, weak, allowed, need, label, acc) == 0:
         return None
-    initial = search.initial_ids()
-    target, par = lasso_bfs(off, dst, initial, check.kind is not _K.EVENTUALLY, allowed,
-                            trigger, acc)
+    target, par = lasso_prefix(off, dst, search.initial_ids(), start_mode, move1, move1,
+                               trigger, acc)
     if target < 0:
         return None
     prefix: list[int] = []
     x = int(target)
     while x >= 0:
-        if not prefix or prefix[-1] != x >> 1:
+        if not prefix or prefix[-1] != x >> 1:      # a mode switch is not a step
             prefix.append(x >> 1)
         x = int(par[x])
     prefix.reverse()
-    cycle, wants = _cycle(search, prefix[-1], label, need, weak, off, dst, emask, ena)
-    ids = prefix + cycle[1:-1]
-    all_wants = [-1] * len(prefix) + wants[1:-1]
-    path = search.replay(ids, all_wants)
-    trace = trace_of(search.k, path, "counterexample", check.name)
+    path = search.replay(prefix)
+    walk = _Walk(search, prefix[-1], path[-1][1], label, off, dst)
+    walk.round(weak, emask, ena, need if check.kind is _K.EVENTUALLY_ALWAYS else None)
+    trace = trace_of(search.k, path + walk.steps[:-1], "counterexample", check.name)
     trace.loop = len(prefix) - 1
-    if len(cycle) > 1:
-        aid, words = search.step_to_id(path[-1][1], cycle[-1], wants[-1])
+    if walk.steps:
+        aid, row = walk.steps[-1]
         name, params = search.k.action_label(aid)
-        trace.loop_back = Step(name, params, search.k.decode_dict(words))
+        trace.loop_back = Step(name, params, search.k.decode_dict(row))
     if check.instance:
         trace.meta["instance"] = check.label
     return trace
 
 
-def _cycle(search: "LivenessSearch", e: int, label: np.ndarray, need: np.ndarray,
-           weak: np.ndarray, off: np.ndarray, dst: np.ndarray, emask: np.ndarray,
-           ena: np.ndarray) -> tuple[list[int], list[int]]:
-    """A cycle from ``e`` back to ``e`` inside ``e``'s fair set, through one
-    edge taking each condition some edge of the set takes, a state disabling
-    each weak condition no edge takes, and a ``need`` state: the ids (``[e]``
-    alone for a stutter) and, per step, the condition it should take (-1)."""
-    lab = int(label[e])
-    members = np.flatnonzero(label == lab).astype(np.int64)
-    nc = len(search.conditions)
-    edges = taking_edges(off, dst, emask, label, lab, members, nc)
-    stops: list[tuple[int, int, int]] = []       # (state, then state, condition) or (state, -1, -1)
-    for f in range(nc):
-        if edges[f, 0] >= 0:
-            stops.append((int(edges[f, 0]), int(edges[f, 1]), f))
-        elif weak[f]:
-            off_states = members[((ena[members, f >> 3] >> (f & 7)) & 1) == 0]
-            stops.append((int(off_states[0]), -1, -1))
-    if not need[e]:
-        stops.append((int(members[need[members] != 0][0]), -1, -1))
-    ids, wants = [e], [-1]
-    for u, v, f in stops:
-        _walk(ids, wants, off, dst, label, lab, u)
-        if v >= 0:
-            ids.append(v)
-            wants.append(f)
-    _walk(ids, wants, off, dst, label, lab, e)
-    if len(ids) == 1:
-        return ids, wants
-    if ids[-1] != e:
-        raise RuntimeError("internal error: a liveness cycle does not close")
-    return ids, wants
+class _Walk:
+    """The cycle of a lasso, from its first state ``entry`` back to it inside
+    ``entry``'s fair set, chosen as the reference explorer chooses it
+    (reference/liveness.py, ``_cycle``), so that both engines give lassos of
+    one length.  Each step is re-executed as it is chosen: which conditions
+    the walk has taken so far depends on the action each step runs (the
+    first one reaching the next state, or one taking the condition the step
+    is for), not on every action the recorded edge stands for."""
 
+    def __init__(self, search: "LivenessSearch", entry: int, row: np.ndarray, label: np.ndarray,
+                 off: np.ndarray, dst: np.ndarray) -> None:
+        self.search, self.entry, self.label, self.off, self.dst = search, entry, label, off, dst
+        self.lab = np.int32(label[entry])
+        self.members = np.flatnonzero(label == self.lab).astype(np.int64)
+        self.here, self.row = entry, row
+        self.nc = len(search.conditions)
+        self.taken = np.zeros(self.nc, dtype=bool)
+        self.visited = np.zeros(label.shape[0], dtype=np.uint8)
+        self.visited[entry] = 1
+        self.steps: list[tuple[int, np.ndarray]] = []   # (action instance, state); the last returns
 
-def _walk(ids: list[int], wants: list[int], off: np.ndarray, dst: np.ndarray,
-          label: np.ndarray, lab: int, to: int) -> None:
-    path = path_within(off, dst, label, np.int64(lab), np.int64(ids[-1]), np.int64(to))
-    if len(path) == 0:
-        raise RuntimeError("internal error: a fair set is not strongly connected")
-    for v in path[1:]:
-        ids.append(int(v))
-        wants.append(-1)
+    def round(self, weak: np.ndarray, emask: np.ndarray, ena: np.ndarray,
+              need: np.ndarray | None) -> None:
+        """Through a step taking each condition some step inside takes (the
+        first such edge: members in id order, edges in order), a state
+        disabling each weak condition none takes, a ``need`` state, and home;
+        a waypoint the walk already met is skipped, and no step at all when
+        standing still will do."""
+        edges = taking_edges(self.off, self.dst, emask, self.label, self.lab, self.members,
+                             self.nc)
+        for f in range(self.nc):
+            if self.taken[f]:
+                continue
+            if edges[f, 0] >= 0:
+                self._go(self._path(self._only(int(edges[f, 0]))), int(edges[f, 1]), f)
+            elif weak[f]:
+                off_states = self.members[((ena[self.members, f >> 3] >> (f & 7)) & 1) == 0]
+                if not self.visited[off_states].any():
+                    self._go(self._path(self._only(*off_states)))
+        if need is not None:
+            wanted = self.members[need[self.members] != 0]
+            if not self.visited[wanted].any():
+                self._go(self._path(self._only(*wanted)))
+        if self.steps:
+            self._go(self._path(self._only(self.entry)))
+            if self.here != self.entry:
+                raise RuntimeError("internal error: a liveness cycle does not close")
+
+    def _only(self, *states: int) -> np.ndarray:
+        goal = np.zeros(self.label.shape[0], dtype=np.uint8)
+        goal[list(states)] = 1
+        return goal
+
+    def _path(self, goal: np.ndarray) -> list[int]:
+        path = path_to_set(self.off, self.dst, self.label, self.lab, np.int64(self.here), goal)
+        if len(path) == 0 and not goal[self.here]:
+            raise RuntimeError("internal error: a fair set is not strongly connected")
+        return [int(v) for v in path]
+
+    def _go(self, ids: list[int], last: int = -1, want: int = -1) -> None:
+        amask = self.search.graph.amask
+        for i, v in enumerate(ids + ([last] if last >= 0 else [])):
+            aid, self.row = self.search.step_to_id(self.row, v, want if i == len(ids) else -1)
+            for f in range(self.nc):
+                if (amask[aid, f >> 3] >> (f & 7)) & 1:
+                    self.taken[f] = True
+            self.visited[v] = 1
+            self.here = v
+            self.steps.append((aid, self.row))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["streett", "lasso_bfs", "path_within", "taking_edges"]
+__all__ = ["streett", "lasso_bfs", "lasso_prefix", "path_to_set", "taking_edges"]
 
 
 @njit(cache=True, nogil=True)
@@ -258,9 +258,76 @@ def lasso_bfs(off, dst, initial, mode0, allowed1, trigger, acc):
 
 
 @njit(cache=True, nogil=True)
-def path_within(off, dst, label, lab, src, target):
-    """A shortest path from ``src`` to ``target`` through states labelled
-    ``lab`` (both ends included); empty when there is none."""
+def lasso_prefix(off, dst, initial, start_mode, start_ok, move1, trigger, acc):
+    """The reference explorer's prefix search (reference/liveness.py,
+    ``_prefix``), step for step, so that both engines end the prefix at the
+    same state: a 0-1 breadth-first search over nodes ``2 * state + mode``.
+    The initial states start in ``start_mode`` (in mode 1 only those
+    ``start_ok``); mode 0 moves anywhere and, when a ``trigger`` state is
+    taken off the queue, turns to mode 1 at no cost (in front of the queue);
+    mode 1 moves to ``move1`` states only and stops at the first ``acc``
+    state taken off the queue.  Returns (that node or -1, each node's
+    parent: -1 a root, -2 not reached)."""
+    n = acc.shape[0]
+    par = np.full(2 * n, -2, dtype=np.int64)
+    dist = np.full(2 * n, -1, dtype=np.int64)
+    done = np.zeros(2 * n, dtype=np.uint8)
+    # A node is queued at most twice: once at the back when found, once in
+    # front when a mode switch reaches it sooner (the queue's distances never
+    # fall, so nothing improves on that).
+    cap = 4 * n + 2
+    ring = np.empty(cap, dtype=np.int64)
+    head = 0
+    size = 0
+    for i in range(initial.shape[0]):
+        v = initial[i]
+        if start_mode == 1 and start_ok[v] == 0:
+            continue
+        x = 2 * v + start_mode
+        if dist[x] == -1:
+            dist[x] = 0
+            par[x] = -1
+            ring[(head + size) % cap] = x
+            size += 1
+    while size > 0:
+        x = ring[head]
+        head = (head + 1) % cap
+        size -= 1
+        if done[x] != 0:
+            continue
+        done[x] = 1
+        v = x >> 1
+        mode = x & 1
+        d = dist[x]
+        if mode == 1 and acc[v] != 0:
+            return x, par
+        if mode == 0 and trigger[v] != 0:
+            s = x + 1
+            if dist[s] == -1 or dist[s] > d:
+                par[s] = x
+                dist[s] = d
+                head = (head - 1) % cap
+                ring[head] = s
+                size += 1
+        for e in range(off[v], off[v + 1]):
+            w = dst[e]
+            if mode == 1 and move1[w] == 0:
+                continue
+            y = 2 * w + mode
+            if dist[y] == -1 or dist[y] > d + 1:
+                par[y] = x
+                dist[y] = d + 1
+                ring[(head + size) % cap] = y
+                size += 1
+    return -1, par
+
+
+@njit(cache=True, nogil=True)
+def path_to_set(off, dst, label, lab, src, goal):
+    """The reference explorer's ``_path_inside``: a shortest path from
+    ``src`` through states labelled ``lab`` to the first ``goal`` state a
+    breadth-first search meets (successors in edge order), ``src`` left
+    out; empty when ``src`` is a goal state or none can be reached."""
     n = label.shape[0]
     par = np.full(n, -2, dtype=np.int64)
     queue = np.empty(n, dtype=np.int64)
@@ -268,24 +335,30 @@ def path_within(off, dst, label, lab, src, target):
     queue[0] = src
     head = 0
     tail = 1
-    while head < tail and par[target] == -2:
+    found = -1
+    if goal[src] != 0:
+        return np.empty(0, dtype=np.int64)
+    while head < tail and found < 0:
         v = queue[head]
         head += 1
         for e in range(off[v], off[v + 1]):
             w = dst[e]
             if label[w] == lab and par[w] == -2:
                 par[w] = v
+                if goal[w] != 0:
+                    found = w
+                    break
                 queue[tail] = w
                 tail += 1
-    if par[target] == -2:
+    if found < 0:
         return np.empty(0, dtype=np.int64)
     length = 0
-    v = target
-    while v != -1:
+    v = found
+    while v != src:
         length += 1
         v = par[v]
     out = np.empty(length, dtype=np.int64)
-    v = target
+    v = found
     for i in range(length - 1, -1, -1):
         out[i] = v
         v = par[v]

@@ -240,8 +240,7 @@ def _cycle(graph: Graph, part: set[int], entry: int, conditions: Sequence[FairCo
     for f, cond in enumerate(conditions):
         if f in taken:
             continue
-        step = next(((u, e) for u in sorted(part) for e in graph.edges[u]
-                     if f in e.takes and e.target in part), None)
+        step = _taking_step(graph, part, f)
         if step is not None:
             u, e = step
             go(_path_inside(graph, part, here, {u}) + [(e.target, e)])
@@ -254,6 +253,22 @@ def _cycle(graph: Graph, part: set[int], entry: int, conditions: Sequence[FairCo
     if walk:
         go(_path_inside(graph, part, here, {entry}))
     return [(v, e.label) for v, e in walk]
+
+
+def _taking_step(graph: Graph, part: set[int], f: int) -> tuple[int, Edge] | None:
+    """The first step inside ``part`` that takes condition ``f``: states in
+    order, a state's targets in the order its steps first reach them, and of
+    the steps to that target the first that takes ``f``.  Ordered by target
+    rather than by step because the compiled engine records one edge per
+    target; both engines then walk the same cycle."""
+    for u in sorted(part):
+        rank: dict[int, int] = {}
+        for e in graph.edges[u]:
+            rank.setdefault(e.target, len(rank))
+        takers = [e for e in graph.edges[u] if f in e.takes and e.target in part]
+        if takers:
+            return u, min(takers, key=lambda e: rank[e.target])
+    return None
 
 
 def _path_inside(graph: Graph, part: set[int], start: int, goal: set[int]

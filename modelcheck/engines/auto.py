@@ -10,8 +10,14 @@ run left the spec's kernel compiled: if so, the reference search stops
 once the kernel's load would cost less than what the search has taken
 (``warm_grace_s``: longer while this process has not imported numba), and
 the compiled engine searches from the start.  Otherwise, after ``grace_s``,
-a background process (compiled/background.py) looks for the spec's kernel in
-the cache and, on a miss, compiles it, while the reference explorer goes on
+where the cache holds a compiled kernel of another configuration of the spec
+(``kcache.spec_warm``), this process generates the kernel to look for it
+(0.3-0.8 s for the quorum queue): configurations of one layout share a
+kernel, and a look in a background process at its lower priority, on a
+machine busy with other searches (``make check``'s rows), took longer than
+the search.  A kernel found takes over at once.  Otherwise a background
+process (compiled/background.py) looks for the spec's kernel in the cache
+and, on a miss, compiles it, while the reference explorer goes on
 (everything costly happens in that process, at a lower priority):
 
 * the kernel was cached (an earlier run compiled it), or is now compiled:
@@ -139,8 +145,12 @@ class _Race:
     def progress(self, progress: Progress) -> None:
         if self.job is None and self.unstarted is None and not self.warm \
                 and progress.elapsed_s >= self.engine.grace_s:
-            self.started_at = time.monotonic()
-            self.begin()
+            if self.warm is False and self.engine.kernel_look(self.model, self.options):
+                self.warm = True
+                self.warm_grace_s = 0.0
+            else:
+                self.started_at = time.monotonic()
+                self.begin()
         if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
             self.announced_at = time.monotonic()
             self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
@@ -254,9 +264,11 @@ class AutoEngine:
     def __init__(self, start_compile: Callable[[Model, CheckOptions], CompileJob] | None = None,
                  grace_s: float = GRACE_S, detach_after_s: float = DETACH_AFTER_S,
                  kernel_warm: Callable[[Model, CheckOptions], bool] | None = None,
-                 probe_s: float = PROBE_S) -> None:
+                 probe_s: float = PROBE_S,
+                 kernel_look: Callable[[Model, CheckOptions], bool] | None = None) -> None:
         self.start_compile = start_compile or _background
         self.kernel_warm = kernel_warm or _kernel_warm
+        self.kernel_look = kernel_look or _kernel_look
         self.grace_s = grace_s
         self.probe_s = probe_s
         self.detach_after_s = detach_after_s
@@ -326,6 +338,23 @@ class AutoEngine:
             result.notes.insert(0, note)
         result.stats.extras["handed_over_after_s"] = round(now - race.start, 3)
         return result
+
+
+def _kernel_look(model: Model, options: CheckOptions) -> bool:
+    """Whether the kernel of this run is compiled, found by generating it in
+    this process, which also notes it in the index; False at once unless
+    another configuration of the spec has a compiled kernel in the cache.
+    Any failure reads as no: the background job then says what it is."""
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kcache import spec_warm
+    from modelcheck.engines.compiled.kernels import kernel_looks_warm
+    try:
+        plan = plan_run(model, options)
+        if plan.fallback is not None or not spec_warm(plan.kernel_options.cache_dir, model.name):
+            return False
+        return kernel_looks_warm(model, plan.kernel_options)
+    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
+        return False
 
 
 def _kernel_warm(model: Model, options: CheckOptions) -> bool:

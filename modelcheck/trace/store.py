@@ -9,7 +9,7 @@ from modelcheck.fsutil import write_atomic
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.itf import dumps_itf
 from modelcheck.trace.replay import TraceReplayError
-from modelcheck.trace.verify import trace_problem
+from modelcheck.trace.verify import trace_problem, verified_for
 from modelcheck.trace.trace import Trace
 
 __all__ = ["write_trace", "default_trace_name", "DEFAULT_DIRECTORY"]
@@ -29,12 +29,13 @@ def default_trace_name(trace: Trace, model: ir.Model, when: float | None = None)
 
 def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_DIRECTORY,
                 name: str | None = None) -> Path:
-    """Replay and verify ``trace`` under the reference semantics, then write it as ITF JSON
+    """Replay and verify ``trace`` under the reference semantics (unless
+    ``verify.verify_trace`` has passed it for ``model`` as it is), then write it as ITF JSON
     into ``directory`` (created if needed) under ``name`` or the default name,
     atomically: a reader sees the old file or the whole new one, never half.
     Raises TraceReplayError (an internal error) if the trace does not replay
     or does not show what it claims (``verify.trace_problem``)."""
-    problem = trace_problem(model, trace)
+    problem = None if verified_for(model, trace) else trace_problem(model, trace)
     if problem is not None:
         raise TraceReplayError(f"internal error: refusing to write a trace that {problem}")
     folder = Path(directory)

@@ -48,6 +48,10 @@ class Trace:
     # loop is the last index: the last state then stutters forever.
     loop: int | None = None
     loop_back: Step | None = None
+    # What verify.verify_trace last proved of this trace: (the model, what
+    # the trace said then).  Writing the trace verifies it again only if
+    # either has changed since (verify.verified_for).
+    verified: Any = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         """The number of steps taken (actions), not counting the initial state."""

@@ -36,7 +36,7 @@ from modelcheck.trace.lasso import lasso_problem
 from modelcheck.trace.replay import TraceReplayError, replay
 from modelcheck.trace.trace import Trace
 
-__all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_problem",
+__all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_problem", "verified_for",
            "verify_trace"]
 
 #: The kinds ``check_violation`` knows ("lasso": a liveness counterexample).
@@ -203,12 +203,29 @@ def _claim(kind: str, name: str | None, code: str | None) -> str:
     return f"a violation of the {kind} {name}"
 
 
+def _claims(trace: Trace) -> tuple:
+    """Everything of ``trace`` that ``trace_problem`` judges, copied (states
+    are dicts, which a caller could change in place)."""
+    return (tuple((s.action, s.params, dict(s.state)) for s in trace.steps), trace.kind,
+            trace.property_name, trace.loop, trace.loop_back, trace.meta.get("error"))
+
+
+def verified_for(model: ir.Model, trace: Trace) -> bool:
+    """Whether ``verify_trace`` passed this trace for this model object, and
+    the trace still says what it said then."""
+    return (trace.verified is not None and trace.verified[0] is model
+            and trace.verified[1] == _claims(trace))
+
+
 def verify_trace(model: ir.Model, trace: Trace, engine: str,
                  error_code: str | None = None, evaluator: Evaluator | None = None) -> None:
     """Raise TraceReplayError (an internal error naming ``engine``) unless
-    ``trace`` replays and shows what it claims (see ``trace_problem``)."""
+    ``trace`` replays and shows what it claims (see ``trace_problem``).  A
+    trace that passes is marked (``verified_for``), so that writing it does
+    not replay it again."""
     problem = trace_problem(model, trace, error_code, evaluator)
     if problem is None:
+        trace.verified = (model, _claims(trace))
         return
     if trace.kind == "error":
         what = "trace to a run-time error"

@@ -41,7 +41,8 @@ __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline"
            "default_cache_dir", "has_compiled", "import_kernel_file", "in_native_callback",
            "index_key", "indexed_warm", "is_warm", "kernel_key", "kernel_path",
            "load_kernel_module", "load_plan", "looks_warm", "mark_warm", "module_name",
-           "numba_version", "precompile", "record_index", "source_digest", "store_plan"]
+           "note_spec_warm", "numba_version", "precompile", "record_index", "source_digest",
+           "spec_warm", "store_plan"]
 
 _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
@@ -171,6 +172,30 @@ def record_index(cache_dir: str | os.PathLike | None, key: str, source: str) -> 
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, entry)
+
+
+def _spec_hint_path(cache_dir: str | os.PathLike | None, spec_name: str) -> Path:
+    name = hashlib.sha256(spec_name.encode()).hexdigest()[:32]
+    return kernel_path(cache_dir, "0").parent / "index" / f"spec-{name}"
+
+
+def note_spec_warm(cache_dir: str | os.PathLike | None, spec_name: str) -> None:
+    """Note that some configuration of the spec named ``spec_name`` has a
+    compiled kernel (``spec_warm``)."""
+    path = _spec_hint_path(cache_dir, spec_name)
+    with contextlib.suppress(OSError):
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, b"")
+
+
+def spec_warm(cache_dir: str | os.PathLike | None, spec_name: str) -> bool:
+    """Whether some configuration of the spec named ``spec_name`` had its
+    kernel compiled in this cache: then another configuration, which the
+    index does not know yet, may well share it (one kernel serves every
+    configuration of a layout), and is worth generating to look.  A hint
+    only, like the index."""
+    return _spec_hint_path(cache_dir, spec_name).exists()
 
 
 def indexed_warm(cache_dir: str | os.PathLike | None, key: str) -> bool:

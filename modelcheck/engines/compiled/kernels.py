@@ -223,13 +223,14 @@ class CompiledModel:
         compile time is measured apart from search time.  Raises
         kcache.CompileTimeout when the time left runs out during a cold
         compile (a load from numba's cache takes moments; the search counts it)."""
-        from modelcheck.engines.compiled.kcache import compile_lock, is_warm
+        from modelcheck.engines.compiled.kcache import compile_lock, is_warm, note_spec_warm
         # One process at a time looks at and compiles a kernel: another's
         # compile of it (a background one, say) is waited for, then loaded.
         with compile_lock(self.path, self.deadline):
             cold = not is_warm(self.path, self.notes)
             with compile_deadline(self.deadline if cold else None):
                 self._warm_up(cold)
+        note_spec_warm(self.options.cache_dir, self.model.name)
 
     def _warm_up(self, cold: bool) -> None:
         from modelcheck.engines.compiled.kcache import mark_warm

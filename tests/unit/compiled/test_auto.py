@@ -254,9 +254,54 @@ def test_a_search_over_before_the_probe_never_reads_the_index(load, tmp_path):
 
 def test_a_kernel_not_in_the_index_goes_the_background_way(load, tmp_path):
     jobs = Jobs("ready")
-    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0).check(
+    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0,
+                        kernel_look=lambda m, o: False).check(
         load("two_phase", N=2), replace(_cold(tmp_path), symmetry=False))
     assert result.engine == "compiled" and len(jobs.made) == 1
+
+
+def test_a_kernel_found_by_looking_here_takes_over_without_a_background_job(load, tmp_path):
+    model = load("two_phase", N=2)
+    options = replace(_cold(tmp_path), symmetry=False)
+    jobs, looked = Jobs("never"), []
+
+    def look(m, o):
+        looked.append(m)
+        return True
+    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0,
+                        kernel_look=look).check(model, options)
+    assert result.engine == "compiled" and jobs.made == [] and looked == [model]
+    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+FLAGGED = """
+module flagged
+const twice: bool = false
+var x: 0..4 = 0
+action Up() {
+    require x < 3
+    x := x + (if twice then 2 else 1)
+}
+"""
+
+
+def test_looking_here_needs_a_compiled_kernel_of_the_spec(load, tmp_path):
+    """In a cache with no compiled kernel of the spec, the look answers no
+    without generating anything; once one configuration's kernel is
+    compiled, another configuration of the same layout finds it by looking,
+    and the index then knows it without a look."""
+    from modelcheck.engines.auto import _kernel_look, _kernel_warm
+    from modelcheck.engines.compiled.kernels import compile_model
+    options = CheckOptions(cache_dir=str(tmp_path), symmetry=False)
+    # A flag is read at run time: both configurations share one kernel.
+    one, other = (api.load_source(FLAGGED, consts={"twice": v}, path="flagged.mc")
+                  for v in ("false", "true"))
+    assert not _kernel_look(other, options)
+    assert not (tmp_path / "kernels" / "index").exists() or \
+        not any((tmp_path / "kernels" / "index").iterdir())
+    compile_model(one, options)
+    assert _kernel_look(other, options)
+    assert _kernel_warm(other, options)
 
 
 def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):

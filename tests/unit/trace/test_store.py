@@ -48,3 +48,45 @@ def test_refuses_a_trace_that_does_not_replay(tmp_path):
     with pytest.raises(TraceReplayError, match="does not replay"):
         write_trace(bad, die_hard(), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def _replays_counted(monkeypatch) -> list:
+    import modelcheck.trace.store as store
+    calls: list = []
+    real = store.trace_problem
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "trace_problem", counted)
+    return calls
+
+
+def test_a_trace_verified_for_the_model_is_written_without_a_second_replay(tmp_path,
+                                                                           monkeypatch):
+    from modelcheck.trace.verify import verify_trace
+    model, trace = die_hard(), counterexample()
+    verify_trace(model, trace, "reference")
+    calls = _replays_counted(monkeypatch)
+    write_trace(trace, model, tmp_path)
+    assert calls == []
+    write_trace(trace, die_hard(), tmp_path)       # another model object: replayed
+    assert len(calls) == 1
+
+
+def test_a_verified_trace_changed_afterwards_is_verified_again(tmp_path, monkeypatch):
+    from modelcheck.trace.verify import verify_trace
+    model, trace = die_hard(), counterexample()
+    verify_trace(model, trace, "reference")
+    calls = _replays_counted(monkeypatch)
+    trace.steps[3].state["big"] = 1                # changed in place
+    with pytest.raises(TraceReplayError, match="does not replay"):
+        write_trace(trace, model, tmp_path / "out")
+    assert len(calls) == 1 and not (tmp_path / "out").exists()
+    fresh = counterexample()
+    verify_trace(model, fresh, "reference")
+    fresh.steps.pop()                              # no longer reaches the violation
+    with pytest.raises(TraceReplayError):
+        write_trace(fresh, model, tmp_path / "out")
+    assert len(calls) == 2

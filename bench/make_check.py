@@ -6,7 +6,8 @@ files (the large rows left out, the mutants run), cold and warm.
 For each number of jobs (default: 1 and every core), a run on a fresh,
 empty ``MODELCHECK_CACHE`` (cold: every kernel the default engine wants is
 compiled), then, once the compiles it left behind have ended, a second run
-on the same cache (warm).  With --reference the same rows on
+on the same cache (warm), and a third (steady: what every later run of an
+unchanged suite takes).  With --reference the same rows on
 ``--engine reference`` (no kernel at all) are the baseline in the same
 script.  Each line gives wall and CPU seconds (the command and its children:
 worker processes, background compiles), whether every row came out as
@@ -87,14 +88,19 @@ def main() -> int:
             while _compiles_left():
                 time.sleep(2)
             print(f"{'':28} (the compiles it left ended {time.monotonic() - waited:.0f} s later)")
-            wall, cpu, rc = run(["--jobs", str(n)], cache, out)
-            walls[n, "warm"] = wall
-            print(_line(f"default engine, {n or 'all'} jobs, warm", wall, cpu, rc, WARM_TARGET_S))
+            for kind in ("warm", "steady"):
+                wall, cpu, rc = run(["--jobs", str(n)], cache, out)
+                walls[n, kind] = wall
+                print(_line(f"default engine, {n or 'all'} jobs, {kind}", wall, cpu, rc,
+                            WARM_TARGET_S))
+                while _compiles_left():
+                    time.sleep(2)
     first = jobs[0]
     for n in jobs[1:]:
         print(f"{n or 'all'} jobs against {first or 'all'}: "
               f"cold {walls[first, 'cold'] / walls[n, 'cold']:.2f}x faster, "
-              f"warm {walls[first, 'warm'] / walls[n, 'warm']:.2f}x faster")
+              f"warm {walls[first, 'warm'] / walls[n, 'warm']:.2f}x faster, "
+              f"steady {walls[first, 'steady'] / walls[n, 'steady']:.2f}x faster")
     return 0
 
 

@@ -196,11 +196,15 @@ class _Race:
             self.job.stop()
 
     def worth_finishing(self, result: CheckResult, after_s: float) -> bool:
-        """Whether the kernel still compiling should be finished for the next
-        run: the reference search ran to its end (not Ctrl-C, not a bound),
-        and took ``after_s`` seconds or more, which the kernel would save."""
+        """Whether the kernel should be finished for the next run: the
+        reference search ran to its end (not Ctrl-C, not a bound), and took
+        ``after_s`` seconds or more, which the kernel would save.  The job
+        need not have said yet that it compiles: at its lower priority, on a
+        machine busy with other searches (``make check``'s rows), it can
+        take longer to look in the cache than such a search takes; told to
+        finish, it loads a cached kernel or compiles a new one."""
         job = self.job
-        return (job is not None and job.compiling.is_set() and not job.ready.is_set()
+        return (job is not None and not job.ready.is_set() and not job.finished.is_set()
                 and job.failed is None and job.declined is None
                 and result.complete and time.monotonic() - self.start >= after_s)
 

@@ -30,7 +30,8 @@ from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
 class FakeJob:
     """A background job whose kernel is compiled as soon as it starts
     (``ready``), never (``never``), was cached (``cached``), or that the
-    compiled engine declines (``declined``)."""
+    compiled engine declines (``declined``); or that says nothing, still
+    looking (``silent``)."""
 
     def __init__(self, how: str) -> None:
         self.how = how
@@ -149,6 +150,12 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     assert ("the reference explorer finished before the kernel compiled; the compile goes on "
             "in the background (process 4242) so that the next run of this spec finds the "
             "kernel ready") in result.notes
+    # A job that has not yet said whether it compiles (on a busy machine, at
+    # its lower priority, it may not have looked yet): finished all the same.
+    silent = Jobs("silent")
+    AutoEngine(silent, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
+                                                              _cold(tmp_path))
+    assert silent.made[0].detached and not silent.made[0].stopped
     # Shorter than that: stopped, as before.
     short = Jobs("never")
     AutoEngine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),

@@ -245,15 +245,20 @@ def test_a_cached_kernel_takes_over_without_a_word(load, tmp_path):
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
 
 
-def test_a_kernel_known_warm_takes_over_after_the_probe_without_a_background_job(load, tmp_path):
+@pytest.mark.parametrize("found_by", ["kernel_warm", "kernel_look"])
+def test_a_kernel_found_warm_takes_over_without_a_background_job(load, tmp_path, found_by):
+    """Known from the index after the probe, or found by looking in this
+    process after the grace period: either way no child process."""
     model = load("two_phase", N=2)
     options = replace(_cold(tmp_path), symmetry=False)
     jobs, asked = Jobs("never"), []
 
-    def warm(m, o):
+    def found(m, o):
         asked.append(m)
         return True
-    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=warm, probe_s=0.0).check(model, options)
+    seams = {"kernel_warm": lambda m, o: False, "kernel_look": lambda m, o: False,
+             found_by: found}
+    result = AutoEngine(jobs, grace_s=0.0, probe_s=0.0, **seams).check(model, options)
     assert result.engine == "compiled" and jobs.made == [] and asked == [model]
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
 
@@ -272,20 +277,6 @@ def test_a_kernel_not_in_the_index_goes_the_background_way(load, tmp_path):
                         kernel_look=lambda m, o: False).check(
         load("two_phase", N=2), replace(_cold(tmp_path), symmetry=False))
     assert result.engine == "compiled" and len(jobs.made) == 1
-
-
-def test_a_kernel_found_by_looking_here_takes_over_without_a_background_job(load, tmp_path):
-    model = load("two_phase", N=2)
-    options = replace(_cold(tmp_path), symmetry=False)
-    jobs, looked = Jobs("never"), []
-
-    def look(m, o):
-        looked.append(m)
-        return True
-    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0,
-                        kernel_look=look).check(model, options)
-    assert result.engine == "compiled" and jobs.made == [] and looked == [model]
-    assert _counts(result) == _counts(ReferenceEngine().check(model, options))
 
 
 FLAGGED = """

@@ -23,7 +23,6 @@ from modelcheck.cli.json_out import error_json
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.runner import Outcome, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Mutant, Row, mutant_error
-from modelcheck.engines.auto import in_a_suite
 from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
@@ -132,7 +131,7 @@ def check_mutant(row: Row, mutant: Mutant, held: Sequence[str], model: Model, en
                  workers: int | None = None) -> MutantOutcome:
     """Run one mutant as its row runs (engine, bounds, trace files, named
     ``<row>-mutant<n>-<property>``; ``workers`` as in ``check_row``)."""
-    options = in_a_suite(replace(mutant_options(row, mutant, held), workers=workers))
+    options = replace(mutant_options(row, mutant, held), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
     outcome = Outcome(row.spec, model, engine, result)

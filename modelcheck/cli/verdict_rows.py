@@ -11,7 +11,6 @@ from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.runner import Outcome, engine_that_ran, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Expectation, Row
 from modelcheck.diagnostics import did_you_mean
-from modelcheck.engines.auto import in_a_suite
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, PropertyResult, Stats,
                                      Status)
 from modelcheck.errors import UsageError
@@ -98,7 +97,7 @@ def load_row(row: Row) -> Model:
 def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
               label: str, show_progress: bool, workers: int | None = None) -> RowOutcome:
     """``workers``: search threads (None: the engine's default, every core)."""
-    options = in_a_suite(replace(row_options(row, model), workers=workers))
+    options = replace(row_options(row, model), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
     outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result)

@@ -51,8 +51,8 @@ from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Pr
 from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
-__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "PROBE_S",
-           "SUITE_DETACH_AFTER_S", "SYMMETRY_NOTE", "WARM_GRACE_S", "compiled_only", "in_a_suite"]
+__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "PROBE_S", "SYMMETRY_NOTE",
+           "WARM_GRACE_S", "compiled_only"]
 
 #: Seconds the reference explorer runs alone before the kernel is looked
 #: for.  A compile running beside it slows it by a fifth on a busy two-core
@@ -81,13 +81,6 @@ WARM_GRACE_S = 0.3
 #: compile's CPU after the answer.
 DETACH_AFTER_S = 5.0
 
-#: The same, for a search that is one of a suite run again as a whole
-#: (``modelcheck verdicts``, which ``make check`` runs): the search comes back
-#: in every run, and its row's mutants share its kernel (they differ in
-#: flags, which the kernel reads at run time), so the kernel pays for its
-#: compile sooner.  Options say so with ``in_a_suite``.
-SUITE_DETACH_AFTER_S = 2.0
-
 #: Symmetry reduction changes the counts, never a verdict or the length of a
 #: shortest counterexample; the reference explorer reduces only up to its
 #: group limit (reference/orbits.py).
@@ -113,12 +106,6 @@ class CompileJob(Protocol):
 
     @property
     def failed(self) -> str | None: ...
-
-
-def in_a_suite(options: CheckOptions) -> CheckOptions:
-    """``options`` for a search of a suite run again as a whole
-    (``SUITE_DETACH_AFTER_S``)."""
-    return replace(options, extra={**options.extra, "detach_after_s": SUITE_DETACH_AFTER_S})
 
 
 def compiled_only(model: Model, options: CheckOptions) -> str | None:
@@ -318,8 +305,7 @@ class AutoEngine:
         except BaseException:
             race.stop_compile()
             raise
-        if race.worth_finishing(result, float(options.extra.get("detach_after_s",
-                                                                 self.detach_after_s))):
+        if race.worth_finishing(result, self.detach_after_s):
             # A search this long is worth a kernel next time: the compile
             # goes on after this run (compiled/background.py, "detach").
             race.detach_compile()

@@ -156,13 +156,6 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     AutoEngine(silent, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
                                                               _cold(tmp_path))
     assert silent.made[0].detached and not silent.made[0].stopped
-    # A suite's search (make check's rows) says its own threshold.
-    from modelcheck.engines.auto import SUITE_DETACH_AFTER_S, in_a_suite
-    assert in_a_suite(_cold(tmp_path)).extra["detach_after_s"] == SUITE_DETACH_AFTER_S < 5.0
-    suite = Jobs("never")
-    AutoEngine(suite, grace_s=0.0, detach_after_s=3600.0).check(
-        load("two_phase", N=2), replace(_cold(tmp_path), extra={"detach_after_s": 0.0}))
-    assert suite.made[0].detached
     # Shorter than that: stopped, as before.
     short = Jobs("never")
     AutoEngine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),

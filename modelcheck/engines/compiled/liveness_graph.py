@@ -172,14 +172,14 @@ class LivenessSearch(CompiledSearch):
 
     def ids_to(self, sid: int) -> list[int]:
         """The ids of a shortest path from an initial state to ``sid``."""
-        from modelcheck.engines.compiled.liveness_scc import lasso_bfs
+        from modelcheck.engines.compiled.liveness_scc import lasso_prefix
         n = self.distinct
         self.graph.close(n)
         ones = np.ones(n, dtype=np.uint8)
         target = np.zeros(n, dtype=np.uint8)
         target[sid] = 1
-        x, par = lasso_bfs(self.graph.off, self.graph.dst[:self.graph.edges],
-                           self.initial_ids(), False, ones, ones, target)
+        x, par = lasso_prefix(self.graph.off, self.graph.dst[:self.graph.edges],
+                              self.initial_ids(), 1, ones, ones, target)
         if x < 0:
             raise RebuildError("internal error: no path in the graph to the trace's state")
         out = []

@@ -76,8 +76,7 @@ def _lasso(search: "LivenessSearch", check: "LivenessCheck", pc: int, qc: int, n
     ena = g.ena[:n]
     if streett(off, dst, emask, ena, weak, allowed, need, label, acc) == 0:
         return None
-    target, par = lasso_prefix(off, dst, search.initial_ids(), start_mode, move1, move1,
-                               trigger, acc)
+    target, par = lasso_prefix(off, dst, search.initial_ids(), start_mode, move1, trigger, acc)
     if target < 0:
         return None
     prefix: list[int] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["streett", "lasso_bfs", "lasso_prefix", "path_to_set", "taking_edges"]
+__all__ = ["streett", "lasso_prefix", "path_to_set", "taking_edges"]
 
 
 @njit(cache=True, nogil=True)
@@ -205,68 +205,16 @@ def streett(off, dst, emask, ena, weak, allowed, need, label, acc):
 
 
 @njit(cache=True, nogil=True)
-def lasso_bfs(off, dst, initial, mode0, allowed1, trigger, acc):
-    """Breadth-first search for the nearest state of ``acc`` reached in mode
-    1.  Nodes are ``2 * state + mode``.  Without ``mode0`` the initial states
-    start in mode 1 (those ``allowed1``); with it they start in mode 0, which
-    moves anywhere and turns to mode 1 at a ``trigger`` state; mode 1 moves
-    through ``allowed1`` states only.  Returns (target node or -1, parent of
-    each node: -1 a root, -2 not reached)."""
-    n = allowed1.shape[0]
-    par = np.full(2 * n, -2, dtype=np.int64)
-    queue = np.empty(2 * n, dtype=np.int64)
-    head = 0
-    tail = 0
-    for i in range(initial.shape[0]):
-        v = initial[i]
-        x = 2 * v + (0 if mode0 else 1)
-        if not mode0 and allowed1[v] == 0:
-            continue
-        if par[x] != -2:
-            continue
-        par[x] = -1
-        queue[tail] = x
-        tail += 1
-        if mode0 and trigger[v] != 0 and allowed1[v] != 0 and par[x + 1] == -2:
-            par[x + 1] = x
-            queue[tail] = x + 1
-            tail += 1
-    while head < tail:
-        x = queue[head]
-        head += 1
-        v = x >> 1
-        mode = x & 1
-        if mode == 1 and acc[v] != 0:
-            return x, par
-        for e in range(off[v], off[v + 1]):
-            w = dst[e]
-            if mode == 1:
-                if allowed1[w] == 0 or par[2 * w + 1] != -2:
-                    continue
-                par[2 * w + 1] = x
-                queue[tail] = 2 * w + 1
-                tail += 1
-            elif par[2 * w] == -2:
-                par[2 * w] = x
-                queue[tail] = 2 * w
-                tail += 1
-                if trigger[w] != 0 and allowed1[w] != 0 and par[2 * w + 1] == -2:
-                    par[2 * w + 1] = 2 * w
-                    queue[tail] = 2 * w + 1
-                    tail += 1
-    return -1, par
-
-
-@njit(cache=True, nogil=True)
-def lasso_prefix(off, dst, initial, start_mode, start_ok, move1, trigger, acc):
+def lasso_prefix(off, dst, initial, start_mode, move1, trigger, acc):
     """The reference explorer's prefix search (reference/liveness.py,
     ``_prefix``), step for step, so that both engines end the prefix at the
     same state: a 0-1 breadth-first search over nodes ``2 * state + mode``.
-    The initial states start in ``start_mode`` (in mode 1 only those
-    ``start_ok``); mode 0 moves anywhere and, when a ``trigger`` state is
+    The initial states start in ``start_mode`` (in mode 1 only those of
+    ``move1``); mode 0 moves anywhere and, when a ``trigger`` state is
     taken off the queue, turns to mode 1 at no cost (in front of the queue);
     mode 1 moves to ``move1`` states only and stops at the first ``acc``
-    state taken off the queue.  Returns (that node or -1, each node's
+    state taken off the queue (with no trigger and ``start_mode`` 1, a
+    plain breadth-first search).  Returns (that node or -1, each node's
     parent: -1 a root, -2 not reached)."""
     n = acc.shape[0]
     par = np.full(2 * n, -2, dtype=np.int64)
@@ -281,7 +229,7 @@ def lasso_prefix(off, dst, initial, start_mode, start_ok, move1, trigger, acc):
     size = 0
     for i in range(initial.shape[0]):
         v = initial[i]
-        if start_mode == 1 and start_ok[v] == 0:
+        if start_mode == 1 and move1[v] == 0:
             continue
         x = 2 * v + start_mode
         if dist[x] == -1:

@@ -262,11 +262,11 @@ def _taking_step(graph: Graph, part: set[int], f: int) -> tuple[int, Edge] | Non
     rather than by step because the compiled engine records one edge per
     target; both engines then walk the same cycle."""
     for u in sorted(part):
-        rank: dict[int, int] = {}
-        for e in graph.edges[u]:
-            rank.setdefault(e.target, len(rank))
         takers = [e for e in graph.edges[u] if f in e.takes and e.target in part]
         if takers:
+            rank: dict[int, int] = {}
+            for e in graph.edges[u]:
+                rank.setdefault(e.target, len(rank))
             return u, min(takers, key=lambda e: rank[e.target])
     return None
 

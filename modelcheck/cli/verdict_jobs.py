@@ -24,6 +24,7 @@ from multiprocessing.connection import wait as connection_wait
 from rich.console import Console
 
 from modelcheck.cli.console import err_console
+from modelcheck.cli.heap import settle
 from modelcheck.cli.mutants import check_mutant
 from modelcheck.cli.runner import InterruptWatch
 from modelcheck.cli.verdict_file import Mutant, Row
@@ -87,7 +88,9 @@ def run_job(job: RowJob, err: Console, show_progress: bool) -> JobResult:
                         job.label(mutant.name(job.row.id)), show_progress, job.workers))
     except KeyboardInterrupt:
         return JobResult(outcome, True, time.monotonic() - started)
-    return JobResult(outcome, watch.hit, time.monotonic() - started)
+    wall_s = time.monotonic() - started
+    settle()        # what the row left behind is kept out of later collections
+    return JobResult(outcome, watch.hit, wall_s)
 
 
 def run_jobs(jobs: Sequence[RowJob], workers: int, err: Console, show_progress: bool,

@@ -16,6 +16,7 @@ from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
+from modelcheck.cli.heap import settle
 from modelcheck.cli.options import CheckFlags
 from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
@@ -63,6 +64,7 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
         row_options(r, m)
         held = held_properties(r, m)
         mutant_models.append([] if no_mutants else [load_mutant(r, x, held) for x in r.mutants])
+    settle()    # the models stay until the end: kept out of the collections
     # The default engine is looked up (and its notice printed) only if a row needs it.
     default = engine
     if default is None and any(r.engine is None for r in chosen):

@@ -50,6 +50,9 @@ _RUNTIME_FILES = ("runtime.py", "table.py", "driver.py")
 _CACHE_FORMAT = 2
 #: How soon a signal handler that found numba inside LLVM tries again.
 _RETRY_S = 0.05
+#: A folder changed this recently may change again within its clock's tick,
+#: unseen in its modification time: its listing is not kept.
+_RACY_NS = 2_000_000_000
 
 
 class KernelCacheError(Exception):
@@ -306,8 +309,41 @@ def _numba_files(path: Path) -> list[Path]:
     folders = [path.parent / "__pycache__"]
     if config.CACHE_DIR:
         folders.append(Path(config.CACHE_DIR) / _CacheLocator.get_suitable_cache_subpath(str(path)))
-    return sorted(f for folder in folders if folder.is_dir()
-                  for f in folder.glob(f"{path.stem}.*") if f.suffix in (".nbi", ".nbc"))
+    return sorted(folder / name for folder in folders
+                  for name in _kernel_files(folder).get(path.stem, ()))
+
+
+def _kernel_files(folder: Path) -> dict[str, tuple[str, ...]]:
+    """numba's files in ``folder``, by kernel (``mc_<key>``).  A user's cache
+    folder holds the files of every kernel ever compiled (40,000 here), and
+    listing it for each kernel loaded took 0.1 s, more than loading the
+    kernel: a listing is kept for as long as the folder's modification time
+    stays the same.  That time moves with each file added or removed, but
+    only by the file system clock's tick, so a folder changed within the
+    last seconds is listed again each time (as git treats a "racy" index)."""
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return {}
+    if time.time_ns() - stamp < _RACY_NS:
+        return _list_kernel_files(str(folder))
+    return _kept_listing(str(folder), stamp)
+
+
+def _list_kernel_files(folder: str) -> dict[str, tuple[str, ...]]:
+    by_kernel: dict[str, list[str]] = {}
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            stem, _, rest = entry.name.partition(".")
+            if rest.endswith((".nbi", ".nbc")):
+                by_kernel.setdefault(stem, []).append(entry.name)
+    return {stem: tuple(names) for stem, names in by_kernel.items()}
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_listing(folder: str, stamp: int) -> dict[str, tuple[str, ...]]:
+    """``_list_kernel_files`` of ``folder`` as it is at modification time ``stamp``."""
+    return _list_kernel_files(folder)
 
 
 def _manifest(path: Path) -> dict[str, str]:

@@ -88,6 +88,14 @@ class Notes(NullReporter):
         self.notes.append(message)
 
 
+def _engine(*args, **kwargs) -> AutoEngine:
+    """The default engine, which reads the usual kernel cache only where a
+    test asks it to (``kernel_hinted``): whatever earlier runs left there
+    would otherwise decide the race before it starts."""
+    kwargs.setdefault("kernel_hinted", lambda m, o: False)
+    return AutoEngine(*args, **kwargs)
+
+
 def _cold(tmp_path) -> CheckOptions:
     """Options for a race run with fake compile jobs (which never look at
     the cache; the compiled search after a hand-over uses the usual one)."""
@@ -109,7 +117,7 @@ def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(loa
     model = load("two_phase", N=2)
     options = replace(_cold(tmp_path), symmetry=False)
     jobs, reporter = Jobs("ready"), Notes()
-    result = AutoEngine(jobs, grace_s=0.0).check(model, options, reporter)
+    result = _engine(jobs, grace_s=0.0).check(model, options, reporter)
     assert result.engine == "compiled"
     assert jobs.made and jobs.made[0].started and jobs.made[0].stopped
     assert any(n.startswith("compiling the kernel for two_phase in the background")
@@ -127,7 +135,7 @@ def test_kernel_ready_first_hands_over_to_the_compiled_search_from_the_start(loa
 def test_reference_first_stops_the_compile_and_answers(load, tmp_path):
     model = load("two_phase", N=2)
     jobs = Jobs("never")
-    result = AutoEngine(jobs, grace_s=0.0).check(model, _cold(tmp_path), Notes())
+    result = _engine(jobs, grace_s=0.0).check(model, _cold(tmp_path), Notes())
     assert result.engine == "reference" and result.complete
     assert jobs.made[0].started and jobs.made[0].stopped
     assert "the reference explorer finished before the kernel compiled (compile stopped)" \
@@ -143,7 +151,7 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     # A search that took detach_after_s or more would take as long next time:
     # the compile is not thrown away but finishes after the run.
     jobs = Jobs("never")
-    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(
+    result = _engine(jobs, grace_s=0.0, detach_after_s=0.0).check(
         load("two_phase", N=2), _cold(tmp_path), Notes())
     assert result.engine == "reference" and result.complete
     assert jobs.made[0].detached and not jobs.made[0].stopped
@@ -153,12 +161,12 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     # A job that has not yet said whether it compiles (on a busy machine, at
     # its lower priority, it may not have looked yet): finished all the same.
     silent = Jobs("silent")
-    AutoEngine(silent, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
+    _engine(silent, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
                                                               _cold(tmp_path))
     assert silent.made[0].detached and not silent.made[0].stopped
     # Shorter than that: stopped, as before.
     short = Jobs("never")
-    AutoEngine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),
+    _engine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),
                                                                _cold(tmp_path))
     assert short.made[0].stopped and not short.made[0].detached
 
@@ -173,14 +181,14 @@ action Flip(p: P) {
     on[p] := true
 }
 """)
-    result = AutoEngine(Jobs("never"), grace_s=0.0).check(model, _cold(tmp_path), Notes())
+    result = _engine(Jobs("never"), grace_s=0.0).check(model, _cold(tmp_path), Notes())
     assert result.engine == "reference" and result.stats.distinct_states == 2 ** 7
     assert SYMMETRY_NOTE in result.notes
 
 
 def test_a_search_over_within_the_grace_period_starts_nothing(load, tmp_path):
     jobs = Jobs("ready")
-    result = AutoEngine(jobs, grace_s=3600.0).check(load("die_hard"), _cold(tmp_path))
+    result = _engine(jobs, grace_s=3600.0).check(load("die_hard"), _cold(tmp_path))
     assert result.engine == "reference" and not jobs.made
     assert result.notes == []
 
@@ -190,7 +198,7 @@ def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_
         def progress(self, progress) -> None:
             raise KeyboardInterrupt
     jobs = Jobs("never")
-    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(
+    result = _engine(jobs, grace_s=0.0, detach_after_s=0.0).check(
         load("two_phase", N=2), _cold(tmp_path), CtrlC())
     assert result.engine == "reference" and result.reason == "interrupted"
     assert jobs.made[0].stopped and not jobs.made[0].detached
@@ -200,7 +208,7 @@ def test_ctrl_c_during_the_race_stops_the_compile_and_decides_nothing(load, tmp_
 def test_a_bound_during_the_race_is_unknown_with_its_reason(load, tmp_path):
     jobs = Jobs("never")
     options = replace(_cold(tmp_path), max_states=20)
-    result = AutoEngine(jobs, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
+    result = _engine(jobs, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
                                                                      options)
     assert result.reason.startswith("stopped at the state bound")
     assert all(p.status is not Status.HOLDS for p in result.properties)
@@ -212,7 +220,7 @@ def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, t
 
     def no_race(model, options):
         raise AssertionError("no background compile for a run only the compiled engine does")
-    engine = AutoEngine(no_race, grace_s=0.0)
+    engine = _engine(no_race, grace_s=0.0)
     options = CheckOptions(checkpoint_dir=str(tmp_path / "ckpt"))
     assert compiled_only(model, options) == "checkpoints"
     assert engine.check(model, options).engine == "compiled"
@@ -222,7 +230,7 @@ def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, t
 
 
 def test_simulation_runs_on_the_reference_engine(load):
-    result = AutoEngine(Jobs("ready"), grace_s=0.0).check(load("die_hard"),
+    result = _engine(Jobs("ready"), grace_s=0.0).check(load("die_hard"),
                                                         CheckOptions(simulate=3, sim_depth=5))
     assert result.engine == "reference"
 
@@ -231,7 +239,7 @@ def test_a_cached_kernel_takes_over_without_a_word(load, tmp_path):
     model = load("two_phase", N=2)
     options = replace(_cold(tmp_path), symmetry=False)
     reporter = Notes()
-    result = AutoEngine(Jobs("cached"), grace_s=0.0).check(model, options, reporter)
+    result = _engine(Jobs("cached"), grace_s=0.0).check(model, options, reporter)
     assert result.engine == "compiled"
     assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert result.stats.extras["handed_over_after_s"] >= 0
@@ -251,22 +259,56 @@ def test_a_kernel_found_warm_takes_over_without_a_background_job(load, tmp_path,
         return True
     seams = {"kernel_warm": lambda m, o: False, "kernel_look": lambda m, o: False,
              found_by: found}
-    result = AutoEngine(jobs, grace_s=0.0, probe_s=0.0, **seams).check(model, options)
+    result = _engine(jobs, grace_s=0.0, probe_s=0.0, **seams).check(model, options)
     assert result.engine == "compiled" and jobs.made == [] and asked == [model]
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+
+
+@pytest.mark.parametrize("hinted", [True, False])
+def test_a_hinted_warm_kernel_takes_over_before_the_reference_compiles(load, tmp_path,
+                                                                       monkeypatch, hinted):
+    """With numba imported (so a cached kernel loads in moments) and a
+    compiled kernel of the spec in the cache, the index is read before the
+    reference explorer starts, and a warm kernel searches alone.  Without the
+    hint the index is read only after the probe, as before."""
+    import numba  # noqa: F401 - the hand-over is cheap once numba is imported
+    from modelcheck.engines.reference import explorer
+    model = load("two_phase", N=2)       # the kernel the other tests here load
+    options = replace(_cold(tmp_path), symmetry=False)
+    explored, asked = [], []
+    real_explore = explorer.explore
+
+    def explore(*args, **kwargs):
+        explored.append(True)
+        return real_explore(*args, **kwargs)
+    monkeypatch.setattr(explorer, "explore", explore)
+
+    def warm(m, o):
+        asked.append(m)
+        return True
+    jobs = Jobs("never")
+    result = _engine(jobs, kernel_warm=warm, kernel_hinted=lambda m, o: hinted).check(
+        model, options)
+    assert jobs.made == []
+    if hinted:
+        assert result.engine == "compiled" and explored == [] and asked == [model]
+        assert _counts(result) == _counts(ReferenceEngine().check(model, options))
+    else:
+        # The search ends before the probe: the index is never read.
+        assert result.engine == "reference" and explored == [True] and asked == []
 
 
 def test_a_search_over_before_the_probe_never_reads_the_index(load, tmp_path):
     def warm(m, o):
         raise AssertionError("a short search does not look for a kernel")
     jobs = Jobs("never")
-    result = AutoEngine(jobs, kernel_warm=warm).check(load("die_hard"), _cold(tmp_path))
+    result = _engine(jobs, kernel_warm=warm).check(load("die_hard"), _cold(tmp_path))
     assert result.engine == "reference" and jobs.made == []
 
 
 def test_a_kernel_not_in_the_index_goes_the_background_way(load, tmp_path):
     jobs = Jobs("ready")
-    result = AutoEngine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0,
+    result = _engine(jobs, grace_s=0.0, kernel_warm=lambda m, o: False, probe_s=0.0,
                         kernel_look=lambda m, o: False).check(
         load("two_phase", N=2), replace(_cold(tmp_path), symmetry=False))
     assert result.engine == "compiled" and len(jobs.made) == 1
@@ -304,7 +346,7 @@ def test_looking_here_needs_a_compiled_kernel_of_the_spec(load, tmp_path):
 
 def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):
     jobs = Jobs("declined")
-    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
+    result = _engine(jobs, grace_s=0.0).check(load("two_phase", N=2), _cold(tmp_path))
     assert result.engine == "reference" and result.complete and jobs.made[0].stopped
     assert ("compiled engine unavailable (states of 99 words); the reference explorer answered"
             in result.notes)
@@ -370,7 +412,7 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
         job.start = lambda: (start(), job.finished.wait(600))
         return job
     reporter = Notes()
-    result = AutoEngine(found_first, grace_s=0.0, kernel_warm=lambda m, o: False).check(
+    result = _engine(found_first, grace_s=0.0, kernel_warm=lambda m, o: False).check(
         model, options, reporter)
     assert made[0].ready.is_set() and not made[0].compiling.is_set()
     assert result.engine == "compiled"
@@ -381,7 +423,7 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
     def no_job(model, options):
         raise AssertionError("the index knew the kernel: no background job")
     reporter = Notes()
-    result = AutoEngine(no_job, grace_s=0.0, probe_s=0.0).check(model, options, reporter)
+    result = _engine(no_job, grace_s=0.0, probe_s=0.0).check(model, options, reporter)
     assert result.engine == "compiled" and "handed_over_after_s" in result.stats.extras
     assert not any("kernel" in n for n in reporter.notes + result.notes)
     assert _counts(result) == _counts(ReferenceEngine().check(model, options))
@@ -500,7 +542,7 @@ def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(
     def jobs(model, options):
         made.append(Unstartable("never"))
         return made[-1]
-    result = AutoEngine(jobs, grace_s=0.0).check(load("two_phase", N=2), CheckOptions())
+    result = _engine(jobs, grace_s=0.0).check(load("two_phase", N=2), CheckOptions())
     assert result.engine == "reference" and result.complete and made[0].stopped
     assert ("the background compile could not start (OSError: no more processes); the "
             "reference explorer answered") in result.notes

@@ -136,6 +136,27 @@ def test_an_extra_numba_file_is_not_trusted(source, tmp_path):
     assert kcache.has_compiled(path, "expand_batch")
 
 
+def test_a_listing_is_kept_only_while_the_folder_is_unchanged(source, tmp_path):
+    """numba's folder is listed once for many kernels, not once per kernel,
+    while its modification time is old enough to be trusted; a file added
+    since (the time moves) or within the racy window is seen at once."""
+    _, path, _ = _load_fresh(source, tmp_path)
+    files = _fake_numba_files(path)
+    folder = files[0].parent
+    old = time.time_ns() - 10 * kcache._RACY_NS
+    os.utime(folder, ns=(old, old))
+    assert kcache._numba_files(path) == sorted(files)
+    planted = folder / f"{path.stem}.par_settle-3.py311.nbi"
+    planted.write_bytes(b"planted")
+    os.utime(folder, ns=(old, old))     # a change the folder's time does not show
+    assert kcache._numba_files(path) == sorted(files)           # the kept listing
+    os.utime(folder, ns=(old + 1, old + 1))
+    assert kcache._numba_files(path) == sorted([*files, planted])
+    other = folder / f"{path.stem}.par_fix-4.py311.nbi"
+    other.write_bytes(b"new")           # just now: inside the racy window
+    assert kcache._numba_files(path) == sorted([*files, planted, other])
+
+
 def test_a_cold_compile_discards_numba_files_of_an_unfinished_one(source, tmp_path):
     _, path, _ = _load_fresh(source, tmp_path)
     files = _fake_numba_files(path)                   # no warm marker: never finished

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelcheck.errors import UsageError
+from modelcheck.ir.digest import mark_origin
 from modelcheck.ir.nodes import Model
 from modelcheck.semantics.names import resolve
 from modelcheck.semantics.typecheck import typecheck
@@ -39,4 +40,6 @@ def load_source(source: str, path: str = "<string>",
     """Like ``load``, for spec text; imports are read relative to ``path``'s folder."""
     module = parse(source, path)
     resolved = resolve(module, path, source)
-    return typecheck(resolved, consts)
+    model = typecheck(resolved, consts)
+    mark_origin(model, consts)
+    return model

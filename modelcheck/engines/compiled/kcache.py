@@ -39,7 +39,7 @@ from modelcheck.fsutil import CACHE_ENV, default_cache_dir, sha256_file, write_a
 
 __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline", "compile_lock",
            "default_cache_dir", "has_compiled", "import_kernel_file", "in_native_callback",
-           "index_key", "indexed_warm", "is_warm", "kernel_key", "kernel_path",
+           "index_key", "indexed", "indexed_warm", "is_warm", "kernel_key", "kernel_path",
            "load_kernel_module", "load_plan", "looks_warm", "mark_warm", "module_name",
            "note_spec_warm", "numba_version", "precompile", "record_index", "source_digest",
            "spec_warm", "store_plan"]
@@ -199,6 +199,11 @@ def spec_warm(cache_dir: str | os.PathLike | None, spec_name: str) -> bool:
     configuration of a layout), and is worth generating to look.  A hint
     only, like the index."""
     return _spec_hint_path(cache_dir, spec_name).exists()
+
+
+def indexed(cache_dir: str | os.PathLike | None, key: str) -> bool:
+    """Whether the index has an entry for ``key``, warm or not."""
+    return _index_path(cache_dir, key).exists()
 
 
 def indexed_warm(cache_dir: str | os.PathLike | None, key: str) -> bool:

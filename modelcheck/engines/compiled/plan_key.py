@@ -12,9 +12,9 @@ from typing import Any
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.kcache import index_key
 from modelcheck.ir import nodes as ir
-from modelcheck.ir.digest import ir_digest
+from modelcheck.ir.digest import model_digest
 
-__all__ = ["KernelOptions", "kernel_index_key", "kernel_known_warm"]
+__all__ = ["KernelOptions", "kernel_index_key", "kernel_indexed", "kernel_known_warm"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class _Same:
 @lru_cache(maxsize=8)
 def _index_key_of(same: _Same) -> str:
     model, *preds = same.objects
-    return index_key(ir_digest(model, tuple(preds), positions=True))
+    return index_key(model_digest(model, tuple(preds)))
 
 
 def kernel_index_key(model: ir.Model, options: KernelOptions) -> str:
@@ -78,3 +78,10 @@ def kernel_known_warm(model: ir.Model, options: KernelOptions) -> bool:
     (False where ``kernel_looks_warm`` would need the source to tell)."""
     from modelcheck.engines.compiled.kcache import indexed_warm
     return indexed_warm(options.cache_dir, kernel_index_key(model, options))
+
+
+def kernel_indexed(model: ir.Model, options: KernelOptions) -> bool:
+    """Whether the kernel index has an entry for ``model``, warm or not: its
+    kernel was generated once, and the index now answers for it."""
+    from modelcheck.engines.compiled.kcache import indexed
+    return indexed(options.cache_dir, kernel_index_key(model, options))

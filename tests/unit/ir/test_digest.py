@@ -61,3 +61,40 @@ def test_unordered_values_are_sorted_and_kinds_kept_apart():
 def test_an_object_outside_the_ir_is_refused():
     with pytest.raises(TypeError):
         ir_digest(object())
+
+
+_EVERY_SPEC = ("import sys, glob\n"
+               "from modelcheck import api\n"
+               "from modelcheck.ir.digest import ir_digest\n"
+               "for path in sorted(glob.glob(sys.argv[1] + '/specs/**/*.mc', recursive=True)):\n"
+               "    print(path, ir_digest(api.load(path), positions=True))\n")
+
+
+def test_the_front_end_makes_the_same_ir_under_every_hash_seed():
+    """What ``mark_origin`` relies on: a model's origin (its sources and
+    overrides) decides its IR, positions included, in every process."""
+    root = str(Path(SPEC).resolve().parents[2])
+    outputs = {subprocess.run([sys.executable, "-c", _EVERY_SPEC, root], capture_output=True,
+                              text=True, check=True, env={"PYTHONHASHSEED": seed, "PATH": ""}
+                              ).stdout for seed in ("0", "7", "4242")}
+    assert len(outputs) == 1
+    assert len(next(iter(outputs)).splitlines()) >= 8      # every shipped spec
+
+
+def test_a_loaded_model_is_digested_by_its_origin(tmp_path):
+    from dataclasses import replace
+    from modelcheck.ir.digest import model_digest
+    three = api.load(SPEC, {"N": "3"})
+    assert model_digest(three) == model_digest(api.load(SPEC, {"N": "3"}))
+    assert model_digest(three) != model_digest(api.load(SPEC, {"N": "4"}))
+    # Another text (a comment only) is another origin: it costs a miss, never a wrong hit.
+    other = tmp_path / "two_phase.mc"
+    other.write_text(Path(SPEC).read_text() + "\n# a comment\n")
+    assert model_digest(api.load(str(other), {"N": "3"})) != model_digest(three)
+    # A model changed after loading has no origin: its IR is digested.
+    changed = replace(three, properties=three.properties[:1])
+    assert model_digest(changed) == ir_digest(changed, (), positions=True)
+    assert model_digest(changed) != model_digest(three)
+    # A model sent to another process keeps its origin.
+    import pickle
+    assert model_digest(pickle.loads(pickle.dumps(three))) == model_digest(three)

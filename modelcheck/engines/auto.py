@@ -148,6 +148,7 @@ class _Race:
         self.detached = False                 # the compile goes on after the run
         self.warm: bool | None = None         # the index has the kernel (None: not asked yet)
         self.looking = False                  # the job finishes its look after the run
+        self.again = False                    # an earlier run of this configuration made its kernel's code
         self.warm_grace_s = engine.grace_s
 
     # ------------------------------------------------------------ Reporter
@@ -172,6 +173,7 @@ class _Race:
         self.reporter.note(message)
 
     def begin(self) -> None:
+        self.again = self.engine.kernel_known(self.model, self.options)
         job = self.engine.start_compile(self.model, self.options)
         try:
             job.start()
@@ -208,15 +210,18 @@ class _Race:
     def worth_finishing(self, result: CheckResult, after_s: float) -> bool:
         """Whether the kernel should be finished for the next run: the
         reference search ran to its end (not Ctrl-C, not a bound), and took
-        ``after_s`` seconds or more, which the kernel would save.  The job
-        need not have said yet that it compiles: at its lower priority, on a
-        machine busy with other searches (``make check``'s rows), it can
-        take longer to look in the cache than such a search takes; told to
-        finish, it loads a cached kernel or compiles a new one."""
+        ``after_s`` seconds or more, which the kernel would save; or it took
+        the grace period (a job was started) and this configuration has run
+        before (``again``: the index has its kernel's entry, written when an
+        earlier run made the kernel's code), so it is run again and again, as
+        ``make check``'s rows are.  The job need not have said yet that it
+        compiles: at its lower priority, on a machine busy with other
+        searches, it can take longer to look in the cache than such a search
+        takes; told to finish, it loads a cached kernel or compiles a new one."""
         job = self.job
         return (job is not None and not job.ready.is_set() and not job.finished.is_set()
-                and job.failed is None and job.declined is None
-                and result.complete and time.monotonic() - self.start >= after_s)
+                and job.failed is None and job.declined is None and result.complete
+                and (self.again or time.monotonic() - self.start >= after_s))
 
     def still_looking(self) -> bool:
         """Whether the background job has not yet said whether the kernel
@@ -271,8 +276,8 @@ class _Race:
 class AutoEngine:
     """The compiled engine, with the reference explorer answering small
     specs and while a new kernel compiles.  ``start_compile``,
-    ``kernel_warm``, ``kernel_look``, ``kernel_hinted`` and the times are
-    test seams."""
+    ``kernel_warm``, ``kernel_look``, ``kernel_hinted``, ``kernel_known`` and
+    the times are test seams."""
 
     name = "auto"
 
@@ -281,11 +286,13 @@ class AutoEngine:
                  kernel_warm: Callable[[Model, CheckOptions], bool] | None = None,
                  probe_s: float = PROBE_S,
                  kernel_look: Callable[[Model, CheckOptions], bool] | None = None,
-                 kernel_hinted: Callable[[Model, CheckOptions], bool] | None = None) -> None:
+                 kernel_hinted: Callable[[Model, CheckOptions], bool] | None = None,
+                 kernel_known: Callable[[Model, CheckOptions], bool] | None = None) -> None:
         self.start_compile = start_compile or _background
         self.kernel_warm = kernel_warm or _kernel_warm
         self.kernel_look = kernel_look or _kernel_look
         self.kernel_hinted = kernel_hinted or _kernel_hinted
+        self.kernel_known = kernel_known or _kernel_known
         self.grace_s = grace_s
         self.probe_s = probe_s
         self.detach_after_s = detach_after_s
@@ -309,15 +316,8 @@ class AutoEngine:
         it is compiled (configurations of one layout share a kernel), the
         next run hands over at the start; where it is not, the next run
         reads no at a glance.  Each configuration pays the 0.3-0.8 s once."""
-        from modelcheck.engines.compiled.engine import plan_run
-        from modelcheck.engines.compiled.plan_key import kernel_indexed
-        try:
-            if not self.kernel_hinted(model, options) or \
-                    kernel_indexed(model, plan_run(model, options).kernel_options):
-                return
-        except Exception:  # noqa: BLE001 - a way to the next verdict, not this one
-            return
-        self.kernel_look(model, options)
+        if self.kernel_hinted(model, options) and not self.kernel_known(model, options):
+            self.kernel_look(model, options)
 
     def warm_grace_s(self) -> float:
         """How long the reference explorer goes on before a cached kernel
@@ -414,6 +414,18 @@ def _kernel_hinted(model: Model, options: CheckOptions) -> bool:
     try:
         plan = plan_run(model, options)
         return plan.fallback is None and spec_warm(plan.kernel_options.cache_dir, model.name)
+    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
+        return False
+
+
+def _kernel_known(model: Model, options: CheckOptions) -> bool:
+    """Whether the kernel index has an entry for this run, warm or not (an
+    earlier run made the kernel's code); any failure reads as no."""
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.plan_key import kernel_indexed
+    try:
+        plan = plan_run(model, options)
+        return plan.fallback is None and kernel_indexed(model, plan.kernel_options)
     except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
         return False
 

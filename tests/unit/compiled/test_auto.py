@@ -90,9 +90,10 @@ class Notes(NullReporter):
 
 def _engine(*args, **kwargs) -> AutoEngine:
     """The default engine, which reads the usual kernel cache only where a
-    test asks it to (``kernel_hinted``): whatever earlier runs left there
-    would otherwise decide the race before it starts."""
+    test asks it to (``kernel_hinted``, ``kernel_known``): whatever earlier
+    runs left there would otherwise decide the race."""
     kwargs.setdefault("kernel_hinted", lambda m, o: False)
+    kwargs.setdefault("kernel_known", lambda m, o: False)
     return AutoEngine(*args, **kwargs)
 
 
@@ -164,11 +165,23 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     _engine(silent, grace_s=0.0, detach_after_s=0.0).check(load("two_phase", N=2),
                                                               _cold(tmp_path))
     assert silent.made[0].detached and not silent.made[0].stopped
-    # Shorter than that: stopped, as before.
+    # Shorter than that: stopped, as before...
     short = Jobs("never")
     _engine(short, grace_s=0.0, detach_after_s=3600.0).check(load("two_phase", N=2),
                                                                _cold(tmp_path))
     assert short.made[0].stopped and not short.made[0].detached
+    # ... unless an earlier run of the same configuration made the kernel's
+    # code (the index knows it): a configuration run again and again gets its
+    # kernel, whatever the length of its search.
+    again, asked = Jobs("never"), []
+
+    def known(m, o):
+        asked.append(m)
+        return True
+    model = load("two_phase", N=2)
+    _engine(again, grace_s=0.0, detach_after_s=3600.0, kernel_known=known).check(
+        model, _cold(tmp_path))
+    assert again.made[0].detached and not again.made[0].stopped and asked == [model]
 
 
 def test_symmetry_past_the_reference_limit_says_the_counts_are_unreduced(tmp_path):

@@ -311,6 +311,25 @@ def test_a_hinted_warm_kernel_takes_over_before_the_reference_compiles(load, tmp
         assert result.engine == "reference" and explored == [True] and asked == []
 
 
+@pytest.mark.parametrize("hinted, known, looks", [(True, False, 1), (True, True, 0),
+                                                   (False, False, 0)])
+def test_a_search_over_before_the_grace_looks_once_afterwards(load, tmp_path, monkeypatch,
+                                                              hinted, known, looks):
+    """A reference search that ends before the grace period, of a spec with a
+    compiled kernel, looks for its own kernel after it ends, unless the
+    index already knows it: the next run then decides at its start."""
+    from modelcheck.engines import auto
+    monkeypatch.setattr(auto, "LOOK_AFTER_S", 0.0)
+    looked: list = []
+    jobs = Jobs("never")
+    result = _engine(jobs, grace_s=3600.0, probe_s=3600.0,
+                     kernel_hinted=lambda m, o: hinted, kernel_known=lambda m, o: known,
+                     kernel_warm=lambda m, o: False, kernel_look=lambda m, o: looked.append(m) or False).check(
+        load("two_phase", N=2), _cold(tmp_path))
+    assert result.engine == "reference" and result.complete and jobs.made == []
+    assert len(looked) == looks
+
+
 def test_a_search_over_before_the_probe_never_reads_the_index(load, tmp_path):
     def warm(m, o):
         raise AssertionError("a short search does not look for a kernel")

@@ -156,6 +156,8 @@ class _Race:
     def progress(self, progress: Progress) -> None:
         if self.job is None and self.unstarted is None and not self.warm \
                 and progress.elapsed_s >= self.engine.grace_s:
+            # Asked before the look below, which writes the entry in this run.
+            self.again = self.engine.kernel_known(self.model, self.options)
             if self.warm is False and self.engine.kernel_look(self.model, self.options):
                 self.warm = True
                 self.warm_grace_s = 0.0
@@ -173,7 +175,6 @@ class _Race:
         self.reporter.note(message)
 
     def begin(self) -> None:
-        self.again = self.engine.kernel_known(self.model, self.options)
         job = self.engine.start_compile(self.model, self.options)
         try:
             job.start()
@@ -303,7 +304,7 @@ class AutoEngine:
         ``verdicts`` worker after its first compiled row), a cached kernel
         loads in 0.1-0.2 s, and a spec with a compiled kernel in the cache
         (``kcache.spec_warm``) had a search long enough to start a compile,
-        so the index is worth its digest now.  Elsewhere the probe decides."""
+        so the index is worth reading now.  Elsewhere the probe decides."""
         import sys
         return ("numba" in sys.modules and self.kernel_hinted(model, options)
                 and self.kernel_warm(model, options))

@@ -182,6 +182,13 @@ def test_a_long_reference_search_lets_the_compile_finish_for_the_next_run(load, 
     _engine(again, grace_s=0.0, detach_after_s=3600.0, kernel_known=known).check(
         model, _cold(tmp_path))
     assert again.made[0].detached and not again.made[0].stopped and asked == [model]
+    # The entry that this run's own look writes does not count as a run before.
+    entry: list = []
+    first = Jobs("never")
+    _engine(first, grace_s=0.0, probe_s=0.0, detach_after_s=3600.0,
+            kernel_warm=lambda m, o: False, kernel_known=lambda m, o: bool(entry),
+            kernel_look=lambda m, o: entry.append(m) or False).check(model, _cold(tmp_path))
+    assert entry == [model] and first.made[0].stopped and not first.made[0].detached
 
 
 def test_symmetry_past_the_reference_limit_says_the_counts_are_unreduced(tmp_path):

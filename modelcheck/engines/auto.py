@@ -393,54 +393,46 @@ class AutoEngine:
         return result
 
 
-def _kernel_look(model: Model, options: CheckOptions) -> bool:
-    """Whether the kernel of this run is compiled, found by generating it in
-    this process, which also notes it in the index; False at once unless
-    another configuration of the spec has a compiled kernel in the cache.
-    Any failure reads as no: the background job then says what it is."""
+def _ask(model: Model, options: CheckOptions, question: Callable[[Model, Any], bool]) -> bool:
+    """``question(model, kernel_options)`` for the compiled engine's plan of
+    this run; False where the compiled engine would hand the run over, and
+    on any failure: these answers only choose the way to the verdict (the
+    background job, if one starts, says what went wrong)."""
     from modelcheck.engines.compiled.engine import plan_run
-    from modelcheck.engines.compiled.kernels import kernel_looks_warm
     try:
-        return _kernel_hinted(model, options) and \
-            kernel_looks_warm(model, plan_run(model, options).kernel_options)
+        plan = plan_run(model, options)
+        return plan.fallback is None and bool(question(model, plan.kernel_options))
     except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
         return False
 
 
 def _kernel_hinted(model: Model, options: CheckOptions) -> bool:
     """Whether some configuration of the spec has a compiled kernel in the
-    cache (a look of one file); any failure reads as no."""
-    from modelcheck.engines.compiled.engine import plan_run
+    cache (a look of one file)."""
     from modelcheck.engines.compiled.kcache import spec_warm
-    try:
-        plan = plan_run(model, options)
-        return plan.fallback is None and spec_warm(plan.kernel_options.cache_dir, model.name)
-    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
-        return False
+    return _ask(model, options, lambda m, ko: spec_warm(ko.cache_dir, m.name))
+
+
+def _kernel_look(model: Model, options: CheckOptions) -> bool:
+    """Whether the kernel of this run is compiled, found by generating it in
+    this process, which also notes it in the index; False at once unless
+    another configuration of the spec has a compiled kernel in the cache."""
+    from modelcheck.engines.compiled.kernels import kernel_looks_warm
+    return _kernel_hinted(model, options) and _ask(model, options, kernel_looks_warm)
 
 
 def _kernel_known(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has an entry for this run, warm or not (an
-    earlier run made the kernel's code); any failure reads as no."""
-    from modelcheck.engines.compiled.engine import plan_run
+    earlier run made the kernel's code)."""
     from modelcheck.engines.compiled.plan_key import kernel_indexed
-    try:
-        plan = plan_run(model, options)
-        return plan.fallback is None and kernel_indexed(model, plan.kernel_options)
-    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
-        return False
+    return _ask(model, options, kernel_indexed)
 
 
 def _kernel_warm(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has the compiled engine's kernel for this
-    run, compiled.  Any failure reads as no: it only chooses the way."""
-    from modelcheck.engines.compiled.engine import plan_run
+    run, compiled."""
     from modelcheck.engines.compiled.plan_key import kernel_known_warm
-    try:
-        plan = plan_run(model, options)
-        return plan.fallback is None and kernel_known_warm(model, plan.kernel_options)
-    except Exception:  # noqa: BLE001 - a way to the verdict, not the verdict
-        return False
+    return _ask(model, options, kernel_known_warm)
 
 
 def _background(model: Model, options: CheckOptions) -> CompileJob:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -93,6 +94,48 @@ def run_job(job: RowJob, err: Console, show_progress: bool) -> JobResult:
     return JobResult(outcome, watch.hit, wall_s)
 
 
+def _job_models(job: RowJob) -> list[Model]:
+    return [job.model, *(model for _, model in job.mutants or ())]
+
+
+class _ReplyPickler(pickle.Pickler):
+    """Pickles a worker's reply with the job's models by reference.  The
+    parent has them already, and a reply holds each one in several places
+    (the outcome, each trace's proof of replay): sent whole, they were most
+    of what the reply cost to pickle and unpickle."""
+
+    def __init__(self, file: io.BytesIO, models: Sequence[Model]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._numbers = {id(model): n for n, model in enumerate(models)}
+
+    def persistent_id(self, obj: object) -> int | None:
+        return self._numbers.get(id(obj)) if type(obj) is Model else None
+
+
+class _ReplyUnpickler(pickle.Unpickler):
+    """The parent's side of ``_ReplyPickler``: a model sent by reference is
+    the parent's own object, so identities (``verified_for``) still hold."""
+
+    def __init__(self, file: io.BytesIO, models: Sequence[Model]) -> None:
+        super().__init__(file)
+        self._models = models
+
+    def persistent_load(self, pid: object) -> Model:
+        assert isinstance(pid, int)
+        return self._models[pid]
+
+
+def _dump_reply(reply: tuple[str, object], job: RowJob) -> bytes:
+    buffer = io.BytesIO()
+    _ReplyPickler(buffer, _job_models(job)).dump(reply)
+    return buffer.getvalue()
+
+
+def _load_reply(data: bytes, job: RowJob) -> tuple[str, object]:
+    kind, payload = _ReplyUnpickler(io.BytesIO(data), _job_models(job)).load()
+    return kind, payload
+
+
 def run_jobs(jobs: Sequence[RowJob], workers: int, err: Console, show_progress: bool,
              on_done: Callable[[RowJob, JobResult], None]) -> tuple[list[JobResult], bool]:
     """Every job, on ``workers`` processes (1: in this process, as before;
@@ -144,9 +187,10 @@ def _worker_main(conn: Connection) -> None:
         except Exception as exc:            # the parent raises it as its own
             reply = ("raised", exc)
         try:
-            conn.send(reply)
+            data = _dump_reply(reply, job)
         except Exception as exc:            # an exception that does not pickle
-            conn.send(("raised", RuntimeError(f"{type(exc).__name__}: {exc}")))
+            data = _dump_reply(("raised", RuntimeError(f"{type(exc).__name__}: {exc}")), job)
+        conn.send_bytes(data)
 
 
 class _Worker:
@@ -231,7 +275,7 @@ def _receive(workers: list[_Worker], todo: list[RowJob], by_index: dict[int, Job
         job = worker.job
         assert job is not None
         try:
-            kind, payload = conn.recv()
+            kind, payload = _load_reply(conn.recv_bytes(), job)
         except EOFError:
             # The worker died (the out-of-memory killer, a signal): its row
             # is unknown, never held, and a new worker takes the next row.

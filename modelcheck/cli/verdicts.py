@@ -58,13 +58,18 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
         rows.extend(read_verdict_file(path))
     chosen, skipped = select_rows(rows, only, large)
     # Compile every row first: a typo in a spec or a const fails before hours of search.
-    models = [load_row(r) for r in chosen]
+    models: list[Model] = []
     mutant_models: list[list[Model]] = []
-    for r, m in zip(chosen, models):
+    for r in chosen:
+        m = load_row(r)
         row_options(r, m)
         held = held_properties(r, m)
+        models.append(m)
         mutant_models.append([] if no_mutants else [load_mutant(r, x, held) for x in r.mutants])
-    settle()    # the models stay until the end: kept out of the collections
+        # The models stay until the end: set aside as they come, so that the
+        # collections the next row's front end sets off do not walk them
+        # (loading make check's rows: 5.9 s of CPU, 3.4 s set aside).
+        settle()
     # The default engine is looked up (and its notice printed) only if a row needs it.
     default = engine
     if default is None and any(r.engine is None for r in chosen):

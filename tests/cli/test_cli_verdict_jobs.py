@@ -155,3 +155,37 @@ def test_a_worker_that_dies_leaves_its_row_unknown_and_another_takes_the_next(tm
             "answer (killed by signal 9)") in out
     assert "endless-2: search incomplete: interrupted" in out
     assert "interrupted: 4 of 4 rows run" in out
+
+
+def test_a_workers_reply_sends_the_jobs_models_by_reference(tmp_path):
+    """The parent has the job's models: the reply names them, and the parent
+    reads them back as its own objects (a trace's proof of replay included)."""
+    import io
+    import pickle
+
+    from modelcheck.cli.console import err_console
+    from modelcheck.cli.verdict_file import read_verdict_file
+    from modelcheck.cli.verdict_jobs import JobResult, RowJob, _dump_reply, _load_reply
+    from modelcheck.cli.verdict_rows import check_row, load_row
+    from modelcheck.trace.verify import verified_for
+
+    row = next(r for r in read_verdict_file(str(ROOT / EXAMPLES)) if r.id == "DH-1")
+    model = load_row(row)
+    job = RowJob(1, 1, row, model, "reference", None, str(tmp_path))
+    in_worker = pickle.loads(pickle.dumps(job))     # what the worker received
+    outcome = check_row(row, in_worker.model, "reference", str(tmp_path),
+                        err_console(io.StringIO()), "DH-1", False)
+    trace = next(p.trace for p in outcome.outcome.result.properties if p.trace is not None)
+    assert verified_for(in_worker.model, trace)
+    data = _dump_reply(("done", JobResult(outcome, False, 1.0)), in_worker)
+    with pytest.raises(pickle.UnpicklingError, match="persistent"):
+        pickle.loads(data)                          # the model is not in it
+    kind, back = _load_reply(data, job)
+    assert kind == "done" and isinstance(back, JobResult)
+    assert back.outcome.outcome.model is model
+    got = next(p.trace for p in back.outcome.outcome.result.properties if p.trace is not None)
+    assert verified_for(model, got) and got == trace
+    # A model that is not the job's (none should be) still travels whole.
+    other = load_row(row)
+    kind, alone = _load_reply(_dump_reply(("done", other), in_worker), job)
+    assert alone is not model and alone == other

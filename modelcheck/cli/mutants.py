@@ -134,7 +134,7 @@ def check_mutant(row: Row, mutant: Mutant, held: Sequence[str], model: Model, en
     options = replace(mutant_options(row, mutant, held), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(row.spec, model, engine, result)
+    outcome = Outcome(row.spec, model, engine, result, options=options)
     save_traces(outcome, out_dir, mutant.name(row.id))
     return MutantOutcome(row, mutant, _targets(mutant, held), outcome)
 

@@ -41,6 +41,7 @@ class Outcome:
     engine: str
     result: CheckResult
     error_trace_file: str | None = None
+    options: CheckOptions | None = None     # as the engine was given them
 
 
 def load_model(spec: str, defines: Mapping[str, str]) -> Model:

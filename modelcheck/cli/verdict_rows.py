@@ -100,7 +100,7 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
     options = replace(row_options(row, model), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result)
+    outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result, options=options)
     save_traces(outcome, out_dir, row.id)
     return RowOutcome(row, outcome)
 

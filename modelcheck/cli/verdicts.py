@@ -11,7 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from modelcheck.engines import ENGINES
-from modelcheck.engines.base import Status
+from modelcheck.engines.auto import KERNEL_WANTED
+from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
@@ -43,10 +44,14 @@ __all__ = ["verdicts_cmd", "RowOutcome", "check_row", "row_options", "load_row",
                    "1: one at a time in this process, with live progress.")
 @click.option("--out", type=click.Path(file_okay=False), default="counterexamples",
               show_default=True, help="Folder for the traces (<ID>-<property>.itf.json).")
+@click.option("--compile-after/--no-compile-after", default=True, show_default=True,
+              envvar="MODELCHECK_COMPILE_AFTER",
+              help="After the run, compile in the background the kernels of the rows that "
+                   "the default engine answered on the reference explorer, for the next run.")
 @click.pass_context
 def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
                  only: tuple[str, ...], large: bool, no_mutants: bool, json_mode: bool,
-                 jobs_count: int, out: str) -> None:
+                 jobs_count: int, out: str, compile_after: bool) -> None:
     """Run the rows of verdict FILES and compare each verdict with the one
     expected; run each HOLDS row's mutants and report whether one of them
     fails (its bounds are adequate) or all hold (a warning: bounds too small).
@@ -95,6 +100,13 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
 
     results, interrupted = run_jobs(jobs, workers, err, not json_mode, row_done)
     done = [r.outcome for r in results]
+    wanted = _kernels_wanted(done) if compile_after and not interrupted else []
+    if wanted:
+        from modelcheck.engines.compiled.background import compile_after_run
+        pid = compile_after_run(wanted).pid
+        err.print(Text(f"compiling the kernels of {len(wanted)} configurations in the "
+                       f"background for the next run (process {pid}; --no-compile-after: "
+                       "not)"))
     if json_mode:
         click.echo(dumps([row_json(d) for d in done]))
     else:
@@ -103,6 +115,15 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     if interrupted:
         ctx.exit(3)
     ctx.exit(0 if all(d.ok for d in done) else 1)
+
+
+def _kernels_wanted(done: Sequence[RowOutcome]) -> list[tuple[Model, CheckOptions]]:
+    """The configurations, rows and mutants, whose results the default
+    engine marked ``KERNEL_WANTED``: rows are run again, and the next run
+    takes a compiled kernel at its start."""
+    outcomes = [d.outcome for d in done] + [m.outcome for d in done for m in d.mutants or ()]
+    return [(o.model, o.options) for o in outcomes
+            if o.options is not None and o.result.stats.extras.get(KERNEL_WANTED)]
 
 
 def _row_done_line(job: RowJob, result: JobResult) -> Text:

@@ -56,8 +56,8 @@ from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Pr
 from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
-__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "LOOK_AFTER_S", "PROBE_S",
-           "SYMMETRY_NOTE", "WARM_GRACE_S", "compiled_only"]
+__all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "KERNEL_WANTED",
+           "LOOK_AFTER_S", "PROBE_S", "SYMMETRY_NOTE", "WARM_GRACE_S", "compiled_only"]
 
 #: Seconds the reference explorer runs alone before the kernel is looked
 #: for.  A compile running beside it slows it by a fifth on a busy two-core
@@ -90,6 +90,13 @@ DETACH_AFTER_S = 5.0
 #: worth a look for its own kernel after it ends (``look_after``): a kernel
 #: found takes over the next run from its start, at 0.1-0.2 s.
 LOOK_AFTER_S = 0.3
+
+#: The key of ``stats.extras`` that marks a result the reference explorer
+#: gave after ``LOOK_AFTER_S`` or more, with no compiled kernel for it and
+#: none being compiled: a run made again and again (``modelcheck
+#: verdicts``' rows) is worth compiling it for, after the run
+#: (compiled/background.py, ``compile_after_run``).
+KERNEL_WANTED = "kernel_wanted"
 
 #: Symmetry reduction changes the counts, never a verdict or the length of a
 #: shortest counterexample; the reference explorer reduces only up to its
@@ -224,6 +231,16 @@ class _Race:
                 and job.failed is None and job.declined is None and result.complete
                 and (self.again or time.monotonic() - self.start >= after_s))
 
+    def kernel_wanted(self, result: CheckResult, warm_now: bool) -> bool:
+        """Whether this configuration has no compiled kernel, none is being
+        compiled, and its reference search took long enough to want one
+        (``KERNEL_WANTED``).  ``warm_now``: the look after the search found it."""
+        job = self.job
+        return (result.complete and result.error is None and not self.detached
+                and self.warm is not True and not warm_now
+                and time.monotonic() - self.start >= LOOK_AFTER_S
+                and (job is None or (not job.ready.is_set() and job.declined is None)))
+
     def still_looking(self) -> bool:
         """Whether the background job has not yet said whether the kernel
         is cached."""
@@ -309,16 +326,18 @@ class AutoEngine:
         return ("numba" in sys.modules and self.kernel_hinted(model, options)
                 and self.kernel_warm(model, options))
 
-    def look_after(self, model: Model, options: CheckOptions) -> None:
+    def look_after(self, model: Model, options: CheckOptions) -> bool:
         """After a reference search that ended before the grace period but
         took ``LOOK_AFTER_S`` or more, for a spec with a compiled kernel in
         the cache: generate this configuration's kernel once, to look for it
         (``kernel_look``), so that the index knows it from then on.  Where
         it is compiled (configurations of one layout share a kernel), the
         next run hands over at the start; where it is not, the next run
-        reads no at a glance.  Each configuration pays the 0.3-0.8 s once."""
+        reads no at a glance.  Each configuration pays the 0.3-0.8 s once.
+        True when the look found the kernel compiled."""
         if self.kernel_hinted(model, options) and not self.kernel_known(model, options):
-            self.kernel_look(model, options)
+            return self.kernel_look(model, options)
+        return False
 
     def warm_grace_s(self) -> float:
         """How long the reference explorer goes on before a cached kernel
@@ -363,9 +382,12 @@ class AutoEngine:
             # Ctrl-C, the kernel being ready) ends the child.
             race.stop_compile()
         if result.reason != STOPPED:
+            warm_now = False
             if race.job is None and race.warm is not True and result.complete \
                     and time.monotonic() - race.start >= LOOK_AFTER_S:
-                self.look_after(model, options)
+                warm_now = self.look_after(model, options)
+            if race.kernel_wanted(result, warm_now):
+                result.stats.extras[KERNEL_WANTED] = True
             result.notes.extend(race.reference_notes(result))
             return result
         return self._hand_over(model, options, reporter, race)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = "specs/examples/verdicts.toml"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -162,3 +164,40 @@ def test_a_row_checks_its_counts(mc, tmp_path):
     line = next(l for l in table.stdout.splitlines() if "distinct states" in l and "✗" in l)
     assert [cell.strip() for cell in line.split("│")][4:6] == ["5", "4"]
     assert "1 of 2 rows not as expected: wrong-counts" in table.stdout
+
+
+@pytest.mark.parametrize("flag, started", [(None, True), ("--no-compile-after", False)])
+def test_rows_answered_without_a_kernel_get_one_compiled_after_the_run(mc, tmp_path, monkeypatch,
+                                                                       flag, started):
+    """The rows (and mutants) that the default engine answered on the
+    reference explorer, with no kernel compiled, are handed to one
+    background compile once the table is out; --no-compile-after (or
+    MODELCHECK_COMPILE_AFTER=0, as in this suite) leaves them."""
+    from modelcheck.engines import auto
+    from modelcheck.engines.compiled import background
+    monkeypatch.setattr(auto, "LOOK_AFTER_S", 0.0)
+    monkeypatch.setenv("MODELCHECK_COMPILE_AFTER", "1")
+    monkeypatch.setenv("MODELCHECK_CACHE", str(tmp_path / "cache"))
+    asked: list = []
+
+    class Started:
+        pid = 4242
+
+    def compile_after_run(configs):
+        asked.extend(configs)
+        return Started()
+    monkeypatch.setattr(background, "compile_after_run", compile_after_run)
+    run = mc("verdicts", EXAMPLES, "--only", "EWD840-3", "--jobs", "1", "--out", "OUT",
+             *([flag] if flag else []))
+    assert run.exit_code == 0, run.stderr
+    line = ("compiling the kernels of 2 configurations in the background for the next run "
+            "(process 4242; --no-compile-after: not)")
+    assert (line in run.stderr) is started
+    if started:
+        # The row and its mutant, each with the options it ran with.
+        assert [m.name for m, _ in asked] == ["ewd840", "ewd840"]
+        assert asked[0][1].invariants == ("TerminationDetection", "Inv", "Liveness",
+                                          "AllTerminate")
+        assert {name: value for name, _, value in asked[1][0].consts}["Fair"] is False
+    else:
+        assert asked == []

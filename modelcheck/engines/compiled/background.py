@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BackgroundCompile", "main", "NICENESS", "COLD", "DECLINED", "DETACH", "LOOK",
-           "LOOKED_COLD"]
+           "LOOKED_COLD", "compile_after_run", "after_run_main"]
 
 #: The child runs at a lower priority: the reference explorer in the parent
 #: is the one giving the answer now; the compile is a bet on a long search.
@@ -83,8 +83,8 @@ DETACH_WAIT_S = 10.0
 #: ``main``; ``python -m`` would import the package first.
 _BOOT = ("import os, sys\n"
          "if hasattr(os, 'nice'):\n    os.nice({niceness})\n"
-         "from modelcheck.engines.compiled.background import main\n"
-         "sys.exit(main(sys.argv[1:]))\n")
+         "from modelcheck.engines.compiled.background import {main}\n"
+         "sys.exit({main}(sys.argv[1:]))\n")
 
 
 class BackgroundCompile:
@@ -131,7 +131,7 @@ class BackgroundCompile:
         with os.fdopen(fd, "wb") as f:
             pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness)), name],
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness), main="main"), name],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
             # Its own process group: Ctrl-C at a terminal does not reach it
@@ -280,6 +280,60 @@ def main(argv: list[str]) -> int:
         compile_model(model, plan.kernel_options)
     except Unsupported as err:
         _tell_parent(DECLINED + str(err))
+    return 0
+
+
+def compile_after_run(configs: list[tuple[Any, Any]],
+                      niceness: int = NICENESS) -> subprocess.Popen:
+    """Start one process that finds or compiles the kernel of each
+    ``(model, options)`` in turn; nobody need wait for it.  For the end of a
+    suite (``modelcheck verdicts``) whose rows are run again and again: the
+    configurations whose searches ended before their kernels were worth
+    waiting for.  Compiled during the run, they would have taken the cores
+    from the rows still to run; compiled after it, the next run hands them
+    over at the start.  The process outlives this one (its own process
+    group), and holds a lock of the kernel cache while it works, so that the
+    compiles that two runs leave do not run side by side."""
+    cores = os.cpu_count() or 1
+    # Only what shapes the kernel travels; after the run, every core compiles.
+    jobs = [(model, replace(options, timeout_s=None, dump_kernel=None,
+                            extra={"compile_jobs": cores}))
+            for model, options in configs]
+    fd, name = tempfile.mkstemp(prefix="modelcheck-after-run-", suffix=".pickle")
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(jobs, f, protocol=pickle.HIGHEST_PROTOCOL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _BOOT.format(niceness=int(niceness), main="after_run_main"),
+         name],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        **({"process_group": 0} if hasattr(os, "setpgid") else {}))
+    return proc
+
+
+def after_run_main(argv: list[str]) -> int:
+    """The process ``compile_after_run`` starts."""
+    job = Path(argv[0])
+    configs = pickle.loads(job.read_bytes())
+    job.unlink(missing_ok=True)
+    if not configs:
+        return 0
+    from modelcheck.engines.compiled.engine import plan_run
+    from modelcheck.engines.compiled.kcache import compile_lock, kernel_path
+    from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm
+    from modelcheck.engines.compiled.reps import Unsupported
+    cache_dir = configs[0][1].cache_dir
+    with compile_lock(kernel_path(cache_dir, "0").parent / "after-run.py"):
+        for model, options in configs:
+            plan = plan_run(model, options)
+            if plan.fallback is not None:
+                continue
+            try:
+                # Configurations of one layout share a kernel: once the
+                # first is compiled, the others are found warm.
+                if not kernel_looks_warm(model, plan.kernel_options):
+                    compile_model(model, plan.kernel_options)
+            except Unsupported:
+                continue
     return 0
 
 

@@ -337,6 +337,41 @@ def test_a_search_over_before_the_grace_looks_once_afterwards(load, tmp_path, mo
     assert len(looked) == looks
 
 
+@pytest.mark.parametrize("hinted, found, wanted", [(False, False, True), (True, False, True),
+                                                    (True, True, False)])
+def test_a_search_with_no_kernel_marks_its_result_as_wanting_one(load, monkeypatch, hinted,
+                                                                 found, wanted):
+    """A reference answer with no compiled kernel is marked ``KERNEL_WANTED``
+    (``verdicts`` compiles those after the run), unless the look after the
+    search found the kernel compiled."""
+    from modelcheck.engines import auto
+    monkeypatch.setattr(auto, "LOOK_AFTER_S", 0.0)
+    result = _engine(Jobs("never"), grace_s=3600.0, probe_s=3600.0,
+                     kernel_hinted=lambda m, o: hinted, kernel_warm=lambda m, o: False,
+                     kernel_look=lambda m, o: found).check(load("two_phase", N=2), CheckOptions())
+    assert result.engine == "reference"
+    assert result.stats.extras.get(auto.KERNEL_WANTED, False) is wanted
+
+
+@pytest.mark.parametrize("known, wanted", [(False, True), (True, False)])
+def test_a_stopped_compile_marks_the_result_and_a_detached_one_does_not(load, monkeypatch,
+                                                                        known, wanted):
+    from modelcheck.engines import auto
+    monkeypatch.setattr(auto, "LOOK_AFTER_S", 0.0)
+    jobs = Jobs("never")
+    result = _engine(jobs, grace_s=0.0, detach_after_s=3600.0,
+                     kernel_known=lambda m, o: known).check(load("two_phase", N=2),
+                                                            CheckOptions())
+    assert result.engine == "reference" and jobs.made
+    assert jobs.made[0].detached is known and jobs.made[0].stopped is not known
+    assert result.stats.extras.get(auto.KERNEL_WANTED, False) is wanted
+
+
+def test_a_short_search_wants_no_kernel(load):
+    result = _engine(Jobs("never")).check(load("die_hard"), CheckOptions())
+    assert result.engine == "reference" and "kernel_wanted" not in result.stats.extras
+
+
 def test_a_search_over_before_the_probe_never_reads_the_index(load, tmp_path):
     def warm(m, o):
         raise AssertionError("a short search does not look for a kernel")
@@ -381,6 +416,20 @@ def test_looking_here_needs_a_compiled_kernel_of_the_spec(load, tmp_path):
     compile_model(one, options)
     assert _kernel_look(other, options)
     assert _kernel_warm(other, options)
+
+
+def test_the_compile_after_a_run_leaves_every_configuration_warm(tmp_path):
+    """``compile_after_run``: one process, one compile for the two
+    configurations of one layout, and both are warm when it has ended."""
+    from modelcheck.engines.compiled.background import compile_after_run
+    options = CheckOptions(cache_dir=str(tmp_path), symmetry=False)
+    models = [api.load_source(FLAGGED, consts={"twice": v}, path="flagged.mc")
+              for v in ("false", "true")]
+    proc = compile_after_run([(m, options) for m in models], niceness=0)
+    assert proc.wait(600) == 0
+    for model in models:
+        assert kernel_looks_warm(model, plan_run(model, options).kernel_options)
+    assert len(list((tmp_path / "kernels").glob("*.warm"))) == 1
 
 
 def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):

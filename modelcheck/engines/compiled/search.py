@@ -33,7 +33,9 @@ from modelcheck.engines.compiled.gen_symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.runtime import SIGN
-from modelcheck.engines.compiled.table import FingerprintTable, growth_steps
+from modelcheck.engines.compiled.sizes import (expected_states, record_states, size_key,
+                                               start_capacity)
+from modelcheck.engines.compiled.table import START_CAPACITY, FingerprintTable, growth_steps
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
 from modelcheck.errors import EvalError
@@ -94,7 +96,13 @@ class CompiledSearch:
         self.frows2 = np.zeros((nf, w), dtype=np.int64)
         self.faid = np.zeros(nf, dtype=np.int64)
         self.found_level: list[int | None] = [None] * nf
-        self.table = FingerprintTable(w, options.exact)
+        # Sized for the states of the last complete search of this
+        # configuration, if one is known (sizes.py): no growth on the way.
+        self.size_key = size_key(self.model, bool(kernels.symmetric))
+        limit = options.extra.get("max_memory_mib")
+        self.table = FingerprintTable(w, options.exact, capacity=start_capacity(
+            expected_states(options.cache_dir, self.size_key), 12 + (8 * w if options.exact else 0),
+            None if limit is None else int(float(limit) * 2**20), START_CAPACITY))
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
@@ -176,6 +184,7 @@ class CompiledSearch:
         self._settle_found()
         if reason is None:
             self._report(force=True)
+            record_states(self.options.cache_dir, self.size_key, self.distinct)
         return CheckResult(self.model.name, "compiled",
                            self.verdicts.results(reason is None, reason), self._stats(),
                            reason=None if error is not None else reason, error=error,
@@ -407,6 +416,7 @@ class CompiledSearch:
             "table_bytes": self.table.nbytes(),
             "bytes_per_state": round(self.table.bytes_per_state(), 2),
             "table_load": round(self.distinct / max(1, self.table.capacity), 3),
+            "table_growths": self.table.growths,
             "exact": self.table.exact,
             "symmetry": [t.name for t in self.k.symmetric],
             "symmetry_inexact": self.k.inexact_states - self.inexact_before,

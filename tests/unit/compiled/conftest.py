@@ -46,3 +46,16 @@ def kernels(load):
             cache[key] = compile_model(load(name, **consts), KernelOptions(symmetry=symmetry))
         return cache[key]
     return get
+
+
+@pytest.fixture(autouse=True)
+def _tables_start_small(request, monkeypatch):
+    """Tables start at the usual size, not at the count an earlier run of
+    the configuration left in the cache (compiled/sizes.py): the tests of
+    the table's growth, under threads too, need it to grow (test_sizes.py
+    tests the sizing itself)."""
+    if request.module.__name__.endswith("test_sizes"):
+        return
+    import modelcheck.engines.compiled.search as search
+    monkeypatch.setattr(search, "expected_states", lambda cache_dir, key: None)
+

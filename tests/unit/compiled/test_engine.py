@@ -79,15 +79,12 @@ def test_batch_api_shapes(kernels):
 def test_cli_dump_kernel_and_max_memory(tmp_path, kernels, monkeypatch):
     """The two compiled-only flags, end to end through ``modelcheck check``
     (the table starts small, so that a small spec has to grow it)."""
-    import functools
-
     from click.testing import CliRunner
 
     import modelcheck.engines.compiled.search as search
     from modelcheck.cli.main import cli
     pytest.importorskip("numba")
-    monkeypatch.setattr(search, "FingerprintTable",
-                        functools.partial(search.FingerprintTable, capacity=64))
+    monkeypatch.setattr(search, "START_CAPACITY", 64)
     kernels("two_phase", N=4)
     spec = str(Path(__file__).resolve().parents[3] / "specs" / "examples" / "two_phase.mc")
     dump = tmp_path / "kernel.py"

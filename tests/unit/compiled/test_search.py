@@ -102,11 +102,8 @@ def test_progress_is_reported(load, kernels):
 def test_out_of_memory_gives_unknown_with_the_count_reached(load, kernels, monkeypatch):
     """A table that may not grow (``--max-memory``, carried in options.extra)
     stops the search like any bound: UNKNOWN, with the states reached."""
-    import functools
-
     import modelcheck.engines.compiled.search as search
-    small = functools.partial(search.FingerprintTable, capacity=64)
-    monkeypatch.setattr(search, "FingerprintTable", small)
+    monkeypatch.setattr(search, "START_CAPACITY", 64)
     model = load("two_phase", N=4)
     kernels("two_phase", N=4)
     full = api.check(model, engine="compiled", options=CheckOptions(symmetry=False))

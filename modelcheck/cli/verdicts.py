@@ -103,10 +103,15 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     wanted = _kernels_wanted(done) if compile_after and not interrupted else []
     if wanted:
         from modelcheck.engines.compiled.background import compile_after_run
-        pid = compile_after_run(wanted).pid
-        err.print(Text(f"compiling the kernels of {len(wanted)} configurations in the "
-                       f"background for the next run (process {pid}; --no-compile-after: "
-                       "not)"))
+        try:
+            pid = compile_after_run(wanted).pid
+        except OSError as exc:      # no process to be had: only the next run's speed is lost
+            err.print(Text(f"the kernels of {len(wanted)} configurations are not compiled "
+                           f"after the run ({exc})"))
+        else:
+            err.print(Text(f"compiling the kernels of {len(wanted)} configurations in the "
+                           f"background for the next run (process {pid}; --no-compile-after: "
+                           "not)"))
     if json_mode:
         click.echo(dumps([row_json(d) for d in done]))
     else:

@@ -33,9 +33,9 @@ from modelcheck.engines.compiled.gen_symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.runtime import SIGN
-from modelcheck.engines.compiled.sizes import (expected_states, record_states, size_key,
-                                               start_capacity)
-from modelcheck.engines.compiled.table import START_CAPACITY, FingerprintTable, growth_steps
+from modelcheck.engines.compiled.sizes import (START_CAPACITY, expected_states, record_states,
+                                               size_key, start_capacity)
+from modelcheck.engines.compiled.table import FingerprintTable, growth_steps
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
 from modelcheck.errors import EvalError
@@ -100,9 +100,13 @@ class CompiledSearch:
         # configuration, if one is known (sizes.py): no growth on the way.
         self.size_key = size_key(self.model, bool(kernels.symmetric))
         limit = options.extra.get("max_memory_mib")
-        self.table = FingerprintTable(w, options.exact, capacity=start_capacity(
-            expected_states(options.cache_dir, self.size_key), 12 + (8 * w if options.exact else 0),
-            None if limit is None else int(float(limit) * 2**20), START_CAPACITY))
+        self.sized_for = expected_states(options.cache_dir, self.size_key)
+        start = start_capacity(self.sized_for, 12 + (8 * w if options.exact else 0),
+                               None if limit is None else int(float(limit) * 2**20),
+                               START_CAPACITY)
+        if start == START_CAPACITY:
+            self.sized_for = None
+        self.table = FingerprintTable(w, options.exact, capacity=start)
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
@@ -416,7 +420,8 @@ class CompiledSearch:
             "table_bytes": self.table.nbytes(),
             "bytes_per_state": round(self.table.bytes_per_state(), 2),
             "table_load": round(self.distinct / max(1, self.table.capacity), 3),
-            "table_growths": self.table.growths,
+            # the states an earlier search's count sized the table for
+            "table_sized_for": self.sized_for,
             "exact": self.table.exact,
             "symmetry": [t.name for t in self.k.symmetric],
             "symmetry_inexact": self.k.inexact_states - self.inexact_before,

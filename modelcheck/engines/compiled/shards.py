@@ -73,10 +73,6 @@ class ShardedTable:
     def capacity(self) -> int:
         return sum(t.capacity for t in self.shards)
 
-    @property
-    def growths(self) -> int:
-        return sum(s.growths for s in self.shards)
-
     def nbytes(self) -> int:
         return sum(t.nbytes() for t in self.shards)
 

@@ -28,7 +28,12 @@ from typing import Any
 
 from modelcheck.fsutil import write_atomic
 
-__all__ = ["START_LOAD", "size_key", "expected_states", "record_states", "start_capacity"]
+__all__ = ["START_CAPACITY", "START_LOAD", "size_key", "expected_states", "record_states",
+           "start_capacity"]
+
+#: Home slots of a table with no count to go by: table.FingerprintTable's
+#: own default.
+START_CAPACITY = 1 << 14
 
 #: The load a table sized from a count starts towards: below ``MAX_LOAD``
 #: (0.88), so that the same states fit without a growth, and above

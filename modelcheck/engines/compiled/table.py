@@ -36,7 +36,7 @@ from modelcheck.engines.compiled.runtime import SIGN, TAG_MASK, TAG_SHIFT
 
 __all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
            "table_insert", "table_find_tag", "table_lookup", "key_of", "home_of", "tag_from_fp",
-           "fresh_array", "growth_steps", "START_CAPACITY"]
+           "fresh_array", "growth_steps"]
 
 NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
 #: Grow when the load reaches this...
@@ -44,8 +44,6 @@ MAX_LOAD = 0.88
 #: ...by this factor (so the load never falls below MAX_LOAD / GROWTH = 0.759,
 #: 15.8 bytes per state with the spare tail).
 GROWTH = 1.16
-#: Home slots of a new table, unless told how many states to expect.
-START_CAPACITY = 1 << 14
 #: Meta slots: home slots C, entries, exact flag.
 M_CAP, M_COUNT, M_EXACT = 0, 1, 2
 
@@ -321,12 +319,11 @@ class FingerprintTable:
     """The arrays of the table and the Python side of its life: creation,
     growth, memory figures, and refilling from saved entries."""
 
-    def __init__(self, words: int, exact: bool, capacity: int = START_CAPACITY):
+    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14):
         self.words = words
         self.exact = exact
         self.meta = own_line(np.zeros(4, dtype=np.int64))
         self.meta[M_EXACT] = 1 if exact else 0
-        self.growths = 0                # rebuilds so far (stats: table_growths)
         self._allocate(capacity)
 
     def _allocate(self, cap: int, tail: int | None = None) -> None:
@@ -388,7 +385,6 @@ class FingerprintTable:
             if done:
                 self.keys, self.tags, self.states = new
                 self.meta[M_CAP] = cap
-                self.growths += 1
                 return
             tail = 2 * (new[0].shape[0] - cap)
 

@@ -7,7 +7,12 @@ import pytest
 
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled import sizes
-from modelcheck.engines.compiled.table import GROWTH, MAX_LOAD, START_CAPACITY
+from modelcheck.engines.compiled.sizes import START_CAPACITY
+from modelcheck.engines.compiled.table import GROWTH, MAX_LOAD, FingerprintTable
+
+
+def test_the_usual_start_is_the_tables_own_default():
+    assert FingerprintTable(2, False).capacity == START_CAPACITY
 
 
 def test_a_count_gives_a_table_that_holds_it_without_growing():
@@ -60,8 +65,13 @@ def test_the_second_search_of_a_configuration_never_grows_its_table(load, tmp_pa
     second = CompiledEngine().check(model, options)
     assert first.complete and second.complete
     assert second.stats.extras.get("workers", 1) == workers
-    assert first.stats.extras["table_growths"] > 0
-    assert second.stats.extras["table_growths"] == 0
+    count = first.stats.distinct_states
+    assert first.stats.extras["table_sized_for"] is None
+    assert second.stats.extras["table_sized_for"] == count
+    # Its home slots are those it started with: it never grew.
+    start = sizes.start_capacity(count, 12, None, START_CAPACITY)
+    assert second.stats.extras["table_load"] == round(count / start, 3)
+    assert first.stats.extras["table_load"] != second.stats.extras["table_load"]
     assert (second.stats.distinct_states, second.stats.generated_states, second.stats.depth) == \
         (first.stats.distinct_states, first.stats.generated_states, first.stats.depth)
     assert second.stats.extras["bytes_per_state"] < 16

@@ -54,6 +54,8 @@ def test_ctrl_c_at_several_points_then_resume(kernel_cache, tmp_path):
     full = run(kernel_cache, *CHECK, GRID, "-D", SIZE, "--json", "--out", str(tmp_path / "o"))
     assert full.rc == 0, full.stderr
     expected = counts(full.json())
+    sizes = kernel_cache / "modelcheck" / "kernels" / "sizes"
+    assert sizes.is_dir()               # the count that the loop below removes
     # (seconds after start, None) stops it while starting up; (None, s) stops
     # the search s seconds after its first checkpoint.
     points = [(0.3, None), (None, 0.0), (None, 0.7), (None, 1.6)]
@@ -63,7 +65,7 @@ def test_ctrl_c_at_several_points_then_resume(kernel_cache, tmp_path):
         # Each run starts with a table that grows, as the full run's did: sized
         # from the count of a complete run (compiled/sizes.py) it would end
         # sooner than the points above.
-        shutil.rmtree(kernel_cache / "kernels" / "sizes", ignore_errors=True)
+        shutil.rmtree(sizes, ignore_errors=True)
         rc, stdout, stderr = _interrupted_run(kernel_cache, folder, tmp_path / "o", after_checkpoint,
                                               at_start or 0.0)
         assert "Traceback" not in stderr, stderr

@@ -12,6 +12,9 @@ reference explorer runs long enough to want the compiled engine::
     job.detach()         # or: let it finish the kernel after this process ends
     job.look()           # or: let it finish looking in the cache (no compile)
 
+and ``compile_after_run`` starts one process that, after a ``verdicts`` run,
+finds or compiles in turn the kernels its rows wanted (``auto.KERNEL_WANTED``).
+
 Everything that costs time happens in the child, so the reference search
 in the parent loses nothing to it: generating the kernel (numpy, code
 generation), looking for it in the cache, and on a miss compiling it, which
@@ -333,6 +336,8 @@ def after_run_main(argv: list[str]) -> int:
                 if not kernel_looks_warm(model, plan.kernel_options):
                     compile_model(model, plan.kernel_options)
             except Unsupported:
+                continue
+            except Exception:   # noqa: BLE001 - one kernel lost; the next run compiles it
                 continue
     return 0
 

@@ -90,6 +90,13 @@ _BOOT = ("import os, sys\n"
          "sys.exit({main}(sys.argv[1:]))\n")
 
 
+def _kernel_options(options: Any, compile_jobs: int) -> Any:
+    """What of ``options`` shapes the kernel (``extra`` may hold anything
+    that does not pickle), with the child's precompile processes."""
+    return replace(options, timeout_s=None, dump_kernel=None,
+                   extra={"compile_jobs": compile_jobs})
+
+
 class BackgroundCompile:
     """The kernel the compiled engine would use for ``model`` under
     ``options``, found or compiled by a child process.  ``workers`` is the
@@ -103,9 +110,7 @@ class BackgroundCompile:
         self.niceness = niceness
         cores = os.cpu_count() or 1
         jobs = workers if workers is not None else max(1, cores - 1)
-        # Only what shapes the kernel travels: ``extra`` may hold anything.
-        self.options = replace(options, timeout_s=None, dump_kernel=None,
-                               extra={"compile_jobs": jobs})
+        self.options = _kernel_options(options, jobs)
         self.ready = threading.Event()
         self.compiling = threading.Event()
         self.finished = threading.Event()
@@ -297,11 +302,8 @@ def compile_after_run(configs: list[tuple[Any, Any]],
     over at the start.  The process outlives this one (its own process
     group), and holds a lock of the kernel cache while it works, so that the
     compiles that two runs leave do not run side by side."""
-    cores = os.cpu_count() or 1
-    # Only what shapes the kernel travels; after the run, every core compiles.
-    jobs = [(model, replace(options, timeout_s=None, dump_kernel=None,
-                            extra={"compile_jobs": cores}))
-            for model, options in configs]
+    # After the run, every core compiles.
+    jobs = [(model, _kernel_options(options, os.cpu_count() or 1)) for model, options in configs]
     fd, name = tempfile.mkstemp(prefix="modelcheck-after-run-", suffix=".pickle")
     with os.fdopen(fd, "wb") as f:
         pickle.dump(jobs, f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -323,22 +325,17 @@ def after_run_main(argv: list[str]) -> int:
     from modelcheck.engines.compiled.engine import plan_run
     from modelcheck.engines.compiled.kcache import compile_lock, kernel_path
     from modelcheck.engines.compiled.kernels import compile_model, kernel_looks_warm
-    from modelcheck.engines.compiled.reps import Unsupported
     cache_dir = configs[0][1].cache_dir
     with compile_lock(kernel_path(cache_dir, "0").parent / "after-run.py"):
         for model, options in configs:
-            plan = plan_run(model, options)
-            if plan.fallback is not None:
-                continue
-            try:
-                # Configurations of one layout share a kernel: once the
-                # first is compiled, the others are found warm.
-                if not kernel_looks_warm(model, plan.kernel_options):
+            # Configurations of one layout share a kernel: once the first is
+            # compiled, the others are found warm.  A spec the compiled engine
+            # declines (reps.Unsupported), or any failure, loses one kernel,
+            # which the next run compiles if it wants it.
+            with contextlib.suppress(Exception):
+                plan = plan_run(model, options)
+                if plan.fallback is None and not kernel_looks_warm(model, plan.kernel_options):
                     compile_model(model, plan.kernel_options)
-            except Unsupported:
-                continue
-            except Exception:   # noqa: BLE001 - one kernel lost; the next run compiles it
-                continue
     return 0
 
 

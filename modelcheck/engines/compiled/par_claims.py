@@ -64,11 +64,6 @@ class Claims:
         return getattr(self, name)[w * self.cap:(w + 1) * self.cap]
 
 
-def _max_bytes(search: "ParallelSearch") -> int | None:
-    limit = search.options.extra.get("max_memory_mib")
-    return None if limit is None else int(float(limit) * 2**20)
-
-
 def _threads(search: "ParallelSearch") -> tuple[int, Callable[[Callable[[int], None]], None]]:
     """The workers' threads, for the table's growth."""
     return search.workers, search._each
@@ -122,10 +117,10 @@ def _expand(search: "ParallelSearch", wstart: np.ndarray, inline: bool) -> np.nd
             steps = growth_steps(t, added, int((row - wstart[:-1]).sum()),
                                  int((wstart[1:] - row).sum()) + len(search.front)
                                  - int(wstart[-1]))
-            t.grow(_max_bytes(search), homes=True, each=_threads(search), steps=steps)
+            t.grow(search.max_table_bytes(), homes=True, each=_threads(search), steps=steps)
             search.claims.moved[:] = search.claims.counts
         elif (status == CLAIM_TAIL).any():
-            t.grow(_max_bytes(search), each=_threads(search))
+            t.grow(search.max_table_bytes(), each=_threads(search))
             search.claims.moved[:] = search.claims.counts
         status[done] = CLAIM_DONE
     return row

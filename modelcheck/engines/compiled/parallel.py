@@ -550,8 +550,8 @@ class ParallelSearch(CompiledSearch):
         its shards' in order."""
         shard_of_keys(c.okeys, c.counts, np.int64(c.cap), np.int64(self.nshards), c.idx,
                       self.offs, c.pos)
-        limit = self.options.extra.get("max_memory_mib")
-        max_bytes = None if limit is None else int(float(limit) * 2**20) // self.nshards
+        limit = self.max_table_bytes()
+        max_bytes = None if limit is None else limit // self.nshards
         shards = self.table.shards if isinstance(self.table, ShardedTable) else [self.table]
 
         def job(w: int) -> None:

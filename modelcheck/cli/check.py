@@ -104,6 +104,10 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="[compiled, spark] Resume from the checkpoint in DIR."),
         click.option("--dump-kernel", type=click.Path(dir_okay=False), metavar="FILE",
                      help="[compiled] Write the generated kernel source to FILE."),
+        click.option("--kernel-backend", type=click.Choice(["auto", "c", "numba"]), default=None,
+                     help="[compiled] What builds the kernel: c (the system's C compiler), "
+                          "numba, or auto (default: c when gcc or cc is on the PATH; "
+                          "$MODELCHECK_KERNEL_BACKEND)."),
         click.option("--workers", type=click.IntRange(min=0), metavar="N",
                      help="[compiled] Search threads (default, and 0: every core). A search "
                           "goes parallel at a wide level after its first second on one."),
@@ -136,7 +140,16 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
         dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
         master=kw["master"], partitions=kw["partitions"],
         spark_threshold=kw["spark_threshold"], verbose=kw["verbose"], workers=kw["workers"],
-        extra={} if kw["max_memory"] is None else {"max_memory_mib": kw["max_memory"]})
+        extra=_extra(kw))
+
+
+def _extra(kw: dict[str, Any]) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if kw["max_memory"] is not None:
+        extra["max_memory_mib"] = kw["max_memory"]
+    if kw["kernel_backend"] is not None:
+        extra["kernel_backend"] = kw["kernel_backend"]
+    return extra
 
 
 @click.command("check")

@@ -30,6 +30,7 @@ import pytest
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
+from modelcheck.engines.compiled.plan_key import resolve_backend
 from modelcheck.ir.nodes import PropertyKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +110,9 @@ CONSTRAINT_CONFIGS = [pytest.param(ROOT / "bench" / "tla" / f"{name}.mc", {}, Fa
                       for name in ("CounterConstraint", "EdgeConstraint", "InitConstraint")]
 #: "compiled-parallel" is the compiled engine on three workers from the first
 #: level (parallel.py; by default a search goes parallel after a second).
-EXPLICIT = ["compiled", "compiled-parallel", "spark"]
+#: "compiled" runs the default backend (C where there is a compiler),
+#: "compiled-numba" the same kernels compiled by numba.
+EXPLICIT = ["compiled", "compiled-numba", "compiled-parallel", "spark"]
 
 
 @pytest.fixture(scope="session")
@@ -167,8 +170,10 @@ def _engine_options(engine: str, no_deadlock: bool, row_id: str, model) -> Check
         if row_id in SPARK_FORCED:
             options.spark_threshold = 0   # force every level through Spark
         options.partitions = 2           # one per core: 4 made every level run in two waves
-    if engine == "compiled":
+    if engine in ("compiled", "compiled-numba"):
         options.workers = 1              # the one-core search (compiled-parallel: below)
+    if engine == "compiled-numba":
+        options.extra["kernel_backend"] = "numba"
     if engine == "compiled-parallel":
         # three workers: slices of unequal rows, and more shards than workers
         options.workers = 3
@@ -179,7 +184,8 @@ def _engine_options(engine: str, no_deadlock: bool, row_id: str, model) -> Check
 @pytest.mark.parametrize("engine,spec,consts,no_deadlock,row_id", [
     pytest.param(engine, *p.values, id=f"{p.id}-{engine}")
     for engine in EXPLICIT
-    for p in (CONFIGS if engine == "compiled" else SAFETY_CONFIGS) + CONSTRAINT_CONFIGS])
+    for p in (CONFIGS if engine.startswith("compiled") and engine != "compiled-parallel"
+              else SAFETY_CONFIGS) + CONSTRAINT_CONFIGS])
 def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock, row_id,
                                                reference_results):
     if engine == "spark":
@@ -194,6 +200,10 @@ def test_explicit_engine_agrees_with_reference(engine, spec, consts, no_deadlock
     assert got.stats.depth == ref.stats.depth
     assert got.stats.generated_states == ref.stats.generated_states
     assert _summary(got) == _expected(ref, engine)
+    if engine.startswith("compiled"):
+        # no silent fallback: every shipped kernel translates to C
+        want = "numba" if engine == "compiled-numba" else resolve_backend()
+        assert got.stats.extras["kernel_backend"] == want, got.notes
 
 
 @pytest.mark.parametrize("spec,consts,no_deadlock,row_id", SAFETY_CONFIGS + CONSTRAINT_CONFIGS)

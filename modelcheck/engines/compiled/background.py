@@ -92,9 +92,12 @@ _BOOT = ("import os, sys\n"
 
 def _kernel_options(options: Any, compile_jobs: int) -> Any:
     """What of ``options`` shapes the kernel (``extra`` may hold anything
-    that does not pickle), with the child's precompile processes."""
+    that does not pickle), with the child's precompile processes and the
+    backend chosen here (the child would read the environment again)."""
+    from modelcheck.engines.compiled.plan_key import resolve_backend
     return replace(options, timeout_s=None, dump_kernel=None,
-                   extra={"compile_jobs": compile_jobs})
+                   extra={"compile_jobs": compile_jobs,
+                          "kernel_backend": resolve_backend(options.extra.get("kernel_backend"))})
 
 
 class BackgroundCompile:

@@ -206,14 +206,14 @@ def indexed(cache_dir: str | os.PathLike | None, key: str) -> bool:
     return _index_path(cache_dir, key).exists()
 
 
-def indexed_warm(cache_dir: str | os.PathLike | None, key: str) -> bool:
+def indexed_warm(cache_dir: str | os.PathLike | None, key: str, backend: str = "numba") -> bool:
     """``looks_warm`` for the kernel the index gives for ``key``, without its
     source: False when the index has no entry."""
     try:
         kkey, digest = _index_path(cache_dir, key).read_text().split()
     except (OSError, ValueError):
         return False
-    return _entry_warm(cache_dir, kkey, digest)
+    return _entry_warm(cache_dir, kkey, digest, backend)
 
 
 def kernel_path(cache_dir: str | os.PathLike | None, key: str) -> Path:
@@ -426,21 +426,24 @@ def compile_lock(path: Path, deadline: float | None = None) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
-def looks_warm(source: str, cache_dir: str | os.PathLike | None) -> bool:
+def looks_warm(source: str, cache_dir: str | os.PathLike | None, backend: str = "numba") -> bool:
     """Whether the kernel for ``source`` is in the cache with its warm
     manifest: a quick look that imports nothing (numba's own files are
     checked against the manifest only when the kernel is loaded, by
     ``is_warm``).  It only chooses the fastest way to a verdict: a kernel
     that looked warm but is not is compiled when loaded, as always."""
-    return _entry_warm(cache_dir, kernel_key(source), source_digest(source))
+    return _entry_warm(cache_dir, kernel_key(source), source_digest(source), backend)
 
 
-def _entry_warm(cache_dir: str | os.PathLike | None, key: str, digest: str) -> bool:
-    """Whether the kernel entry ``key`` is there, with its warm manifest and
-    the hash record of the source whose sha256 is ``digest``."""
+def _entry_warm(cache_dir: str | os.PathLike | None, key: str, digest: str,
+                backend: str = "numba") -> bool:
+    """Whether the kernel entry ``key`` is there, with the hash record of the
+    source whose sha256 is ``digest`` and what the backend built of it:
+    numba's warm manifest, or the C library (c_cache.py)."""
+    from modelcheck.engines.compiled.c_cache import c_library_built
     path = kernel_path(cache_dir, key)
-    return (path.exists() and _warm_marker(path).exists()
-            and _record_damage(path, digest) is None)
+    built = c_library_built(path) if backend == "c" else _warm_marker(path).exists()
+    return path.exists() and built and _record_damage(path, digest) is None
 
 
 def mark_warm(path: Path) -> None:

@@ -135,7 +135,8 @@ def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
     numba nor loads anything.  Raises ``reps.Unsupported`` as ``compile_model``
     would."""
     from modelcheck.engines.compiled.kcache import looks_warm
-    return looks_warm(_KernelPlan.cached(model, options).generated.source, options.cache_dir)
+    return looks_warm(_KernelPlan.cached(model, options).generated.source, options.cache_dir,
+                      options.backend)
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -165,6 +166,8 @@ class CompiledModel:
             write_atomic(options.dump_kernel, self.generated.source)
         self.module, self.path = load_kernel_module(self.generated.source, options.cache_dir,
                                                     self.notes)
+        self.py_module = self.module
+        self.backend = "numba"
         self.codegen_s = time.perf_counter() - start
         self.actions: list[ActionInfo] = self.generated.actions
         self.state_columns: list[ir.Property] = self.generated.state_cols
@@ -219,24 +222,54 @@ class CompiledModel:
         precompile(self.path, source_digest(self.generated.source), jobs, workers)
 
     def warm_up(self) -> None:
-        """Compile (or load from numba's cache) every entry point now, so that
-        compile time is measured apart from search time.  Raises
+        """Compile (or load from the cache) every entry point now, so that
+        compile time is measured apart from search time: the C library
+        (options.backend "c", c_build.py), else numba's code.  Raises
         kcache.CompileTimeout when the time left runs out during a cold
-        compile (a load from numba's cache takes moments; the search counts it)."""
+        compile (a load from the cache takes moments; the search counts it)."""
         from modelcheck.engines.compiled.kcache import compile_lock, is_warm, note_spec_warm
         # One process at a time looks at and compiles a kernel: another's
         # compile of it (a background one, say) is waited for, then loaded.
         with compile_lock(self.path, self.deadline):
-            cold = not is_warm(self.path, self.notes)
-            with compile_deadline(self.deadline if cold else None):
-                self._warm_up(cold)
+            loaded = False
+            if self.options.backend == "c":
+                with compile_deadline(self.deadline):
+                    loaded = self._load_c()
+            if not loaded:
+                cold = not is_warm(self.path, self.notes)
+                with compile_deadline(self.deadline if cold else None):
+                    self._warm_up(cold)
         note_spec_warm(self.options.cache_dir, self.model.name)
+
+    def _load_c(self) -> bool:
+        """Build (or load) the module's C library (c_build.py) and call every
+        entry point once; False, with a note, when the module cannot be
+        translated or built, and numba compiles it instead."""
+        from modelcheck.engines.compiled.c_build import CBuildError, load_c_kernel
+        from modelcheck.engines.compiled.c_types import NotTranslatable
+        start = time.perf_counter()
+        try:
+            self.module, _ = load_c_kernel(self.py_module, self.path)
+        except (NotTranslatable, CBuildError) as why:
+            self.notes.append(f"C backend not used ({why}); compiling with numba")
+            return False
+        self.backend = "c"
+        self._call_every_entry()
+        self.compile_s = time.perf_counter() - start
+        return True
 
     def _warm_up(self, cold: bool) -> None:
         from modelcheck.engines.compiled.kcache import mark_warm
         start = time.perf_counter()
         if cold:
             self._precompile()
+        self._call_every_entry()
+        if cold:
+            mark_warm(self.path)
+        self.compile_s = time.perf_counter() - start
+
+    def _call_every_entry(self) -> None:
+        """Each entry point on empty input: numba compiles (or loads) them."""
         w = self.layout.words
         rows = np.zeros((0, w), dtype=np.int64)
         self.expand(rows)
@@ -248,9 +281,6 @@ class CompiledModel:
         self.terminal(rows)
         self.in_model(rows)
         self._warm_search(rows)
-        if cold:
-            mark_warm(self.path)
-        self.compile_s = time.perf_counter() - start
 
     def _warm_search(self, rows: np.ndarray) -> None:
         """Compile ``admit`` and ``explore_chunk`` with the argument types the

@@ -235,6 +235,10 @@ class ParallelSearch(CompiledSearch):
 
     def _compile_parallel_kernels(self) -> None:
         from modelcheck.engines.compiled.kcache import compile_lock, mark_warm
+        if self.k.backend == "c":
+            # built with the rest of the library: a call of each checks them
+            self._compile_entry_points(lambda: None)
+            return
         # numba adds these entry points' files to the kernel's cache: the
         # warm marker must list them, or the next run would not trust them
         # (kcache.is_warm) and compile them again.  It is written after each
@@ -252,7 +256,7 @@ class ParallelSearch(CompiledSearch):
             return self.compile_failed is None
         if self.compiler is not None:
             return False
-        if (self.after_s <= 0 or not self.background
+        if (self.after_s <= 0 or not self.background or self.k.backend == "c"
                 or has_compiled(self.k.path, self.last_kernel)):
             return True
         self.compiler = threading.Thread(target=self._compile_in_background, daemon=True,

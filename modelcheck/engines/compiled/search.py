@@ -417,6 +417,7 @@ class CompiledSearch:
         extras: dict[str, Any] = {
             "search_s": round(elapsed, 3),
             "compile_s": round(self.k.codegen_s + self.k.compile_s, 3),
+            "kernel_backend": self.k.backend,
             "words_per_state": self.k.layout.words,
             "table_bytes": self.table.nbytes(),
             "bytes_per_state": round(self.table.bytes_per_state(), 2),

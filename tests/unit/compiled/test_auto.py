@@ -19,12 +19,23 @@ pytest.importorskip("numba")
 from modelcheck import api  # noqa: E402
 from modelcheck.engines import get_engine  # noqa: E402
 from modelcheck.engines.auto import SYMMETRY_NOTE, AutoEngine, compiled_only  # noqa: E402
+from modelcheck.engines.compiled.plan_key import resolve_backend  # noqa: E402
 from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: E402
 from modelcheck.engines.compiled import kcache  # noqa: E402
 from modelcheck.engines.compiled.background import LOOKED_COLD, BackgroundCompile  # noqa: E402
 from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
 from modelcheck.engines.compiled.kernels import kernel_known_warm, kernel_looks_warm  # noqa: E402
 from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
+
+#: What a finished compile leaves for each kernel: the C library, or numba's
+#: warm marker (plan_key.resolve_backend: C where there is a compiler).
+_BUILT = "*.so" if resolve_backend() == "c" else "*.warm"
+
+
+def _built(kernel: Path) -> bool:
+    """Whether the kernel module's machine code is in the cache."""
+    from modelcheck.engines.compiled.c_cache import c_library_built
+    return c_library_built(kernel) if resolve_backend() == "c" else kcache.is_warm(kernel)
 
 
 class FakeJob:
@@ -429,7 +440,7 @@ def test_the_compile_after_a_run_leaves_every_configuration_warm(tmp_path):
     assert proc.wait(600) == 0
     for model in models:
         assert kernel_looks_warm(model, plan_run(model, options).kernel_options)
-    assert len(list((tmp_path / "kernels").glob("*.warm"))) == 1
+    assert len(list((tmp_path / "kernels").glob(_BUILT))) == 1
 
 
 def test_a_spec_the_compiled_engine_declines_stays_on_the_reference(load, tmp_path):
@@ -461,7 +472,7 @@ def test_stopping_the_background_compile_kills_it_and_leaves_nothing_trusted(loa
     job.stop()      # idempotent
     assert _group_gone(pid)
     if not job.ready.is_set():
-        assert not list(tmp_path.glob("kernels/*.warm"))
+        assert not list(tmp_path.glob(f"kernels/{_BUILT}"))
         assert not kernel_looks_warm(model, plan_run(model, options).kernel_options)
 
 
@@ -477,7 +488,7 @@ def test_a_finished_background_compile_leaves_a_warm_kernel_that_the_next_run_ta
         assert job.finished.wait(600)
         assert job.ready.is_set() and job.compiling.is_set(), job.failed
     assert kernel_looks_warm(model, plan.kernel_options)
-    assert kcache.is_warm(next(tmp_path.glob("kernels/mc_*.py")))
+    assert _built(next(tmp_path.glob("kernels/mc_*.py")))
     # The compile noted the kernel in the index: the next run knows it from the model.
     assert kernel_known_warm(model, plan.kernel_options)
     # A child told to finish its look after its parent is done notes a warm

@@ -1,6 +1,6 @@
 """TwoPhase with N resource managers: the compiled engine against SPIN.
 
-    .venv/bin/python bench/twophase_vs_spin.py [--n 9] [--repeat 3] [--dfs]
+    .venv/bin/python bench/twophase_vs_spin.py [--n 9] [--repeat 3] [--dfs] [--backend c]
 
 Both tools do the same job: an exhaustive breadth-first search of the same
 state space (SPIN's "states stored" equals our distinct count, checked
@@ -9,8 +9,8 @@ engine is breadth-first (shortest counterexamples); SPIN is built with
 -DBFS -DSAFETY.  SPIN stores whole state vectors; we run both our default
 (64-bit fingerprints) and --exact (whole packed states).  --dfs adds SPIN's
 default depth-first search for reference.  Each figure is the best of
---repeat runs, taken in this script, on this machine; compile time (numba
-for us, spin + gcc for SPIN) is reported apart from search time.  Besides
+--repeat runs, taken in this script, on this machine; compile time (the C
+backend's gcc build or numba for us, spin + gcc for SPIN) is reported apart from search time.  Besides
 wall-clock time each run gives its CPU seconds (ours: this process; SPIN: the
 pan child), and the ratios are given both ways: on a shared machine the CPU
 ratio depends much less on what else runs.
@@ -36,12 +36,12 @@ SPEC = ROOT / "specs" / "examples" / "two_phase.mc"
 PML = Path(__file__).parent / "peers" / "two_phase.pml"
 
 
-def ours(n: int, repeat: int, exact: bool, workers: int = 1) -> dict:
+def ours(n: int, repeat: int, exact: bool, workers: int = 1, backend: str = "c") -> dict:
     """Best of ``repeat`` searches; with several workers the search is
     parallel from the first level (its kernels compiled before the clock)."""
     model = api.load(str(SPEC), consts={"N": str(n)})
     options = CheckOptions(symmetry=False, exact=exact, workers=workers,
-                           extra={"parallel_after_s": 0.0})
+                           extra={"parallel_after_s": 0.0, "kernel_backend": backend})
     kernels = compile_model(model, options)
     best = None
     for _ in range(repeat):
@@ -110,10 +110,14 @@ def main() -> None:
                     help="worker counts to compare with one worker (wall-clock rates)")
     ap.add_argument("--no-spin", action="store_true",
                     help="only the worker counts (a machine without spin)")
+    ap.add_argument("--backend", action="append", choices=["c", "numba"], default=[],
+                    help="our kernel backend (repeatable; default: c, then numba)")
     args = ap.parse_args()
+    args.backend = args.backend or ["c", "numba"]
     print(f"TwoPhase, N = {args.n}, best of {args.repeat}")
     if args.no_spin:
-        scaling(args)
+        for backend in args.backend:
+            scaling(args, backend)
         return
     if shutil.which("spin") is None:
         raise SystemExit("spin is not installed (apt-get install -y spin)")
@@ -121,35 +125,36 @@ def main() -> None:
     print(line("SPIN BFS (full states)", base))
     if args.dfs:
         print(line("SPIN DFS (full states)", spin(args.n, args.repeat, bfs=False)))
-    fp = ours(args.n, args.repeat, exact=False)
-    print(line("compiled (fingerprints)", fp))
-    ex = ours(args.n, args.repeat, exact=True)
-    print(line("compiled --exact", ex))
-    assert fp["distinct"] == ex["distinct"] == base["distinct"], "state counts differ"
-    for label, key in (("wall", "search_s"), ("CPU", "cpu_s")):
-        rate = lambda r: r["distinct"] / r[key]  # noqa: E731
-        print(f"ratio vs SPIN BFS ({label}): fingerprints {rate(fp) / rate(base):.2f}x, "
-              f"exact {rate(ex) / rate(base):.2f}x")
-    for r in scaling(args, fp):
-        print(f"ratio vs SPIN BFS (wall), {r['workers']} workers: "
-              f"{r['distinct'] / r['search_s'] / (base['distinct'] / base['search_s']):.2f}x")
+    for backend in args.backend:
+        fp = ours(args.n, args.repeat, exact=False, backend=backend)
+        print(line(f"compiled {backend} (fingerprints)", fp))
+        ex = ours(args.n, args.repeat, exact=True, backend=backend)
+        print(line(f"compiled {backend} --exact", ex))
+        assert fp["distinct"] == ex["distinct"] == base["distinct"], "state counts differ"
+        for label, key in (("wall", "search_s"), ("CPU", "cpu_s")):
+            rate = lambda r: r["distinct"] / r[key]  # noqa: E731
+            print(f"{backend}: ratio vs SPIN BFS ({label}): fingerprints "
+                  f"{rate(fp) / rate(base):.2f}x, exact {rate(ex) / rate(base):.2f}x")
+        for r in scaling(args, backend, fp):
+            print(f"{backend}: ratio vs SPIN BFS (wall), {r['workers']} workers: "
+                  f"{r['distinct'] / r['search_s'] / (base['distinct'] / base['search_s']):.2f}x")
 
 
-def scaling(args: argparse.Namespace, one: dict | None = None) -> list[dict]:
+def scaling(args: argparse.Namespace, backend: str, one: dict | None = None) -> list[dict]:
     """Every --workers count against one worker, wall-clock states per second
     (SPIN's BFS is one process: its wall and CPU rates are one)."""
-    one = one or ours(args.n, args.repeat, exact=False)
+    one = one or ours(args.n, args.repeat, exact=False, backend=backend)
     if "workers" not in one:
-        print(line("compiled, 1 worker", one))
+        print(line(f"compiled {backend}, 1 worker", one))
     out = []
     for n in args.workers:
-        r = ours(args.n, args.repeat, exact=False, workers=n)
+        r = ours(args.n, args.repeat, exact=False, workers=n, backend=backend)
         r["workers"] = n
         assert r["distinct"] == one["distinct"], "state counts differ"
-        print(line(f"compiled, {n} workers", r))
+        print(line(f"compiled {backend}, {n} workers", r))
         print(f"  wall seconds per phase (expand and store on every worker, settle on one): "
               f"{r['phase_s']}")
-        print(f"ratio {n} workers vs 1 (wall): {one['search_s'] / r['search_s']:.2f}x")
+        print(f"{backend}: ratio {n} workers vs 1 (wall): {one['search_s'] / r['search_s']:.2f}x")
         out.append(r)
     return out
 

@@ -99,6 +99,17 @@ def cli(debug: bool) -> None:
 
     Exit codes: 0 every property holds, 1 a property is violated, 2 bad input
     or a spec error, 3 unknown (a bound, a timeout, Ctrl-C), 4 internal error."""
+    _check_backend_env()
+
+
+def _check_backend_env() -> None:
+    """A bad $MODELCHECK_KERNEL_BACKEND is bad input, told before any run
+    (the default engine may answer without ever reading it)."""
+    from modelcheck.engines.compiled.plan_key import BACKEND_ENV, BACKENDS
+    raw = os.environ.get(BACKEND_ENV, "").strip()
+    if raw and raw.lower() not in BACKENDS:
+        raise UsageError(f"{BACKEND_ENV}={raw!r} is not a kernel backend",
+                         hint=f"one of {', '.join(BACKENDS)}; for example {BACKEND_ENV}=numba")
 
 
 cli.add_command(check_cmd)

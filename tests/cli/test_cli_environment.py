@@ -55,3 +55,28 @@ def test_the_documented_completion_scripts_exist(shell):
     result = CliRunner().invoke(cli, [], env={"_MODELCHECK_COMPLETE": f"{shell}_source"},
                                 prog_name="modelcheck")
     assert result.exit_code == 0 and "_MODELCHECK_COMPLETE" in result.output
+
+
+def test_a_bad_kernel_backend_is_bad_input():
+    """Told before any run: the default engine may answer a small spec on the
+    reference explorer without ever reading it."""
+    spec = str(Path(__file__).resolve().parents[2] / "specs" / "examples" / "die_hard.mc")
+    result = CliRunner().invoke(cli, ["check", spec, "--no-write"],
+                                env={"MODELCHECK_KERNEL_BACKEND": "gcc", "COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert "MODELCHECK_KERNEL_BACKEND='gcc' is not a kernel backend" in result.output
+    assert "one of auto, c, numba" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("backend", ["numba", "c"])
+def test_the_kernel_backend_flag_reaches_the_engine(backend, monkeypatch):
+    from modelcheck.cli.options import build_options
+    spec = str(Path(__file__).resolve().parents[2] / "specs" / "examples" / "die_hard.mc")
+    seen = {}
+    monkeypatch.setattr("modelcheck.cli.check.build_options",
+                        lambda model, flags: seen.setdefault("o", build_options(model, flags)))
+    result = CliRunner().invoke(cli, ["check", spec, "--no-write", "--engine", "reference",
+                                      "--kernel-backend", backend])
+    assert result.exit_code == 1, result.output
+    assert seen["o"].extra["kernel_backend"] == backend

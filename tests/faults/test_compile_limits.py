@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from modelcheck.engines.compiled.c_cache import c_compiler
+
 from .conftest import CHECK, command, environment, run
 
 pytest.importorskip("numba")
@@ -65,9 +67,10 @@ def _cold_compile_with_workers(tiny: str, cache: Path) -> subprocess.Popen:
     per core: a single core compiles in the checker itself)."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("compile workers start only on two or more cores")
+    # numba's: its precompile workers are what these tests end
     proc = subprocess.Popen(command(*CHECK, tiny, "--no-deadlock", "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environment(cache),
+                            env=dict(environment(cache), MODELCHECK_KERNEL_BACKEND="numba"),
                             # as from a terminal, even when the tests run in the background
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     end = time.monotonic() + 60
@@ -80,9 +83,15 @@ def _cold_compile_with_workers(tiny: str, cache: Path) -> subprocess.Popen:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="scans /proc for the workers")
-def test_timeout_bounds_a_cold_compile(tiny, tmp_path):
+@pytest.mark.parametrize("backend,limit", [("numba", "1"), ("c", "0.2")])
+def test_timeout_bounds_a_cold_compile(tiny, tmp_path, monkeypatch, backend, limit):
+    """numba's compile, or the C compiler (a tiny spec builds in about a
+    second, so the limit is shorter), is stopped where --timeout runs out."""
+    if backend == "c" and c_compiler() is None:
+        pytest.skip("no C compiler on the PATH")
+    monkeypatch.setenv("MODELCHECK_KERNEL_BACKEND", backend)
     cache = tmp_path / "cache"
-    done = run(cache, *CHECK, tiny, "--no-deadlock", "--json", "--timeout", "1")
+    done = run(cache, *CHECK, tiny, "--no-deadlock", "--json", "--timeout", limit)
     assert done.rc == 3, done.stderr
     assert "Traceback" not in done.stderr
     answer = done.json()
@@ -113,7 +122,8 @@ def test_sigkill_of_the_checker_ends_the_workers_too(tiny, tmp_path):
     assert _workers_gone(cache, within_s=2)
 
 
-def test_a_truncated_numba_index_leads_to_a_recompile(tiny, tmp_path):
+def test_a_truncated_numba_index_leads_to_a_recompile(tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("MODELCHECK_KERNEL_BACKEND", "numba")
     cache = tmp_path / "cache"
     first = run(cache, *CHECK, tiny, "--no-deadlock", "--json")
     assert first.rc == 0, first.stderr
@@ -124,4 +134,20 @@ def test_a_truncated_numba_index_leads_to_a_recompile(tiny, tmp_path):
     assert again.rc == 0, again.stderr
     assert "Traceback" not in again.stderr
     assert "numba's compiled code" in again.stderr and "recompiling" in again.stderr
+    assert again.json()["distinct_states"] == first.json()["distinct_states"] == 4
+
+
+def test_a_truncated_c_library_leads_to_a_rebuild(tiny, tmp_path, monkeypatch):
+    if c_compiler() is None:
+        pytest.skip("no C compiler on the PATH")
+    monkeypatch.setenv("MODELCHECK_KERNEL_BACKEND", "c")
+    cache = tmp_path / "cache"
+    first = run(cache, *CHECK, tiny, "--no-deadlock", "--json")
+    assert first.rc == 0, first.stderr
+    (lib,) = (cache / "modelcheck" / "kernels").glob("*.so")
+    lib.write_bytes(lib.read_bytes()[:4000])
+    again = run(cache, *CHECK, tiny, "--no-deadlock", "--json")
+    assert again.rc == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    assert "is not the library its record names; rebuilding" in again.stderr
     assert again.json()["distinct_states"] == first.json()["distinct_states"] == 4

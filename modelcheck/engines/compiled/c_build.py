@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from modelcheck.engines.compiled.c_program import Program
+from modelcheck.fsutil import sha256_file, write_atomic
 from modelcheck.engines.compiled.c_cache import CFLAGS, c_compiler, c_library_built, c_library_path
 from modelcheck.engines.compiled.c_types import (BOOL, ENTRY_SIGNATURES, Array, CType,
                                                  TupleType, parse_signature)
@@ -41,7 +42,8 @@ class CBuildError(Exception):
     """The C compiler is missing or failed; the message says which."""
 
 
-def load_c_kernel(module: ModuleType, kernel_path: Path) -> tuple["CKernelModule", float]:
+def load_c_kernel(module: ModuleType, kernel_path: Path,
+                  notes: list[str] | None = None) -> tuple["CKernelModule", float]:
     """The C library of the kernel module ``module`` (its file at
     ``kernel_path``), built now unless cached; with the seconds the build
     took (0 for a load).  Raises NotTranslatable or CBuildError."""
@@ -49,29 +51,33 @@ def load_c_kernel(module: ModuleType, kernel_path: Path) -> tuple["CKernelModule
     if lib_path is None:
         raise CBuildError("no C compiler (gcc or cc) on the PATH")
     signatures = {name: sig for name, sig in ENTRY_SIGNATURES.items() if hasattr(module, name)}
-    return build_library(module, signatures, lib_path, rebuild=not c_library_built(kernel_path))
+    return build_library(module, signatures, lib_path,
+                         rebuild=not c_library_built(kernel_path), notes=notes)
 
 
 def build_library(module: Any, signatures: dict[str, str], lib_path: Path,
-                  rebuild: bool = True) -> tuple["CKernelModule", float]:
+                  rebuild: bool = True,
+                  notes: list[str] | None = None) -> tuple["CKernelModule", float]:
     """The jitted functions of ``module`` named in ``signatures`` (name ->
     argument types, c_types.parse_signature) as one C library at
-    ``lib_path``: translated and built when ``rebuild``, else loaded (and
-    built again if what is there does not load)."""
+    ``lib_path``: translated and built when ``rebuild``, else loaded.  A
+    library whose bytes are not those its record names (cut short, changed)
+    is built again, with a note appended to ``notes``."""
     compiler = c_compiler()
     if compiler is None:
         raise CBuildError("no C compiler (gcc or cc) on the PATH")
     entries = {name: parse_signature(sig) for name, sig in signatures.items()}
     built = _build(compiler, module, signatures, lib_path) if rebuild else 0.0
     try:
-        lib, rets = ctypes.CDLL(str(lib_path)), _read_results(lib_path)
-    except (OSError, CBuildError):
+        rets = _read_record(lib_path)
+    except CBuildError as why:
         if rebuild:
             raise
-        # damaged, or written by another version of the compiler's runtime
+        if notes is not None:
+            notes.append(f"kernel cache: {why}; rebuilding")
         built = _build(compiler, module, signatures, lib_path)
-        lib, rets = ctypes.CDLL(str(lib_path)), _read_results(lib_path)
-    return CKernelModule(module, lib, entries, rets), built
+        rets = _read_record(lib_path)
+    return CKernelModule(module, ctypes.CDLL(str(lib_path)), entries, rets), built
 
 
 def _build(compiler: str, module: Any, signatures: dict[str, str], lib_path: Path) -> float:
@@ -80,17 +86,15 @@ def _build(compiler: str, module: Any, signatures: dict[str, str], lib_path: Pat
     for name, sig in signatures.items():
         program.add_entry(name, module, sig)
     rets = {e.name: e.instance.ret for e in program.entries}
-    # the record first: a library is used only with it (c_library_built)
-    _write_results(lib_path, rets)
-    _compile(compiler, program.source(), lib_path)
+    _compile(compiler, program.source(), lib_path, rets)
     return time.perf_counter() - start
 
 
-def _compile(compiler: str, source: str, lib_path: Path) -> None:
+def _compile(compiler: str, source: str, lib_path: Path, rets: dict[str, CType | None]) -> None:
     lib_path.parent.mkdir(parents=True, exist_ok=True)
     c_path = lib_path.with_suffix(".c")
-    c_path.write_text(source)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=lib_path.parent)
+    write_atomic(c_path, source)
+    fd, tmp = tempfile.mkstemp(suffix=".so.tmp", dir=lib_path.parent)
     os.close(fd)
     try:
         done = subprocess.run([compiler, *CFLAGS, str(c_path), "-o", tmp], capture_output=True,
@@ -98,30 +102,38 @@ def _compile(compiler: str, source: str, lib_path: Path) -> None:
         if done.returncode != 0:
             raise CBuildError(f"{Path(compiler).name} failed on {c_path.name}: "
                               f"{done.stderr.strip()[-2000:]}")
+        # The record first: a library is used only with it (c_library_built),
+        # and only when its bytes hash to what the record names.
+        _write_record(lib_path, sha256_file(tmp), rets)
         os.replace(tmp, lib_path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
-def _results_path(lib_path: Path) -> Path:
+def _record_path(lib_path: Path) -> Path:
     return lib_path.with_suffix(".results")
 
 
-def _write_results(lib_path: Path, rets: dict[str, CType | None]) -> None:
-    """The entries' result types, beside the library (a load reads them, so
-    it needs no translation)."""
-    lines = [f"{name} {_ret_text(t)}" for name, t in rets.items()]
-    _results_path(lib_path).write_text("\n".join(lines) + "\n")
+def _write_record(lib_path: Path, digest: str, rets: dict[str, CType | None]) -> None:
+    """The library's sha256 and its entries' result types, beside it (a load
+    reads them, so it needs no translation)."""
+    lines = [f"sha256 {digest}"] + [f"{name} {_ret_text(t)}" for name, t in rets.items()]
+    write_atomic(_record_path(lib_path), "\n".join(lines) + "\n")
 
 
-def _read_results(lib_path: Path) -> dict[str, tuple[str, ...]]:
-    out = {}
+def _read_record(lib_path: Path) -> dict[str, tuple[str, ...]]:
+    """The entries' result types; CBuildError when the record cannot be read
+    or the library's bytes are not those it names."""
     try:
-        text = _results_path(lib_path).read_text()
+        lines = _record_path(lib_path).read_text().splitlines()
+        digest = sha256_file(lib_path)
     except (OSError, UnicodeDecodeError) as why:
-        raise CBuildError(f"{lib_path.name}: its result types cannot be read ({why})") from None
-    for line in text.splitlines():
+        raise CBuildError(f"{lib_path.name} cannot be read ({why})") from None
+    if not lines or lines[0] != f"sha256 {digest}":
+        raise CBuildError(f"{lib_path.name} is not the library its record names")
+    out = {}
+    for line in lines[1:]:
         name, _, kinds = line.partition(" ")
         out[name] = tuple(kinds.split(",")) if kinds else ()
     return out

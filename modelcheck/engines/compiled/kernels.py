@@ -233,7 +233,9 @@ class CompiledModel:
         with compile_lock(self.path, self.deadline):
             loaded = False
             if self.options.backend == "c":
-                with compile_deadline(self.deadline):
+                from modelcheck.engines.compiled.c_cache import c_library_built
+                cold = not c_library_built(self.path)
+                with compile_deadline(self.deadline if cold else None):
                     loaded = self._load_c()
             if not loaded:
                 cold = not is_warm(self.path, self.notes)
@@ -249,7 +251,7 @@ class CompiledModel:
         from modelcheck.engines.compiled.c_types import NotTranslatable
         start = time.perf_counter()
         try:
-            self.module, _ = load_c_kernel(self.py_module, self.path)
+            self.module, _ = load_c_kernel(self.py_module, self.path, self.notes)
         except (NotTranslatable, CBuildError) as why:
             self.notes.append(f"C backend not used ({why}); compiling with numba")
             return False

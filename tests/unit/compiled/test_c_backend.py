@@ -187,9 +187,25 @@ def test_entry_signatures_are_the_engines(tmp_path):
         assert types == {" ".join(map(str, parse_signature(ENTRY_SIGNATURES[entry])))}, entry
 
 
+def _unique_model(top: int):
+    """A spec no other test loads (a kernel module this process has loaded
+    keeps the cache folder it was loaded from): ``top`` makes its kernel."""
+    text = textwrap.dedent(f"""\
+        module counter{top}
+
+        var x: 0..{top} = 0
+
+        action Step() {{ require x < {top}
+          x := x + 1 }}
+
+        invariant Small: x <= {top}
+        """)
+    return api.load_source(text, path=f"counter{top}.mc")
+
+
 def test_a_kernel_it_cannot_translate_runs_on_numba(monkeypatch, tmp_path):
     from modelcheck.engines.compiled import c_program
-    model = api.load("specs/examples/die_hard.mc")
+    model = _unique_model(11)
 
     def refuse(self, name, module, signature):
         raise NotTranslatable(f"{name}: refused by the test")
@@ -204,9 +220,7 @@ def test_a_kernel_it_cannot_translate_runs_on_numba(monkeypatch, tmp_path):
 
 def test_a_second_run_loads_the_library(tmp_path):
     from modelcheck.engines.compiled.kernels import compile_model
-    # a configuration no other test loads: a module this process has loaded
-    # keeps the cache folder it was loaded from
-    model = api.load("specs/examples/two_phase.mc", {"N": "2"})
+    model = _unique_model(12)
     options = CheckOptions(cache_dir=str(tmp_path))
     options.extra["kernel_backend"] = "c"
     first = compile_model(model, options)
@@ -214,6 +228,23 @@ def test_a_second_run_loads_the_library(tmp_path):
     assert first.backend == "c" and len(libs) == 1
     second = compile_model(model, options)
     assert second.backend == "c" and sorted(p.name for p in tmp_path.rglob("*.so")) == libs
+    assert second.compile_s < first.compile_s
+
+
+def test_a_changed_library_is_built_again_with_a_note(tmp_path):
+    from modelcheck.engines.compiled.kernels import compile_model
+    model = _unique_model(14)
+    options = CheckOptions(cache_dir=str(tmp_path))
+    options.extra["kernel_backend"] = "c"
+    compile_model(model, options)
+    (lib,) = tmp_path.rglob("*.so")
+    data = lib.read_bytes()
+    lib.unlink()                      # the loaded one stays mapped; this is a new file
+    lib.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    again = compile_model(model, options)
+    assert again.backend == "c"
+    assert any("is not the library its record names; rebuilding" in n for n in again.notes)
+    assert lib.read_bytes() == data
 
 
 def test_a_damaged_library_is_built_again(tmp_path):
@@ -231,9 +262,9 @@ def test_generated_code_is_readable_c(tmp_path):
     from modelcheck.engines.compiled.kernels import compile_model
     options = CheckOptions(cache_dir=str(tmp_path))
     options.extra["kernel_backend"] = "c"
-    compile_model(api.load("specs/examples/two_phase.mc", {"N": "1"}), options)
+    compile_model(_unique_model(13), options)
     (source,) = tmp_path.rglob("*.c")
     text = source.read_text()
     assert "static int64_t f_successors_0(" in text
     assert "void mcx_explore_chunk(int64_t *ret," in text
-    assert textwrap.dedent("mc_floordiv") in text
+    assert "static inline int64_t mc_floordiv(" in text

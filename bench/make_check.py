@@ -1,7 +1,7 @@
 """How long ``make check`` takes: ``modelcheck verdicts`` on both verdict
 files (the large rows left out, the mutants run), cold and warm.
 
-    .venv/bin/python bench/make_check.py [--jobs N ...] [--reference]
+    .venv/bin/python bench/make_check.py [--jobs N ...] [--reference] [--backend c ...]
 
 For each number of jobs (default: 1 and every core), a run on a fresh,
 empty ``MODELCHECK_CACHE`` (cold: every kernel the default engine wants is
@@ -12,7 +12,8 @@ unchanged suite takes).  With --reference the same rows on
 script.  Each line gives wall and CPU seconds (the command and its children:
 worker processes, background compiles), whether every row came out as
 expected, and the ratio to issue 13's targets: at most 3 min cold and 20 s
-warm.  Wall-clock figures depend on what else runs on the machine.
+warm.  --backend c and --backend numba measure each kernel backend in turn
+(MODELCHECK_KERNEL_BACKEND), each on its own cache, with their ratios.  Wall-clock figures depend on what else runs on the machine.
 """
 from __future__ import annotations
 
@@ -44,8 +45,10 @@ def _compiles_left() -> bool:
     return proc.returncode == 0 and bool(proc.stdout.strip())
 
 
-def run(args: list[str], cache: str, out: str) -> tuple[float, float, int]:
-    env = dict(os.environ, MODELCHECK_CACHE=cache, NO_COLOR="1")
+def run(args: list[str], cache: str, out: str,
+        backend: str = "auto") -> tuple[float, float, int]:
+    env = dict(os.environ, MODELCHECK_CACHE=cache, NO_COLOR="1",
+               MODELCHECK_KERNEL_BACKEND=backend)
     cpu0, t0 = _children_cpu(), time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "modelcheck", "verdicts", *VERDICT_FILES,
                            "--out", out, *args], cwd=ROOT, env=env, capture_output=True,
@@ -69,8 +72,12 @@ def main() -> int:
                         help="numbers of jobs to measure (repeatable; default 1 and 0 = every core)")
     parser.add_argument("--reference", action="store_true",
                         help="also run every row on the reference explorer (the baseline)")
+    parser.add_argument("--backend", action="append", choices=["c", "numba"], default=[],
+                        help="kernel backends to measure (repeatable; default: the default, "
+                             "auto)")
     args = parser.parse_args()
     jobs = args.jobs or [1, 0]
+    backends = args.backend or ["auto"]
     print(f"make check's rows: {', '.join(VERDICT_FILES)}; cores: {len(os.sched_getaffinity(0))}")
     with tempfile.TemporaryDirectory(prefix="mc-bench-check-") as tmp:
         out = str(Path(tmp) / "out")
@@ -78,30 +85,42 @@ def main() -> int:
             wall, cpu, rc = run(["--engine", "reference", "--jobs", "1"], str(Path(tmp) / "r"),
                                 out)
             print(_line("reference, 1 job", wall, cpu, rc, None))
-        walls: dict[tuple[int, str], float] = {}
+        walls: dict[tuple[str, int, str], float] = {}
+        for b in backends:
+            for n in jobs:
+                _measure(b, n, str(Path(tmp) / f"cache-{b}-{n}"), out, walls)
+    for b in backends:
+        first = jobs[0]
+        for n in jobs[1:]:
+            print(f"{b}: {n or 'all'} jobs against {first or 'all'}: "
+                  f"cold {walls[b, first, 'cold'] / walls[b, n, 'cold']:.2f}x faster, "
+                  f"warm {walls[b, first, 'warm'] / walls[b, n, 'warm']:.2f}x faster, "
+                  f"steady {walls[b, first, 'steady'] / walls[b, n, 'steady']:.2f}x faster")
+    for b in backends[1:]:
         for n in jobs:
-            cache = str(Path(tmp) / f"cache-{n}")
-            wall, cpu, rc = run(["--jobs", str(n)], cache, out)
-            walls[n, "cold"] = wall
-            print(_line(f"default engine, {n or 'all'} jobs, cold", wall, cpu, rc, COLD_TARGET_S))
-            waited = time.monotonic()
-            while _compiles_left():
-                time.sleep(2)
-            print(f"{'':28} (the compiles it left ended {time.monotonic() - waited:.0f} s later)")
-            for kind in ("warm", "steady"):
-                wall, cpu, rc = run(["--jobs", str(n)], cache, out)
-                walls[n, kind] = wall
-                print(_line(f"default engine, {n or 'all'} jobs, {kind}", wall, cpu, rc,
-                            WARM_TARGET_S))
-                while _compiles_left():
-                    time.sleep(2)
-    first = jobs[0]
-    for n in jobs[1:]:
-        print(f"{n or 'all'} jobs against {first or 'all'}: "
-              f"cold {walls[first, 'cold'] / walls[n, 'cold']:.2f}x faster, "
-              f"warm {walls[first, 'warm'] / walls[n, 'warm']:.2f}x faster, "
-              f"steady {walls[first, 'steady'] / walls[n, 'steady']:.2f}x faster")
+            print(f"{b} against {backends[0]}, {n or 'all'} jobs: " + ", ".join(
+                f"{kind} {walls[b, n, kind] / walls[backends[0], n, kind]:.2f}x the time"
+                for kind in ("cold", "warm", "steady")))
     return 0
+
+
+def _measure(backend: str, n: int, cache: str, out: str,
+             walls: dict[tuple[str, int, str], float]) -> None:
+    """Cold, then (once the compiles it left have ended) warm and steady."""
+    label = f"{backend}, {n or 'all'} jobs"
+    wall, cpu, rc = run(["--jobs", str(n)], cache, out, backend)
+    walls[backend, n, "cold"] = wall
+    print(_line(f"{label}, cold", wall, cpu, rc, COLD_TARGET_S))
+    waited = time.monotonic()
+    while _compiles_left():
+        time.sleep(2)
+    print(f"{'':28} (the compiles it left ended {time.monotonic() - waited:.0f} s later)")
+    for kind in ("warm", "steady"):
+        wall, cpu, rc = run(["--jobs", str(n)], cache, out, backend)
+        walls[backend, n, kind] = wall
+        print(_line(f"{label}, {kind}", wall, cpu, rc, WARM_TARGET_S))
+        while _compiles_left():
+            time.sleep(2)
 
 
 if __name__ == "__main__":

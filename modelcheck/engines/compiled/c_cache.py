@@ -18,7 +18,7 @@ __all__ = ["CFLAGS", "c_compiler", "c_library_path", "c_library_built"]
 #: as numba compiles for the host CPU.
 CFLAGS = ("-O2", "-fwrapv", "-fno-strict-aliasing", "-march=native", "-shared", "-fPIC", "-w")
 #: The translator's own files: a change in any of them is a new library.
-_TRANSLATOR = ("c_types.py", "c_translate.py", "c_program.py", "c_build.py", "c_cache.py")
+_TRANSLATOR = ("c_types.py", "c_infer.py", "c_translate.py", "c_program.py", "c_build.py", "c_cache.py")
 
 
 def c_compiler() -> str | None:

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from modelcheck.engines.compiled import runtime
-from modelcheck.engines.compiled.c_translate import FunctionTranslator, Val, _literal
+from modelcheck.engines.compiled.c_infer import Val, literal
+from modelcheck.engines.compiled.c_translate import FunctionTranslator
 from modelcheck.engines.compiled.c_types import (BOOL, I64, SCALARS, Array, CType,
                                                  NotTranslatable, Scalar, TupleType,
                                                  dtype_scalar, parse_signature)
@@ -116,7 +117,7 @@ class Program:
             t = dtype_scalar(obj.dtype) if isinstance(obj, np.integer) else I64
             if t.name == "u64" or not -(1 << 63) <= v < (1 << 63):
                 raise NotTranslatable(f"the constant {name} = {v}")
-            return Val(_literal(v), t if t.name != "u64" else I64)
+            return Val(literal(v), t if t.name != "u64" else I64)
         if isinstance(obj, np.ndarray):
             if obj.ndim not in (1, 2):
                 raise NotTranslatable(f"the {obj.ndim}-dimensional array {name}")

@@ -13,7 +13,8 @@ Rows:
 Each row gives distinct states, search time (wall and this process's CPU
 seconds), distinct states per CPU second, the table's bytes per distinct
 state, and for the compiled engine the compile time (code generation plus
-numba) apart from the search.  Compilation is cold (an empty kernel cache in
+the kernel backend's build: C by default, MODELCHECK_KERNEL_BACKEND=numba
+for numba) apart from the search.  Compilation is cold (an empty kernel cache in
 a temporary folder) unless --warm, which uses the usual cache.  On a shared
 machine wall-clock figures depend on what else runs; the CPU figures and
 the ratios much less.

@@ -188,7 +188,8 @@ def _cell(value, fmt: str = ",") -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def report(case: Case, tlc: Figures | None, runs: list[tuple[str, Figures]]) -> bool:
+def report(case: Case, tlc: Figures | None, runs: list[tuple[str, Figures]],
+           workers: int = 1) -> bool:
     """Prints one instance; True when a run and TLC finished with different counts."""
     print(f"{case.name}  ({case.spec} {case.consts}; {case.folder}/{case.cfg}.cfg)")
     rows = runs + ([("TLC", tlc)] if tlc is not None else [])
@@ -199,11 +200,11 @@ def report(case: Case, tlc: Figures | None, runs: list[tuple[str, Figures]]) -> 
               f"{f.note}")
     differ = False
     for who, ours in runs:
-        differ |= _ratios(who, tlc, ours)
+        differ |= _ratios(who, tlc, ours, workers)
     return differ
 
 
-def _ratios(who: str, tlc: Figures | None, ours: Figures) -> bool:
+def _ratios(who: str, tlc: Figures | None, ours: Figures, workers: int) -> bool:
     if ours.search_cpu_s is not None and ours.cpu_s is not None:
         print(f"  {who}: search {ours.search_cpu_s:.1f} CPU s, start-up (compile) "
               f"{ours.cpu_s - ours.search_cpu_s:.1f} CPU s")
@@ -224,7 +225,15 @@ def _ratios(who: str, tlc: Figures | None, ours: Figures) -> bool:
     if tlc.cpu_s and ours.search_cpu_s and ours.cpu_s:
         print(f"  {who}: CPU seconds, TLC / ours: {tlc.cpu_s / ours.search_cpu_s:.1f}x (search), "
               f"{tlc.cpu_s / ours.cpu_s:.1f}x (start-up included)")
-    same = (tlc.distinct, tlc.generated, tlc.depth) == (ours.distinct, ours.generated, ours.depth)
+    same = (tlc.distinct, tlc.generated) == (ours.distinct, ours.generated)
+    if tlc.depth != ours.depth:
+        if workers > 1:
+            # TLC's workers do not search level by level: its depth is not
+            # exact with several (53 and 54 in two runs of raft-s3-2-1-1)
+            print(f"  {who}: depth {ours.depth}, TLC's {tlc.depth} (not exact with "
+                  f"{workers} workers)")
+        else:
+            same = False
     if not same:
         print(f"  ^ {who}: the counts differ")
     return not same
@@ -259,7 +268,8 @@ def main() -> int:
     for case in cases:
         tlc = run_tlc(jar, case, args.tlc_timeout, args.workers) if jar else None
         differ |= report(case, tlc, run_backends(case, args.workers,
-                                                 args.backend or ["c", "numba"], args.cold))
+                                                 args.backend or ["c", "numba"], args.cold),
+                         args.workers)
     return 1 if differ else 0
 
 

@@ -69,15 +69,22 @@ def build_library(module: Any, signatures: dict[str, str], lib_path: Path,
     entries = {name: parse_signature(sig) for name, sig in signatures.items()}
     built = _build(compiler, module, signatures, lib_path) if rebuild else 0.0
     try:
-        rets = _read_record(lib_path)
+        rets, lib = _read_record(lib_path), _load(lib_path)
     except CBuildError as why:
         if rebuild:
             raise
         if notes is not None:
             notes.append(f"kernel cache: {why}; rebuilding")
         built = _build(compiler, module, signatures, lib_path)
-        rets = _read_record(lib_path)
-    return CKernelModule(module, ctypes.CDLL(str(lib_path)), entries, rets), built
+        rets, lib = _read_record(lib_path), _load(lib_path)
+    return CKernelModule(module, lib, entries, rets), built
+
+
+def _load(lib_path: Path) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(str(lib_path))
+    except OSError as why:
+        raise CBuildError(f"{lib_path.name} does not load ({why})") from None
 
 
 def _build(compiler: str, module: Any, signatures: dict[str, str], lib_path: Path) -> float:

@@ -203,13 +203,9 @@ def _entry(fn: Any, name: str, types: tuple[CType, ...], kinds: tuple[str, ...])
         if nret == 0:
             return None
         vals = [bool(out[i]) if kinds[i] == "bool" else int(out[i]) for i in range(nret)]
-        return vals[0] if nret == 1 and not _is_tuple(kinds) else tuple(vals)
+        return vals[0] if nret == 1 else tuple(vals)
 
     return call
-
-
-def _is_tuple(kinds: tuple[str, ...]) -> bool:
-    return len(kinds) > 1
 
 
 def _describe(a: Any) -> str:

@@ -29,7 +29,7 @@ class FunctionTypes:
     and locals' (``env``), its result's (``ret``), any expression's
     (``typeof``).  ``resolve`` gives the value of a name that is not a local
     (the function's globals, then builtins); ``program`` the instances of
-    callees (Program.call) and the C values of globals."""
+    callees (Program.instance) and the C values of globals."""
 
     def __init__(self, program: Any, fn: ast.FunctionDef, argtypes: tuple[CType, ...],
                  resolve: Callable[[str], Any], where: str):
@@ -257,12 +257,13 @@ class FunctionTypes:
             return target
         if kind == "intrinsic":
             if target in ("prefetch", "atomic_store"):
-                return None if target == "prefetch" else None
+                return None
             arr = args[0]
             return arr.elem if isinstance(arr, Array) else None
         if any(t is None for t in args):
             return None
-        return self.program.call(target, self._call_args(e, target, args), e).ret
+        bound = self._call_args(e, target, args)
+        return self.program.instance(target, tuple(t for _, t in bound)).ret
 
     def _callee(self, e: ast.Call) -> tuple[str, Any]:
         f = e.func

@@ -150,11 +150,6 @@ class Program:
 
     # ------------------------------------------------------------ instances
 
-    def call(self, target: Any, bound: list[tuple[Any, CType]], node: ast.AST) -> Instance:
-        """The instance of ``target`` for the bound arguments' types."""
-        types = tuple(t for _, t in bound)
-        return self.instance(target, types)
-
     def instance(self, target: Any, types: tuple[CType, ...]) -> Instance:
         key = (id(target), types)
         found = self.instances.get(key)

@@ -305,7 +305,6 @@ class FunctionTranslator(FunctionTypes):
         return Val(f"({sym}({t.c})({v.code}))", t)
 
     def _compare(self, e: ast.Compare) -> Val:
-        parts = []
         left = self.expr(e.left)
         if len(e.ops) > 1:
             raise self._fail(e, "a chained comparison")
@@ -317,8 +316,7 @@ class FunctionTranslator(FunctionTypes):
             raise self._fail(e, f"compares {left.type} and {right.type}")
         if U64 in (left.type, right.type) and left.type != right.type:
             raise self._fail(e, f"compares {left.type} and {right.type}")
-        parts.append(f"(({left.code}) {sym} ({right.code}))")
-        return Val(parts[0], BOOL)
+        return Val(f"(({left.code}) {sym} ({right.code}))", BOOL)
 
     def _boolop(self, e: ast.BoolOp) -> Val:
         t = self.typeof(e)
@@ -401,7 +399,7 @@ class FunctionTranslator(FunctionTypes):
             return self._intrinsic(e, target)
         args = [self.typeof(a) for a in e.args]
         bound = self._call_args(e, target, args)
-        inst = self.program.call(target, bound, e)
+        inst = self.program.instance(target, tuple(t for _, t in bound))
         parts = []
         for (node, t) in bound:
             if isinstance(node, ast.expr):

@@ -15,7 +15,8 @@ from typing import Union
 import numpy as np
 
 __all__ = ["Scalar", "Array", "TupleType", "CType", "I64", "U64", "BOOL", "SCALARS",
-           "NotTranslatable", "parse_signature", "dtype_scalar", "unify", "ENTRY_SIGNATURES"]
+           "NotTranslatable", "parse_signature", "dtype_scalar", "unify", "local_scalar",
+           "ENTRY_SIGNATURES"]
 
 
 class NotTranslatable(Exception):

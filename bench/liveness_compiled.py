@@ -62,7 +62,7 @@ def _row(name: str, result: CheckResult, cpu: float, live: bool) -> dict[str, fl
     verdicts = ", ".join(f"{p.name}={p.status.value}" for p in result.properties)
     search = float(x.get("search_s", result.stats.elapsed_s))
     check = float(x.get("liveness_check_s", 0.0))
-    print(f"{name:10} distinct {result.stats.distinct_states:>10,}  generated "
+    print(f"{name:10} distinct {result.stats.distinct_states:>10,}  engine {result.engine}  generated "
           f"{result.stats.generated_states:>11,}  compile {x.get('compile_s', 0):6.2f} s  "
           f"search {search:7.2f} s  analysis {check:6.2f} s  cpu {cpu:7.2f} s  "
           f"bytes/state {table:6.1f} + {graph:6.1f}")

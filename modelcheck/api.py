@@ -10,6 +10,7 @@ engine named, ``check`` runs the command line's default engine
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,20 +33,27 @@ REFERENCE = "reference"
 AUTO = "auto"
 
 
-def load(path: str, consts: Mapping[str, Any] | None = None) -> Model:
-    """The spec at ``path`` compiled to IR, ``consts`` overriding its consts
-    (values as text, as with ``-D``, or Python ints/bools).  Raises CompileError or UsageError.
+def load(path: str | os.PathLike[str], consts: Mapping[str, Any] | None = None) -> Model:
+    """The spec at ``path`` (a string or a ``pathlib.Path``) compiled to IR,
+    ``consts`` overriding its consts (values as text, as with ``-D``, or
+    Python ints/bools).  Raises CompileError or UsageError.
     (``modelcheck.pipeline.load``; imported on use, so that engines and traces
     can be used without loading the front end.)"""
     from modelcheck import pipeline
-    return pipeline.load(path, consts=consts)
+    return pipeline.load(_path_text(path), consts=consts)
 
 
-def load_source(source: str, path: str = "<string>",
+def load_source(source: str, path: str | os.PathLike[str] = "<string>",
                 consts: Mapping[str, Any] | None = None) -> Model:
     """Like ``load`` for spec text held in memory (``path`` names it in messages)."""
     from modelcheck import pipeline
-    return pipeline.load_source(source, path=path, consts=consts)
+    return pipeline.load_source(source, path=_path_text(path), consts=consts)
+
+
+def _path_text(path: str | os.PathLike[str]) -> str:
+    """A path as the front end keeps it: text (spans, messages and the
+    model's sources are keyed by it).  Raises TypeError for what is no path."""
+    return os.fsdecode(path)
 
 
 def default_engine() -> tuple[str, str | None]:
@@ -87,7 +95,8 @@ def check(model: Model, engine: str | None = None, options: CheckOptions | None 
     in it replayed.  ``engine`` None: the reference engine for a simulation
     (``options.simulate``), else ``default_engine()`` (its notice, when it
     falls back, goes to the reporter and into ``result.notes``); the result's
-    ``engine`` names the engine that ran.  Raises UsageError for an unknown
+    ``engine`` names the engine that ran, ``requested_engine`` the one asked
+    for (``auto`` for the default engine).  Raises UsageError for an unknown
     property name in ``options.invariants``, ValueError for an unknown engine, and
     TraceReplayError (an internal error) if the engine returned a trace that
     is not a behaviour of the model or does not violate its property.  A spec
@@ -105,6 +114,7 @@ def check(model: Model, engine: str | None = None, options: CheckOptions | None 
     result = demote_vacuous(model, get_engine(engine).check(model, options, reporter))
     if notice:
         result.notes.insert(0, notice)
+    result.requested_engine = engine
     settle_unchecked(model, options, result, engine)
     traces = [(prop.trace, None) for prop in result.properties if prop.trace is not None]
     error_trace = getattr(result.error, "trace", None)

@@ -84,13 +84,15 @@ def error_json(error: ModelcheckError | Any, trace_file: str | None = None) -> d
 
 def outcome_json(spec: str, model: Model, engine: str, result: CheckResult,
                  error_trace_file: str | None = None) -> dict[str, Any]:
-    """The object ``modelcheck check --json`` prints for one check."""
+    """The object ``modelcheck check --json`` prints for one check.
+    ``engine`` is the engine that answered (``runner.engine_that_ran``)."""
     stats = result.stats
     return {
         "schema_version": SCHEMA_VERSION,
         "spec": spec,
         "model": model.name,
         "engine": engine,
+        "requested_engine": result.requested_engine or engine,
         "consts": {name: plain_value(value) for name, _, value in model.consts},
         "properties": {p.name: property_json(p) for p in result.properties},
         "distinct_states": stats.distinct_states,
@@ -100,6 +102,7 @@ def outcome_json(spec: str, model: Model, engine: str, result: CheckResult,
         "complete": result.complete,
         "reason": result.reason,
         "error": error_json(result.error, error_trace_file) if result.error is not None else None,
+        "notes": list(result.notes),
     }
 
 
@@ -112,6 +115,7 @@ def failure_json(spec: str, engine: str | None, defines: Mapping[str, str],
         "spec": spec,
         "model": None,
         "engine": engine,
+        "requested_engine": engine,
         "consts": dict(defines),
         "properties": {},
         "distinct_states": 0,
@@ -121,6 +125,7 @@ def failure_json(spec: str, engine: str | None, defines: Mapping[str, str],
         "complete": False,
         "reason": "the spec did not load" if isinstance(error, CompileError) else "bad input",
         "error": error_json(error),
+        "notes": [],
     }
 
 

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from modelcheck.cli.json_out import error_json
 from modelcheck.cli.progress import ProgressDisplay
-from modelcheck.cli.runner import Outcome, load_model, run_engine, save_traces
+from modelcheck.cli.runner import Outcome, engine_that_ran, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Mutant, Row, mutant_error
 from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
 from modelcheck.errors import UsageError
@@ -134,7 +134,7 @@ def check_mutant(row: Row, mutant: Mutant, held: Sequence[str], model: Model, en
     options = replace(mutant_options(row, mutant, held), workers=workers)
     with ProgressDisplay(err, label, enabled=show_progress) as reporter:
         result = run_engine(model, engine, options, reporter)
-    outcome = Outcome(row.spec, model, engine, result, options=options)
+    outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result, options=options)
     save_traces(outcome, out_dir, mutant.name(row.id))
     return MutantOutcome(row, mutant, _targets(mutant, held), outcome)
 

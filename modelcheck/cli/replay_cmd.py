@@ -2,9 +2,10 @@
 incident report or a Jepsen history) against a spec.  The answer: feasible
 or not (and at which step, with the guard that was false), which properties
 break along the way, and whether the scenario's ``expect`` lines are met.
+An ITF trace's recorded states must also be what its actions give.
 
-Exit 0 when the scenario is feasible (or expected not to be) and every
-expectation is met, 1 otherwise, 2 on bad input.
+Exit 0 when the scenario is feasible (or expected not to be), its recorded
+states agree and every expectation is met, 1 otherwise, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -107,6 +108,11 @@ def render_report(report: ReplayReport, model: Model, scenario: Scenario, *,
                 parts.extend(_guard(g, sources))
         else:
             parts.append(Text("  no guard failed: a pick over an empty set leaves no outcome"))
+    recorded = report.recorded
+    if recorded is not None and recorded.note is not None:
+        parts.append(Text(f"recorded states: {recorded.note}", style=OLD_STYLE))
+    elif recorded is not None and recorded.unchecked is not None:
+        parts.append(Text(f"recorded states not compared: {recorded.unchecked}", style="dim"))
     if report.branching:
         steps = ", ".join(str(k) for k in report.branching)
         where = "in the initial state" if report.branching == (0,) else \
@@ -185,6 +191,9 @@ def _verdict_words(report: ReplayReport) -> str:
         return "infeasible, as expected"
     if not report.feasible:
         return "the scenario is not feasible"
+    if report.recorded is not None and report.recorded.differ:
+        return (f"the recorded states are not a behaviour of {report.model_name} "
+                f"(from step {report.recorded.step})")
     if report.expectations:
         return "feasible, every expectation met"
     return "feasible"
@@ -194,6 +203,15 @@ def _span_json(span: Span | None) -> dict[str, Any] | None:
     if span is None:
         return None
     return {"file": span.file, "line": span.line, "col": span.col}
+
+
+def _recorded_json(report: ReplayReport) -> dict[str, Any] | None:
+    """How an ITF trace's recorded states agree; None for a scenario."""
+    r = report.recorded
+    if r is None:
+        return None
+    return {"compared": r.unchecked is None, "differ": r.differ, "step": r.step,
+            "reason": r.note or r.unchecked}
 
 
 def report_json(report: ReplayReport, model: Model) -> dict[str, Any]:
@@ -210,6 +228,7 @@ def report_json(report: ReplayReport, model: Model) -> dict[str, Any]:
         "failed_action": report.failed_label,
         "blocked": [{"require": g.text, "at": _span_json(g.span)} for g in report.blocked],
         "branching": list(report.branching),
+        "recorded": _recorded_json(report),
         "properties": [{"name": p.name, "kind": p.kind.value, "status": p.status, "step": p.step,
                         **({"reason": p.reason} if p.reason is not None else {})}
                        for p in report.properties],
@@ -232,8 +251,10 @@ def replay(spec: str, scenario_file: str, defines: Sequence[str], as_json: bool,
            output: str | None) -> None:
     """Replay SCENARIO (a .scenario file, or JSON/ITF) against SPEC: is it
     feasible, which properties break along the way, are its expectations met.
+    An ITF trace's recorded states must be what its actions give.
 
-    Exit 0 when feasible and every expectation is met, 1 otherwise, 2 on bad input."""
+    Exit 0 when feasible, its recorded states agree and every expectation is
+    met, 1 otherwise, 2 on bad input."""
     try:
         scenario = load_scenario(scenario_file)
     except OSError as err:

@@ -57,12 +57,13 @@ def run_engine(model: Model, engine: str, options: CheckOptions, reporter: Repor
 
 
 def engine_that_ran(requested: str, result: CheckResult) -> str:
-    """The engine a report names: the one asked for, except that the default
-    engine (``auto``) is named by the engine that gave the answer, compiled or
-    reference (its notes say how).  An engine asked for by name keeps its name
-    even when it handed the spec on (the compiled engine to the reference,
-    with its note)."""
-    return result.engine if requested == api.AUTO else requested
+    """The engine a report names: the one that gave the answer.  The default
+    engine (``auto``) answers with the compiled or the reference engine, and
+    an engine asked for by name may hand the spec on (the compiled or the
+    Spark engine to the reference explorer, for a range beyond 64 bits): a
+    report that named the engine asked for would credit it with an answer
+    it did not give.  The result's notes say why it was handed on."""
+    return result.engine or requested
 
 
 def exit_code(result: CheckResult) -> int:

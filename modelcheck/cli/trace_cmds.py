@@ -35,7 +35,7 @@ from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
 from modelcheck.trace.itf import itf_header, itf_loop, itf_steps, open_itf
 from modelcheck.trace.lasso import analyse_lasso, complete_loop_back, lasso_problem
-from modelcheck.trace.replay import ReplayStream
+from modelcheck.trace.replay import ReplayStream, behaviour_note
 from modelcheck.trace.spec_source import find_spec, given_spec
 from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.view import EDGE_STEPS, KeptSteps, format_value, step_window, var_names
@@ -165,8 +165,9 @@ def load_trace(path: str, spec: str | None = None, defines: Mapping[str, str] | 
         itf_loop(head, trace, None, path, text)
         return LoadedTrace(path, trace, None, notes, lookup.missing, {**recorded, **defines})
     result = replaying.result()
-    if not result.ok:
-        notes.append(f"this trace is not a behaviour of {model.name}: {result.reason}")
+    note = behaviour_note(model, result)
+    if note is not None:
+        notes.append(note)
     elif trace.loop is not None:
         complete_loop_back(model, trace)
         problem = lasso_problem(model, trace)

@@ -124,7 +124,11 @@ class CheckResult:
     the engine that ran (the compiled engine hands a spec it cannot lay out
     to the reference engine, and the result then says ``reference``).
     ``reason`` is why the search stopped early; ``error`` a run-time error in
-    the spec; ``notes`` what the engine wanted said (a fallback, symmetry off)."""
+    the spec; ``notes`` what the engine wanted said (a fallback, symmetry off).
+    ``requested_engine`` is the engine that was asked for (the default
+    engine's name, ``auto`` or ``reference``, when none was), set by
+    ``modelcheck.api.check``: it differs from ``engine`` when the engine
+    asked for handed the spec on, and the notes then say why."""
     model_name: str
     engine: str
     properties: list[PropertyResult]
@@ -132,6 +136,7 @@ class CheckResult:
     reason: str | None = None          # why the search stopped early (bounds, timeout, Ctrl-C)
     error: Any = None                  # an EvalError (MC5xxx) with its trace, if the spec failed
     notes: list[str] = field(default_factory=list)
+    requested_engine: str | None = None
 
     def __repr__(self) -> str:
         words = [f"{p.name}={p.status.value}" for p in self.properties]

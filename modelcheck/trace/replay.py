@@ -21,7 +21,8 @@ from modelcheck.ir.values import in_type, render_value
 from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.view import format_value
 
-__all__ = ["ReplayResult", "ReplayStream", "TraceReplayError", "replay", "check_replays"]
+__all__ = ["ReplayResult", "ReplayStream", "TraceReplayError", "replay", "check_replays",
+           "behaviour_note"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,16 @@ class ReplayResult:
     step: int | None = None
     reason: str | None = None
     trace: Trace | None = None
+
+
+def behaviour_note(model: ir.Model, result: ReplayResult) -> str | None:
+    """None when ``result`` (of ``replay`` or a ``ReplayStream``) passed;
+    otherwise what every command says of a trace file whose recorded states
+    the spec does not produce (``trace show``, ``trace explain``, ``replay``):
+    the first step that does not replay, and the variables that differ."""
+    if result.ok:
+        return None
+    return f"this trace is not a behaviour of {model.name}: {result.reason}"
 
 
 class TraceReplayError(RuntimeError):

@@ -88,7 +88,9 @@ class Scenario:
     """``lasso``: for an ITF lasso (a liveness counterexample), its loop
     index; its loop-back step, if it has one, is then the last of ``steps``
     (replayed like the others, it must lead back to the state at ``lasso``),
-    and ``about`` names the property and its binding (``#meta.instance``)."""
+    and ``about`` names the property and its binding (``#meta.instance``).
+    ``recorded``: the file is an ITF trace, whose states the replay compares
+    with what its actions give (``source`` holds them)."""
     path: str
     source: str
     consts: tuple[ConstLine, ...]
@@ -96,6 +98,7 @@ class Scenario:
     steps: tuple[ScenarioStep, ...]
     lasso: int | None = None
     about: tuple[str | None, str | None] = (None, None)
+    recorded: bool = False
 
 
 @dataclass(frozen=True)
@@ -375,7 +378,7 @@ def _from_itf(data: dict, path: str, source: str, whole: Span) -> Scenario:
     prop, instance = head.get("property"), head.get("instance")
     return Scenario(path, source, (), (), tuple(steps), loop,
                     (prop if isinstance(prop, str) else None,
-                     instance if isinstance(instance, str) else None))
+                     instance if isinstance(instance, str) else None), recorded=True)
 
 
 def load_scenario(path: str | Path) -> Scenario:

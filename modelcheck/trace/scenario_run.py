@@ -18,6 +18,12 @@ An ITF lasso (a liveness counterexample) replays its loop-back step as its
 last step; the lasso is then checked as ``check`` checks one
 (``modelcheck.trace.lasso``): the outcome for its liveness property says
 whether it is a fair behaviour violating it, and why not.
+
+An ITF trace also records the state after each step.  Those states are
+compared with what the actions give, by the replay ``trace show`` and
+``trace explain`` use (``modelcheck.trace.replay``): a file whose states were
+edited is not a behaviour of the spec, even when its actions can be taken,
+and the report says from which step and in which variables.
 """
 from __future__ import annotations
 
@@ -29,13 +35,17 @@ from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.explain import expr_text, source_text
+from modelcheck.trace.itf import from_itf
+from modelcheck.trace.itf_json import loads_itf
 from modelcheck.trace.lasso import lasso_problem
+from modelcheck.trace.replay import behaviour_note, replay
 from modelcheck.trace.verify import verify_trace
 from modelcheck.trace.scenario import BoundStep, Expectation, Scenario, bind
 from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.view import step_label
 
-__all__ = ["Guard", "PropertyOutcome", "ExpectationResult", "ReplayReport", "run_scenario"]
+__all__ = ["Guard", "PropertyOutcome", "ExpectationResult", "RecordedStates", "ReplayReport",
+           "run_scenario"]
 
 
 @dataclass(frozen=True)
@@ -73,12 +83,30 @@ class ExpectationResult:
 
 
 @dataclass(frozen=True)
+class RecordedStates:
+    """How the states an ITF scenario records agree with the spec.  ``step``:
+    the first step whose recorded state is not what it gives (0: the first
+    state is not an initial state), None when every state agrees; ``note``
+    says so, naming the variables that differ.  ``unchecked``: why the states
+    were not compared (another tool's trace, without the spec's variables)."""
+    step: int | None = None
+    note: str | None = None
+    unchecked: str | None = None
+
+    @property
+    def differ(self) -> bool:
+        return self.step is not None
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     """The answer for one scenario.  ``failed_step``: the 1-based scenario step
     no reachable state enables (None when feasible), with ``blocked``: the
     guards that were false.  ``trace``: the steps taken (up to the failing
     step), one of the choices where the spec had several.  ``branching``:
-    the steps after which more than one state was possible."""
+    the steps after which more than one state was possible.  ``recorded``:
+    for an ITF trace, how its recorded states agree (None for a scenario,
+    which records none)."""
     model_name: str
     scenario_path: str
     steps: int
@@ -91,13 +119,17 @@ class ReplayReport:
     expectations: tuple[ExpectationResult, ...]
     trace: Trace
     branching: tuple[int, ...]
+    recorded: RecordedStates | None = None
 
     @property
     def ok(self) -> bool:
         """Whether every expectation is met; without an expectation about
-        feasibility, the scenario must be feasible."""
+        feasibility, the scenario must be feasible.  Recorded states that
+        the spec does not produce are never ok."""
         about_feasibility = any(r.expectation.name is None for r in self.expectations)
-        return (about_feasibility or self.feasible) and all(r.met for r in self.expectations)
+        recorded_ok = self.recorded is None or not self.recorded.differ
+        return (recorded_ok and (about_feasibility or self.feasible)
+                and all(r.met for r in self.expectations))
 
     @property
     def exit_code(self) -> int:
@@ -219,7 +251,25 @@ class _Run:
         results = tuple(self.judge(e, outcomes, feasible, failed) for e in self.scenario.expectations)
         return ReplayReport(self.model.name, self.scenario.path, len(self.bound), feasible, failed,
                             failed_label, failed_span, blocked, outcomes, results, taken,
-                            tuple(branching))
+                            tuple(branching), self.recorded())
+
+    def recorded(self) -> RecordedStates | None:
+        """The recorded states of an ITF scenario, replayed as recorded."""
+        if not self.scenario.recorded:
+            return None
+        data = loads_itf(self.scenario.source, self.scenario.path)
+        states = data.get("states") if isinstance(data, dict) else None
+        first = states[0] if isinstance(states, list) and states else None
+        missing = [d.name for d in self.model.vars
+                   if not isinstance(first, dict) or d.name not in first]
+        if missing:
+            # Another tool's trace of its own variables: its actions are all
+            # that can be replayed.
+            return RecordedStates(unchecked=f"its first state records no value for the "
+                                            f"variable '{missing[0]}' of {self.model.name}")
+        trace = from_itf(data, self.model, self.scenario.path, self.scenario.source)
+        result = replay(self.model, trace, self.ev)
+        return RecordedStates(result.step, behaviour_note(self.model, result))
 
     def lasso(self, frontier: list[_Node]) -> tuple[PropertyOutcome, Trace]:
         """The outcome for the liveness property of a replayed lasso, and

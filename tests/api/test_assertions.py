@@ -123,3 +123,86 @@ def test_a_run_time_error_fails_assert_holds():
     assert result.error is not None
     with pytest.raises(AssertionError, match="run-time error: "):
         assert_holds(result, "Small")
+
+
+FAILOVER = """module failover
+type Node = model(2)
+var up: map[Node, bool] = {n: true for n in Node}
+var primary: Node = node1
+var written: bool = false
+
+action Write(p: Node) {
+    require up[p] and p == primary and not written
+    written := true
+}
+
+action Crash(n: Node) {
+    require up[n] and written
+    up[n] := false
+}
+
+action FailOver(n: Node) {
+    require up[n] and not up[primary]
+    primary := n
+}
+
+invariant StaysOnFirst: not (written and primary != node1)
+"""
+
+
+@pytest.fixture(scope="module")
+def failover():
+    model = modelcheck.load_source(FAILOVER, "failover.mc")
+    return modelcheck.check(model, engine="reference", options=CheckOptions(deadlock=False))
+
+
+def test_the_message_shows_the_counterexample_step_by_step(failover):
+    with pytest.raises(AssertionError) as info:
+        assert_holds(failover, "StaysOnFirst")
+    assert "  steps: Init → Write(p=node1) → Crash(n=node1) → FailOver(n=node2)\n" \
+        in str(info.value)
+    with pytest.raises(AssertionError) as info:
+        assert_holds(failover)
+    assert "steps: Init → Write(p=node1) → Crash(n=node1) → FailOver(n=node2)" in str(info.value)
+    with pytest.raises(AssertionError) as info:
+        assert_violated(failover, "StaysOnFirst", steps=2)
+    assert "steps: Init → Write(p=node1) → Crash(n=node1) → FailOver(n=node2)" in str(info.value)
+
+
+def test_a_long_counterexample_shows_its_first_and_last_steps():
+    source = ("module long\nvar x: 0..30 = 0\naction Up() { require x < 30\n x := x + 1 }\n"
+              "invariant Low: x < 30\n")
+    result = modelcheck.check(modelcheck.load_source(source, "long.mc"), engine="reference",
+                              options=CheckOptions(deadlock=False))
+    with pytest.raises(AssertionError) as info:
+        assert_holds(result, "Low")
+    steps, = [line for line in str(info.value).splitlines() if line.startswith("  steps: ")]
+    assert steps == "  steps: " + " → ".join(["Init"] + ["Up"] * 9 + ["... (11 more steps)"]
+                                             + ["Up"] * 10)
+
+
+def test_a_run_time_error_shows_the_steps_to_it():
+    source = ("module overflow\nvar x: 0..3 = 0\naction Up() { x := x + 1 }\n"
+              "invariant Small: x <= 3\n")
+    result = modelcheck.check(modelcheck.load_source(source, "overflow.mc"), engine="reference")
+    with pytest.raises(AssertionError) as info:
+        assert_holds(result)
+    assert "steps to it: Init → Up → Up → Up" in str(info.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda r: assert_holds(r, "StaysOnFirst"),
+    lambda r: assert_holds(r),
+    lambda r: assert_violated(r, "StaysOnFirst", steps=1),
+    lambda r: assert_reachable(r, "StaysOnFirst"),
+    lambda r: assert_violated(r, "Nope"),
+], ids=["holds", "holds-all", "violated", "reachable", "unknown-name"])
+def test_pytest_hides_the_helpers_frames(failover, call):
+    with pytest.raises(AssertionError) as info:
+        call(failover)
+    tb, ours = info.value.__traceback__, []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == modelcheck.testing.__file__:
+            ours.append(tb.tb_frame.f_locals.get("__tracebackhide__"))
+        tb = tb.tb_next
+    assert ours and all(hide is True for hide in ours)

@@ -73,3 +73,21 @@ def test_the_result_names_the_engine_that_ran(model):
     result = modelcheck.check(model, engine="compiled", options=CheckOptions(simulate=2, sim_depth=5))
     assert result.engine == "reference"
     assert any("using the reference explorer" in note for note in result.notes)
+
+
+WIDE = Path(__file__).resolve().parents[2] / "tests" / "cli" / "specs" / "wide_range.mc"
+
+
+def test_a_named_engine_that_hands_the_spec_on_is_not_named_as_the_one_that_ran():
+    # A range beyond 64 bits: the compiled engine's kernels cannot hold it.
+    result = modelcheck.check(modelcheck.load(WIDE), engine="compiled",
+                              options=CheckOptions(deadlock=False))
+    assert result.engine == "reference"
+    assert result.requested_engine == "compiled"
+    assert any(note.startswith("compiled engine unavailable (")
+               and note.endswith("using the reference explorer") for note in result.notes)
+    assert modelcheck.assert_holds(result, "I").status.value == "holds"
+
+
+def test_the_engine_asked_for_is_kept(model):
+    assert modelcheck.check(model, engine="reference").requested_engine == "reference"

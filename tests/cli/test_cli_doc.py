@@ -36,5 +36,6 @@ def test_exit_codes_and_json_members_are_documented():
         assert f"| {code} |" in DOC
     for member in ["spec", "model", "engine", "consts", "properties", "distinct_states",
                    "generated_states", "depth", "elapsed_s", "complete", "reason", "error",
+                   "requested_engine", "notes",
                    "kind", "status", "steps", "trace_file", "expect_steps", "ok"]:
         assert f"`{member}`" in DOC or f'"{member}"' in DOC, member

@@ -11,8 +11,9 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import BOOL, IntType
 from modelcheck.ir.values import FrozenDict
 
-KEYS = ["schema_version", "spec", "model", "engine", "consts", "properties", "distinct_states",
-        "generated_states", "depth", "elapsed_s", "complete", "reason", "error"]
+KEYS = ["schema_version", "spec", "model", "engine", "requested_engine", "consts", "properties",
+        "distinct_states", "generated_states", "depth", "elapsed_s", "complete", "reason", "error",
+        "notes"]
 
 
 def _model() -> ir.Model:
@@ -40,7 +41,15 @@ def test_outcome_object_has_every_member_of_the_contract():
     assert (obj["distinct_states"], obj["generated_states"], obj["depth"], obj["elapsed_s"]) == \
         (5, 9, 3, 0.123)
     assert obj["complete"] is False and obj["reason"] == "bound" and obj["error"] is None
+    assert obj["requested_engine"] == "reference" and obj["notes"] == []
     json.dumps(obj)
+
+
+def test_the_engine_asked_for_and_the_notes_of_a_hand_over():
+    note = "compiled engine unavailable (x is beyond 64-bit integers); using the reference explorer"
+    result = CheckResult("m", "reference", [], Stats(), notes=[note], requested_engine="compiled")
+    obj = outcome_json("s.mc", _model(), "reference", result)
+    assert (obj["engine"], obj["requested_engine"], obj["notes"]) == ("reference", "compiled", [note])
 
 
 def test_run_time_error_is_reported_with_its_location_and_trace_file():
@@ -58,4 +67,5 @@ def test_a_spec_that_does_not_load_still_gives_every_member():
     obj = failure_json("s.mc", "reference", {"N": "3"}, err)
     assert list(obj) == KEYS
     assert obj["model"] is None and obj["properties"] == {} and obj["complete"] is False
+    assert obj["requested_engine"] == "reference" and obj["notes"] == []
     assert obj["error"]["code"] == "MC2004" and obj["error"]["line"] == 2

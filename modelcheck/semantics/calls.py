@@ -18,6 +18,7 @@ from modelcheck.semantics import intervals as I
 from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Env, found_words, show
 from modelcheck.semantics.exprs import needs_context
+from modelcheck.semantics.hints import ACTION_CALL_HINT, bag_function_hint
 from modelcheck.semantics.names import BUILTINS, kind_word
 from modelcheck.semantics.types import MAX_ENUMERABLE, bounded_size
 from modelcheck.syntax import ast
@@ -78,7 +79,8 @@ class CallsMixin:
             self.fail("MC3009", f"'{e.func}' is the type {show(t)}, not a record type, so it "
                       f"cannot be called", e.func_span)
         what = kind_word(sym.kind) if sym is not None else "not a function"
-        self.fail("MC3009", f"'{e.func}' is {what}, not a function", e.func_span)
+        hint = ACTION_CALL_HINT if sym is not None and sym.kind == "action" else None
+        self.fail("MC3009", f"'{e.func}' is {what}, not a function", e.func_span, hint=hint)
 
     # ------------------------------------------------------------ built-ins
 
@@ -185,7 +187,7 @@ class CallsMixin:
         b = self.expr(args[0], env, expected if isinstance(expected, T.BagType) else None)
         if not isinstance(b.type, T.BagType):
             self.fail("MC3002", f"{e.func}() needs a bag, found {found_words(b.type)}",
-                      args[0].span)
+                      args[0].span, hint=bag_function_hint(e.func, b.type, args, self.written))
         x = self.expr(args[1], env, b.type.elem)
         if join(x.type, b.type.elem) is None:
             self.fail("MC3001", f"{e.func}() on a bag of {show(b.type.elem)}, found "

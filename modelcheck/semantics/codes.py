@@ -36,7 +36,7 @@ CODES = MappingProxyType({
     "MC3005": "cannot tell the type of an empty literal",
     "MC3006": "not a constant expression",
     "MC3007": "constant value outside its type",
-    "MC3008": "bad tuple index",
+    "MC3008": "bad tuple or sequence index",
     "MC3009": "name used as the wrong kind of thing",
     "MC3010": "assignment to something that is not a state variable",
     "MC3011": "badly formed comprehension",

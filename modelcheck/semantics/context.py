@@ -85,6 +85,20 @@ class CheckerBase:
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        # The spec's files, to quote the user's own words in hints.
+        self.sources: Mapping[str, str] = {}
+
+    def written(self, node: Any, default: str) -> str:
+        """``node`` (an AST node) as the user wrote it, when it fits on one
+        line; ``default`` otherwise."""
+        span = getattr(node, "span", None)
+        text = self.sources.get(span.file) if span is not None else None
+        if text is None or span.line != span.end_line:
+            return default
+        lines = text.split("\n")
+        if span.line > len(lines):
+            return default
+        return lines[span.line - 1][span.col - 1:span.end_col - 1].strip() or default
 
     def report(self, code: str, message: str, span: Span | None, hint: str | None = None,
                notes: tuple[str, ...] = ()) -> None:

@@ -20,6 +20,7 @@ from modelcheck.ir.values import domain
 from modelcheck.semantics import intervals as I
 from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Abort, Env, found_words, show
+from modelcheck.semantics.hints import bag_operator_hint, option_compare_hint
 from modelcheck.semantics.names import kind_word, model_value_index
 from modelcheck.syntax import ast
 
@@ -202,7 +203,8 @@ class ExprMixin:
             lhs, rhs = self.pair(e.left, e.right, env)
             if join(lhs.type, rhs.type) is None:
                 self.fail("MC3002", f"cannot compare {found_words(lhs.type)} with "
-                          f"{found_words(rhs.type)}", e.span)
+                          f"{found_words(rhs.type)}", e.span,
+                          hint=option_compare_hint(e, lhs.type, rhs.type, self.written))
             return ir.Apply(_COMPARE[op], (lhs, rhs), BOOL, e.span)
         if op in ("<", "<=", ">", ">="):
             return self._order(e, env)
@@ -283,7 +285,7 @@ class ExprMixin:
             t = T.SetType(t.elem, _op_capacity(e.op, lhs.type.capacity, rhs.type.capacity))
             return ir.Apply(Op.UNION if e.op == "|" else Op.INTER, (lhs, rhs), t, e.span)
         hint = "the boolean operators are 'and' and 'or'" if BOOL in (lhs.type, rhs.type) \
-            else None
+            else bag_operator_hint(e, lhs.type, self.written)
         self.fail("MC3002", f"'{e.op}' ({word}) needs two sets, found {found_words(lhs.type)} "
                   f"and {found_words(rhs.type)}", e.span, hint=hint)
 
@@ -309,6 +311,8 @@ class ExprMixin:
             hint = "the union of sets is written '|'"
         elif e.op == "+" and isinstance(lt, T.SeqType):
             hint = "to add one element, write append(s, x)"
+        else:
+            hint = bag_operator_hint(e, lt, self.written)
         needs = {"+": "two ints or two sequences", "-": "two ints or two sets"}.get(
             e.op, "two ints")
         self.fail("MC3002", f"'{e.op}' needs {needs}, found {found_words(lt)} and "
@@ -396,6 +400,14 @@ class ExprMixin:
             return ir.Apply(Op.MAP_GET, (target, key), t.value, e.span)
         if isinstance(t, T.SeqType):
             pos = self.int_expr(e.index, env, "as the sequence index")
+            if pos.type.hi < 0:
+                # Python's s[-1] would be MC5003 at run time: said here, at once.
+                seq = self.written(e.target, "s")
+                which = (f"sequence index {pos.type.lo} is negative" if pos.type.lo == pos.type.hi
+                         else f"this sequence index is always negative ({show(pos.type)})")
+                self.fail("MC3008", f"{which}: there are no negative indexes", e.index.span,
+                          hint=f"indexes count from 0, so the last element is "
+                               f"{seq}[len({seq}) - 1]")
             return ir.Apply(Op.SEQ_GET, (target, pos), t.elem, e.span)
         if isinstance(t, T.TupleType):
             pos = self.int_expr(e.index, env, "as the tuple index")

@@ -10,6 +10,7 @@ on the result: after ``resolve`` every name refers to something.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -32,6 +33,7 @@ GEN_BUILTINS = frozenset({"all", "any", "sum"})
 LITERAL_WORDS = ("true", "false", "none")
 
 _IMPORTABLE = (ast.ConstDecl, ast.TypeDecl, ast.DefDecl, ast.ImportDecl)
+_TRAILING_NUMBER = re.compile(r"[1-9][0-9]*$")
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,12 @@ class _NameChecker:
             return
         candidates = sorted(scope) + [n for n, s in self.symbols.items()
                                       if s.kind not in ("action", "property")]
+        number = _TRAILING_NUMBER.search(name)
+        if number is not None:
+            # model(N) values are not symbols (N may be a const): the ones
+            # with the word's number are offered, so that `Node1` and `nod1`
+            # find `node1` rather than the type `Node`.
+            candidates.extend(t.lower() + number.group() for t in self.count_types)
         self._unknown("MC2001", "name", name, span, candidates + list(LITERAL_WORDS))
 
     def type_expr(self, t: Any) -> None:

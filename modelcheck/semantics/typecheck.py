@@ -52,6 +52,7 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
     def __init__(self, resolved: Resolved, consts: Mapping[str, Any] | None) -> None:
         super().__init__()
         self.resolved = resolved
+        self.sources = resolved.source_map()
         self.symbols = resolved.symbols
         declared = [i.name for i in resolved.items if isinstance(i, ast.ConstDecl)]
         self.overrides = normalize_overrides(consts, declared)

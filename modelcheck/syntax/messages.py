@@ -7,14 +7,14 @@ a spec author thinks in (expression, type, statement, declaration, operator).
 """
 from __future__ import annotations
 
-import re
-
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from modelcheck.diagnostics import Diagnostic, Span
+from modelcheck.syntax.habits import python_habit
 
-__all__ = ["describe_syntax_error", "describe_expected"]
+__all__ = ["describe_syntax_error", "describe_expected", "describe_found", "accepted_tokens",
+           "end_span"]
 
 # Category -> (tokens that must all be acceptable for the category to be
 # named, tokens the category stands for).  Tokens are literal strings, or the
@@ -85,7 +85,8 @@ def describe_expected(keys: set[str]) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _found(parser: Lark, tok: Token) -> str:
+def describe_found(parser: Lark, tok: Token) -> str:
+    """The token found, in plain words: "name 'x'", "keyword 'var'", "'('"."""
     if tok.type == "$END":
         return "end of file"
     if tok.type == "NAME":
@@ -98,14 +99,17 @@ def _found(parser: Lark, tok: Token) -> str:
     return f"'{tok}'"
 
 
-def _end_span(source: str, path: str) -> Span:
+def end_span(source: str, path: str) -> Span:
+    """Just after the last text of the file: where an unexpected end is shown."""
     text = source.rstrip()
     line = text.count("\n") + 1
     col = len(text) - (text.rfind("\n") + 1) + 1
     return Span(path, line, col, line, col + 1)
 
 
-def _accepted(parser: Lark, error: UnexpectedInput) -> set[str]:
+def accepted_tokens(parser: Lark, error: UnexpectedInput) -> set[str]:
+    """The tokens the parser would have taken where it failed (literal strings, or
+    NAME, INT, COMP_OP, $END)."""
     interactive = getattr(error, "interactive_parser", None)
     names = interactive.accepts() if interactive is not None else getattr(error, "expected", set())
     return {_token_key(parser, n) for n in names or ()}
@@ -134,48 +138,6 @@ def _token_hint(parser: Lark, tok: Token, keys: set[str], source: str) -> str | 
     return None
 
 
-_WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
-
-#: A statement-start word the grammar lacks (the lexer reads it as a name,
-#: so the error lands on the word after it), and what to write instead.
-_STATEMENT_HABITS = {
-    "elif": ("'elif' is written 'else if'", "if c { ... } else if d { ... } else { ... }"),
-    "for": ("actions have no loops",
-            "update every element at once with a comprehension, e.g. "
-            "m := {n: f(n) for n in Node}, or give the action a parameter "
-            "(action A(n: Node)) to take one element per step"),
-    "while": ("actions have no loops",
-              "an action is one atomic step: repeat it as several steps, or compute the "
-              "result at once with a comprehension or all/any/sum"),
-    "return": ("actions and defs have no 'return'",
-               "a def is one expression: def f(x: T) -> U = expr"),
-}
-
-
-def _python_habit(tok: Token, keys: set[str], source: str, path: str) -> Diagnostic | None:
-    """The error a Python habit causes, said as such, at the habit itself."""
-    start = tok.start_pos or 0
-    word = _WORD_BEFORE.search(source[:start])
-    if word is not None and word.group(1) in _STATEMENT_HABITS and ":=" in keys:
-        message, hint = _STATEMENT_HABITS[word.group(1)]
-        span = Span.at(path, source, word.start(1), len(word.group(1)))
-        return Diagnostic("MC1001", f"unexpected name '{word.group(1)}': {message}", span,
-                          hint=hint)
-    value = str(tok)
-    if value in ("+", "-", "*", "//", "%", "|", "&") and source[tok.end_pos:tok.end_pos + 1] == "=":
-        span = Span(path, tok.line, tok.column, tok.end_line, tok.end_column + 1)
-        return Diagnostic("MC1001", f"unexpected '{value}=': there is no augmented assignment",
-                          span, hint=f"write x := x {value} ...")
-    if keys == {"module"}:
-        span = Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
-        stem = re.sub(r"\W", "_", path.rsplit("/", 1)[-1].split(".", 1)[0]) or "main"
-        if not (stem[0].isalpha() or stem[0] == "_"):
-            stem = "m_" + stem
-        return Diagnostic("MC1001", "a spec starts with its 'module' line", span,
-                          hint=f"add `module {stem}` as the first line")
-    return None
-
-
 def describe_syntax_error(parser: Lark, error: UnexpectedInput, source: str,
                           path: str) -> Diagnostic:
     """One Diagnostic for one Lark error (MC1001, MC1002 or MC1003)."""
@@ -185,18 +147,18 @@ def describe_syntax_error(parser: Lark, error: UnexpectedInput, source: str,
         return Diagnostic("MC1002", f"unexpected character {char!r}", span,
                           hint=_CHAR_HINTS.get(char))
     if isinstance(error, UnexpectedEOF):
-        return Diagnostic("MC1003", "unexpected end of file", _end_span(source, path))
+        return Diagnostic("MC1003", "unexpected end of file", end_span(source, path))
     assert isinstance(error, UnexpectedToken)
     tok = error.token
-    keys = _accepted(parser, error)
+    keys = accepted_tokens(parser, error)
     expected = describe_expected(keys)
     hint = _token_hint(parser, tok, keys, source)
     if tok.type == "$END":
         return Diagnostic("MC1003", f"unexpected end of file: expected {expected}",
-                          _end_span(source, path), hint=hint)
-    habit = _python_habit(tok, keys, source, path)
+                          end_span(source, path), hint=hint)
+    habit = python_habit(tok, keys, source, path)
     if habit is not None:
         return habit
     span = Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
-    return Diagnostic("MC1001", f"unexpected {_found(parser, tok)}: expected {expected}",
+    return Diagnostic("MC1001", f"unexpected {describe_found(parser, tok)}: expected {expected}",
                       span, hint=hint)

@@ -4,44 +4,34 @@ Syntax errors become diagnostics (MC1001 unexpected token, MC1002 unexpected
 character, MC1003 unexpected end of file) that say in plain words what was
 found and what could have come instead.  After an error the parser skips to
 the next top-level declaration and goes on, so one run reports the syntax
-errors of several declarations.  A keyword used as a name is MC1001, a
+errors of several declarations (recovery.py; a missing '}' is one error,
+naming the block left open).  A keyword used as a name is MC1001, a
 declaration nested deeper than MAX_NESTING levels is MC1004, as are brackets
 nested deeper than MAX_BRACKETS, and an integer literal above MAX_INT_LITERAL
 is MC1005.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Token, Transformer, v_args
+from lark.exceptions import UnexpectedInput
 
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
 from modelcheck.syntax.lark_tables import grammar_text, lark_parser
-from modelcheck.syntax.messages import describe_syntax_error
 from modelcheck.syntax.nesting import (MAX_BRACKETS, MAX_NESTING, brackets_too_deep,
                                        tree_too_deep)
+from modelcheck.syntax.recovery import MAX_SYNTAX_ERRORS, collect_syntax_errors
 
 __all__ = ["parse", "grammar_text", "lark_parser", "keywords", "MAX_SYNTAX_ERRORS",
            "MAX_NESTING", "MAX_BRACKETS", "MAX_INT_LITERAL"]
 
-#: How many syntax errors one parse reports before it gives up.
-MAX_SYNTAX_ERRORS = 10
-
 #: The largest integer literal (MC1005): far beyond any int64 or bit-vector an
 #: engine uses, yet small enough that interval arithmetic on it stays cheap.
 MAX_INT_LITERAL = 2 ** 128 - 1
-
-# A top-level declaration starts a line with one of these keywords: where the
-# parser resumes after a syntax error.
-_ITEM_START = re.compile(
-    r"^(const|type|symmetric|var|def|action|invariant|constraint|step|sometimes|terminal|import"
-    r"|liveness|fair)\b",
-    re.MULTILINE)
 
 
 def parse(source: str, path: str) -> ast.Module:
@@ -61,7 +51,7 @@ def _parse_once(source: str, path: str) -> ast.Module:
     try:
         tree = parser.parse(source)
     except UnexpectedInput as first:
-        diagnostics = _collect_syntax_errors(parser, source, path, first)
+        diagnostics = collect_syntax_errors(parser, source, path, first)
         raise CompileError(diagnostics, {path: source}) from None
     deep = tree_too_deep(tree, path)
     if deep is not None:
@@ -79,56 +69,6 @@ def keywords() -> frozenset[str]:
     allowed as record field names (``msg.type``)."""
     return frozenset(t.pattern.value for t in lark_parser().terminals
                      if t.pattern.type == "str" and t.pattern.value.isalpha())
-
-
-def _collect_syntax_errors(parser: Lark, source: str, path: str,
-                           first: UnexpectedInput) -> list[Diagnostic]:
-    diagnostics = [describe_syntax_error(parser, first, source, path)]
-    if diagnostics[0].message == "a spec starts with its 'module' line":
-        return diagnostics      # every later declaration would repeat it
-    text = source
-    error = first
-    while len(diagnostics) < MAX_SYNTAX_ERRORS:
-        text = _blank_failed_item(text, error)
-        if text is None:
-            break
-        try:
-            parser.parse(text)
-            break
-        except UnexpectedInput as again:
-            diag = describe_syntax_error(parser, again, source, path)
-            if diag in diagnostics:
-                break
-            diagnostics.append(diag)
-            error = again
-    return diagnostics
-
-
-def _error_offset(text: str, error: UnexpectedInput) -> int | None:
-    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
-        return None
-    if isinstance(error, UnexpectedEOF):
-        return None
-    pos = getattr(error, "pos_in_stream", None)
-    if isinstance(error, UnexpectedToken):
-        pos = error.token.start_pos
-    return pos if isinstance(pos, int) else None
-
-
-def _blank_failed_item(text: str, error: UnexpectedInput) -> str | None:
-    """Replace the declaration holding the error by spaces (keeping newlines, so
-    later positions do not move), or None when there is nothing to resume at."""
-    offset = _error_offset(text, error)
-    if offset is None:
-        return None
-    starts = [m.start() for m in _ITEM_START.finditer(text)]
-    before = [s for s in starts if s <= offset]
-    after = [s for s in starts if s > offset]
-    if not before or not after:
-        return None
-    lo, hi = before[-1], after[0]
-    blank = re.sub(r"[^\n]", " ", text[lo:hi])
-    return text[:lo] + blank + text[hi:]
 
 
 def _tok_span(path: str, tok: Token) -> Span:

@@ -76,6 +76,48 @@ def test_mutated_specs(source):
     front_end(source)
 
 
+# Lines the habits of Python and TLA+ users produce: each reaches a rule of
+# syntax/habits.py or semantics/hints.py.
+HABIT_LINES = ["for n in Node {", "for n in Node:", "case ", "x := x.append(1)",
+               "net := net.remove(m)", "return x", "def f(x: 0..3) -> bool:", "Step()",
+               "var b: bag[Kind] = {}", "require q[-1] == 0", "require o == 1", "}", "{",
+               "if x > 0 {", "} else {", "elif x {", "while x < 3 {", "s := put(s, 1)"]
+
+
+@st.composite
+def mutated_lines(draw):
+    """A multi-line example with lines or braces deleted, duplicated, moved in
+    or out, or habit lines inserted: what reaches the missing-brace analysis
+    (syntax/blocks.py), which reads the indentation the one-line mutants lose."""
+    lines = draw(st.sampled_from(SPECS + DOC_BLOCKS)).split("\n")
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        kind = draw(st.sampled_from(["delete", "duplicate", "indent", "dedent", "brace",
+                                     "habit"]))
+        if kind == "delete":
+            del lines[i]
+        elif kind == "duplicate":
+            lines.insert(i, lines[i])
+        elif kind == "indent":
+            lines[i] = "    " + lines[i]
+        elif kind == "dedent":
+            lines[i] = lines[i].lstrip()
+        elif kind == "brace" and ("{" in lines[i] or "}" in lines[i]):
+            j = max(lines[i].rfind("{"), lines[i].rfind("}"))
+            lines[i] = lines[i][:j] + lines[i][j + 1:]
+        else:
+            lines.insert(i, "    " * draw(st.integers(0, 3)) + draw(st.sampled_from(HABIT_LINES)))
+        if not lines:
+            lines = [""]
+    return "\n".join(lines)
+
+
+@SETTINGS
+@given(mutated_lines())
+def test_mutated_lines(source):
+    front_end(source)
+
+
 @SETTINGS
 @given(st.lists(st.sampled_from(TOKENS), max_size=40))
 def test_token_soup(tokens):

@@ -163,3 +163,13 @@ def test_len_of_a_large_range_keeps_a_sound_bound():
     from modelcheck.pipeline import load_source
     model = load_source("module m\ninvariant P: len(0..100000) > 0", "t.mc")
     assert model.properties[0].expr.args[0].type.hi == 100001
+
+
+def test_an_implication_is_a_whole_comprehension_filter():
+    e = parse_expr("all(p => q for x in S if a => b for y in T if c)")
+    assert e.elem == ast.BinOp("=>", ast.NameRef("p"), ast.NameRef("q"))
+    assert e.fors[0].cond == ast.BinOp("=>", ast.NameRef("a"), ast.NameRef("b"))
+    assert e.fors[1].cond == ast.NameRef("c")
+    s = parse_expr("{x for x in S if x > 0 => flag}")
+    assert s.fors[0].cond == ast.BinOp("=>", ast.BinOp(">", ast.NameRef("x"), ast.IntLit(0)),
+                                       ast.NameRef("flag"))

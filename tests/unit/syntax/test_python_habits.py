@@ -23,6 +23,29 @@ CASES = [
      "did you mean 'any'?", (6, 14)),
     ("invariant I: Len(s) < 3", "unknown function 'Len'", "did you mean 'len'?", (6, 14)),
     ("invariant I: X == 0", "unknown name 'X'", "did you mean 'x'?", (6, 14)),
+    # item 10 of "The language without friction for TLA+ and Python users"
+    ("var m: map[N, bool] = {n: false for n in N}\naction A() {\n    require x == 0\n"
+     "    for n in N { m[n] := true }\n}", "unexpected keyword 'for': actions have no loops",
+     "m := {n: true for n in N}", (9, 5)),
+    ("type M = variant { P, Q }\nvar v: M = P\naction A() {\n    match v {\n"
+     "        case P { v := Q }\n        case Q { v := P }\n    }\n}",
+     "unexpected name 'case'", "`P { ... }`", (10, 9)),
+    ("def f(v: M) -> 0..1 = match v { case P => 0, _ => 1 }", "unexpected name 'case'",
+     "`P => value`", (6, 33)),
+    ("var b: bag[N] = {}", "a bag needs a capacity", "bag[N, 4]", (6, 13)),
+    ("var q: seq[0..3] = []", "a seq needs a capacity", "seq[0..3, 4]", (6, 16)),
+    ("var b: bag[N, 2] = {}\naction A(n: N) {\n    b := b.remove(n)\n}",
+     "'.remove(...)' calls a method", "take(b, n)", (8, 11)),
+    ("var q: seq[0..3, 2] = []\naction A() {\n    q := q.append(x)\n}",
+     "'.append(...)' calls a method", "append(q, x)", (8, 11)),
+    ("def big(t: set[N]) -> bool:\n    return len(t) > 1\ninvariant I: not big(s)",
+     "a def is written with '='", "def big(t: set[N]) -> bool = len(t) > 1", (6, 27)),
+    ("def big(t: set[N]):\n    y = len(t)\n    return y > 1", "a def is written with '='",
+     "def big(t: set[N]) = expression", (6, 19)),
+    ("action Inc() { x := 1 }\naction Two() {\n    Inc()\n}",
+     "an action cannot call another action ('Inc')", "def", (8, 5)),
+    ("def ok() = x < 3\naction Two() {\n    ok()\n}", "a call is not a statement",
+     "require ok(...)", (8, 5)),
 ]
 
 

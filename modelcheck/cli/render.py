@@ -10,16 +10,17 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from modelcheck.cli.trace_render import render_lasso_report, render_trace
+from modelcheck.cli.trace_render import deadlock_hint, render_lasso_report, render_trace
 from modelcheck.diagnostics import Diagnostic, render_diagnostic
 from modelcheck.engines.base import CheckResult, PropertyResult, Status
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.ir.values import render_value
+from modelcheck.trace.deadlock import is_deadlock_trace
 from modelcheck.trace.lasso import analyse_lasso, lasso_phrase
 from modelcheck.trace.trace import Trace
 
 __all__ = ["verdict_phrase", "status_phrase", "status_style", "kind_name", "consts_text", "print_summary",
-           "print_trace", "print_traces", "print_run_error", "source_for", "figures_text", "format_seconds", "steps_text"]
+           "print_trace", "print_traces", "print_run_error", "print_write_errors", "source_for", "figures_text", "format_seconds", "steps_text"]
 
 
 def steps_text(n: int) -> str:
@@ -159,14 +160,23 @@ def source_for(diag: Diagnostic, sources: Mapping[str, str]) -> str | None:
         return None
 
 
+def print_write_errors(console: Console, errors: Sequence[Any]) -> None:
+    """Each result file that could not be written (``runner.WriteError``),
+    as an error beside the verdict, which stands."""
+    for e in errors:
+        console.print(Text(f"error[{e.code}]: {e.message()}", style="red"), soft_wrap=True)
+        console.print(Text("   = hint: free some space, or give --out a folder that can be "
+                           "written"), soft_wrap=True)
+
+
 def print_run_error(console: Console, model: Model, error: Any,
-                    trace_file: str | None) -> None:
+                    trace_file: str | None, *, with_trace: bool = True) -> None:
     """A run-time error (MC5xxx) the search hit, with the trace that leads to it."""
     diag = error.diagnostic
     console.print(Text(render_diagnostic(diag, source_for(diag, dict(model.sources))),
                        style="red"))
     trace = getattr(error, "trace", None)
-    if trace is not None:
+    if trace is not None and with_trace:
         print_trace(console, model, trace, trace_file)
 
 
@@ -189,3 +199,6 @@ def print_trace(console: Console, model: Model, trace: Trace, trace_file: str | 
     if trace_file:
         console.print(Text(f"written to {trace_file}; see it again with: "
                            f"modelcheck trace show {trace_file}", style="dim"))
+    if is_deadlock_trace(trace):
+        console.print(deadlock_hint(trace_file))
+

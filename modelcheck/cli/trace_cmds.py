@@ -26,7 +26,7 @@ from rich.text import Text
 
 from modelcheck.cli.console import out_console
 from modelcheck.cli.options import parse_defines
-from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes,
+from modelcheck.cli.trace_render import (NAME_STYLE, NEW_STYLE, OLD_STYLE, render_changes, render_deadlock,
                                          render_lasso_report, render_trace, select_vars, two_columns)
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import write_atomic
@@ -34,6 +34,7 @@ from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
 from modelcheck.trace.explain import Explanation, Finding, explain
 from modelcheck.trace.itf import itf_header, itf_loop, itf_steps, open_itf
+from modelcheck.trace.deadlock import explain_deadlock, is_deadlock_trace
 from modelcheck.trace.lasso import analyse_lasso, complete_loop_back, lasso_problem
 from modelcheck.trace.replay import ReplayStream, behaviour_note
 from modelcheck.trace.spec_source import find_spec, given_spec
@@ -301,6 +302,13 @@ def diff_cmd(file_a: str, file_b: str, spec: str | None, defines: Sequence[str])
     console = out_console()
     _notes(console, a)
     _notes(console, b)
+    names = (a.trace.model_name, b.trace.model_name)
+    if all(names) and names[0] != names[1]:
+        # Steps of two specs share no variables to compare: every state would
+        # read as changed.
+        console.print(Text(f"The traces come from different specs: {file_a} from {names[0]}, "
+                           f"{file_b} from {names[1]}; there is nothing to compare step by step."))
+        raise click.exceptions.Exit(1)
     d = diff_traces(a.trace, b.trace, a.model, b.model, consts_a=a.consts, consts_b=b.consts)
     console.print(render_diff(d, file_a, file_b))
     if not d.same:
@@ -402,6 +410,14 @@ def explain_cmd(file: str, name: str | None, spec: str | None, defines: Sequence
     if name is not None and any(t.name == name for t in loaded.model.temporals):
         raise UsageError(f"{loaded.path}: {name} is a liveness property: only a lasso that "
                          f"violates it (a trace written by check) can explain it")
+    if name == "deadlock" and not is_deadlock_trace(loaded.trace):
+        raise UsageError(f"{loaded.path}: the trace is no deadlock counterexample, so there is "
+                         f"no deadlock to explain", hint="leave out --property to explain what "
+                         "the trace is about")
+    if name in (None, "deadlock") and is_deadlock_trace(loaded.trace):
+        _notes(console, loaded)
+        console.print(render_deadlock(explain_deadlock(loaded.trace, loaded.model)))
+        return
     name = name if name is not None else _traced_property(loaded, loaded.model)
     _notes(console, loaded)
     result = explain(loaded.trace, loaded.model, name)

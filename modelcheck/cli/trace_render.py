@@ -12,8 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from modelcheck.diagnostics import did_you_mean
@@ -21,14 +19,15 @@ from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import LaneSet, choose_lane_set
-from modelcheck.trace.lasso import LassoReport, cycle_end_phrase, lasso_phrase
+from modelcheck.trace.deadlock import DeadlockExplanation
+from modelcheck.trace.lasso import Advice, LassoReport, advice_condition, cycle_end_phrase, lasso_phrase
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import (Change, StepWindow, format_lines, format_value, param_texts,
                                    loop_back_changes, step_changes, step_label, var_names,
                                    var_types)
 
 __all__ = ["render_trace", "render_step_title", "loop_start_line", "loop_end_line", "LOOP_STYLE",
-           "render_lasso_report", "render_changes", "two_columns", "select_vars", "trace_title",
+           "render_lasso_report", "render_deadlock", "deadlock_hint", "text_table", "render_changes", "two_columns", "select_vars", "trace_title",
            "OLD_STYLE", "NEW_STYLE", "NAME_STYLE"]
 
 OLD_STYLE = "red"
@@ -199,7 +198,7 @@ def _state_grid(state: Mapping[str, Any], names: Sequence[str], types: Mapping[s
 
 
 def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
-                types: Mapping[str, Type | None], full: bool) -> Table | None:
+                types: Mapping[str, Type | None], full: bool) -> Group | None:
     """Rows: the lane-keyed variables (those that changed, unless ``full``),
     columns: the lanes; changed cells show old → new."""
     cur = trace.steps[index].state
@@ -208,10 +207,7 @@ def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
             and (full or prev is None or prev.get(n) != cur[n])]
     if not rows:
         return None
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column("", style=NAME_STYLE, no_wrap=True)
-    for member in lanes.members:
-        table.add_column(lanes.label(member))
+    table: list[list[Text]] = [[Text("")] + [Text(lanes.label(m), style="bold") for m in lanes.members]]
     for name in rows:
         t = types.get(name)
         vt = t.value if isinstance(t, MapType) else None
@@ -231,8 +227,31 @@ def _lane_table(trace: Trace, index: int, lanes: LaneSet, names: Sequence[str],
             else:
                 cell = _value_text(format_lines(new, vt, CELL_WIDTH), "dim" if prev is not None else None)
             cells.append(cell)
-        table.add_row(name, *cells)
-    return table
+        table.append([Text(name, style=NAME_STYLE), *cells])
+    return text_table(table, INDENT)
+
+
+def text_table(rows: Sequence[Sequence[Text]], indent: str = "", gap: int = 2) -> Group:
+    """Rows of cells as plain lines: each column padded to its widest line,
+    ``gap`` spaces between columns, a cell over several lines going down its
+    column, and no line ending in spaces (a table rich draws pads its last
+    column, which golden files and copied text then carry)."""
+    split = [[cell.split("\n") for cell in row] for row in rows]
+    ncols = max((len(r) for r in split), default=0)
+    widths = [max((len(part.plain) for r in split if k < len(r) for part in r[k]), default=0)
+              for k in range(ncols)]
+    lines: list[Text] = []
+    for row in split:
+        for depth in range(max((len(c) for c in row), default=1)):
+            line = Text(indent)
+            for k, cell in enumerate(row):
+                part = cell[depth] if depth < len(cell) else Text("")
+                line.append_text(part)
+                if k < len(row) - 1:
+                    line.append(" " * (widths[k] - len(part.plain) + gap))
+            line.rstrip()
+            lines.append(line)
+    return Group(*lines)
 
 
 def render_trace(trace: Trace, model: Model | None = None, *, vars: str | Sequence[str] | None = None,
@@ -282,7 +301,7 @@ def _step_body(trace: Trace, index: int, shown: Sequence[str], types: Mapping[st
     if lanes is not None:
         table = _lane_table(trace, index, lanes, shown, types, full or index == 0)
         if table is not None:
-            pieces.append(Padding(table, (0, 0, 0, len(INDENT)), expand=False))
+            pieces.append(table)
     if index == 0 or full:
         changed = set()
         if index > 0:
@@ -298,6 +317,17 @@ def _step_body(trace: Trace, index: int, shown: Sequence[str], types: Mapping[st
     if not pieces:
         pieces.append(Text(INDENT + "(no change to the variables shown)", style="dim"))
     return Group(*pieces)
+
+
+def _advice_line(a: Advice, indent: str) -> Text:
+    line = Text(indent)
+    line.append(a.subject, style=ACTION_STYLE)
+    line.append(" " + a.says)
+    if a.declare is not None:
+        line.append(": declare ")
+        line.append(f"`{a.declare}`", style="bold")
+        line.append(" " + advice_condition(a))
+    return line
 
 
 def render_lasso_report(report: LassoReport, *, fairness: bool = True) -> RenderableType:
@@ -316,16 +346,56 @@ def render_lasso_report(report: LassoReport, *, fairness: bool = True) -> Render
                                       for f in report.fairness], "  "))
         else:
             parts.append(Text("No fairness is declared: any cycle is fair.", style="dim"))
-    if report.starved:
+    advice = [a for a in report.advice if a.kind != "repeats"]
+    if advice:
         parts.append(Text("No fairness declared rules the cycle out:", style="bold"))
-    for label, suggestion in zip(report.starved, report.suggestions):
-        line = Text("  ")
-        line.append(label, style=ACTION_STYLE)
-        line.append(" stays enabled but never fires: declare ")
-        line.append(f"`{suggestion}`", style="bold")
-        line.append(" if the system guarantees it runs")
-        parts.append(line)
+    parts.extend(_advice_line(a, "  ") for a in advice)
     if report.starved_more:
         parts.append(Text(f"  ... and {report.starved_more} more action bindings that stay enabled "
                           f"but never fire", style="dim"))
+    parts.extend(_advice_line(a, "") for a in report.advice if a.kind == "repeats")
     return Group(*parts)
+
+
+def deadlock_hint(trace_file: str | None) -> Text:
+    """What to do about a deadlock: most are states where the system is
+    meant to stop, which a ``terminal`` declaration says."""
+    explain = f"; `modelcheck trace explain {trace_file}` names the require that stops each " \
+        f"action there" if trace_file else ""
+    return Text("hint: if the system is meant to stop there, say so with `terminal NAME: "
+                "condition` (a state satisfying it is no deadlock), or check without deadlocks "
+                f"with --no-deadlock{explain}", style="dim")
+
+
+def render_deadlock(e: DeadlockExplanation) -> RenderableType:
+    """The last state of a deadlock trace and, per action, what stops it there."""
+    at = f"state {e.step}, reached by step {e.step}: " if e.step else "the initial state"
+    title = Text(f"deadlock in {at}", style="bold")
+    if e.step:
+        title.append(e.label, style="yellow")
+    title.append(": no action can take a step there", style="bold")
+    lines: list[RenderableType] = [title]
+    for s in e.stopped:
+        line = Text("✗ ", style=OLD_STYLE)
+        who = s.action if s.every and len(s.bindings) <= 1 else \
+            f"{s.action}, every binding" if s.every else ", ".join(s.bindings)
+        line.append(who, style="yellow")
+        if s.more and not s.every:
+            line.append(f" and {s.more} more")
+        if s.guard is not None:
+            line.append(": ")
+            line.append(f"require {s.guard}", style="bold")
+            line.append(f" {s.reason}", style=OLD_STYLE)
+        else:
+            line.append(f": {s.reason}", style=OLD_STYLE)
+        if s.span is not None:
+            line.append(f"  ({s.span})", style="dim")
+        lines.append(line)
+    if e.variables:
+        lines.append(Text("The variables they read there:", style="bold"))
+        lines.append(two_columns([(Text(n, style=NAME_STYLE), Text(v)) for n, v in e.variables], "  "))
+    if e.terminals:
+        lines.append(Text(f"No terminal declaration holds there ({', '.join(e.terminals)}).",
+                          style="dim"))
+    lines.append(deadlock_hint(None))
+    return Group(*lines)

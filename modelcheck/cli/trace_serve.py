@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from modelcheck.errors import ModelcheckError
+from modelcheck.trace.spec_source import find_spec
 
 __all__ = ["make_server", "list_traces", "index_page", "HOST"]
 
@@ -33,6 +34,7 @@ th, td { text-align: left; padding: 6px 12px; border-bottom: 1px solid #e5e7eb; 
 th { font-size: 12px; text-transform: uppercase; color: #6b7280; }
 a { color: #1d4ed8; text-decoration: none; } a:hover { text-decoration: underline; }
 .muted { color: #6b7280; } code { font-family: ui-monospace, monospace; }
+.changed { font-size: 12px; color: #8a5a00; background: #fef3c7; border-radius: 4px; padding: 0 4px; }
 """
 
 
@@ -73,19 +75,23 @@ def _read_summary(path: Path) -> dict[str, str]:
     steps = str(max(0, len(states) - 1)) if isinstance(states, list) else "?"
     return {"description": str(meta.get("description") or ""), "spec": str(meta.get("spec") or ""),
             "property": str(meta.get("property") or ""), "kind": str(meta.get("kind") or ""),
-            "steps": steps}
+            "steps": steps, "changed": "yes" if find_spec(meta, path).changed else ""}
 
 
 def index_page(folder: Path) -> str:
-    """The index: one row per trace, linking to its page."""
+    """The index: one row per trace, linking to its page; a trace whose spec
+    has changed since it was written (the file's text no longer has the
+    hash the trace records) is marked "changed since"."""
     rows = []
     folder = folder.resolve()
     for path in list_traces(folder):
         rel = path.relative_to(folder).as_posix()
         info = _summary(path)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+        changed = ('<span class="changed" title="the spec file differs from the one this '
+                   'trace was made with">changed since</span>' if info.get("changed") else "")
         rows.append(f'<tr><td><a href="/trace/{quote(rel)}">{html.escape(rel)}</a></td>'
-                    f'<td>{html.escape(info.get("spec", ""))}</td>'
+                    f'<td>{html.escape(info.get("spec", ""))} {changed}</td>'
                     f'<td>{html.escape(info.get("property", ""))}</td>'
                     f'<td>{html.escape(info.get("kind", ""))}</td>'
                     f'<td>{html.escape(info.get("steps", ""))}</td>'

@@ -33,7 +33,8 @@ from modelcheck.ir.values import sort_values
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import format_value, step_label
 
-__all__ = ["Finding", "Explanation", "explain", "expr_text", "source_text", "MAX_INSTANCES"]
+__all__ = ["Finding", "Explanation", "explain", "expr_text", "source_text", "state_tuple", "vars_of",
+           "MAX_INSTANCES"]
 
 #: How many instances of a quantifier that failed for every value are shown.
 MAX_INSTANCES = 8
@@ -65,7 +66,10 @@ class Explanation:
     property fails (for a step invariant: of the state the failing step
     reached; for ``sometimes``: the first state where it holds), None when
     that never happens on the trace.  ``variables``: the state variables the
-    failing leaves read, with their values there."""
+    failure reads, with their values there, in declaration order: those of
+    the failing leaves and of a premise that held, read through the defs'
+    arguments and the lets they use, and the domains of the quantifiers on
+    the way down."""
     property_name: str
     kind: ir.PropertyKind
     step: int | None
@@ -203,6 +207,23 @@ class _Explainer:
         self.post = post
         self.sources = sources
         self.leaf_vars: list[str] = []
+        # What each bound name reads (a def's argument, a let, a quantifier's
+        # variable), so a leaf that reads `k` is known to read what `k` came from.
+        self.local_reads: dict[str, list[str]] = {}
+
+    def reads(self, e: ir.Expr) -> list[str]:
+        """The state variables ``e`` reads, through the bound names it uses."""
+        out = vars_of(e)
+        for name in _local_names(e):
+            out.extend(v for v in self.local_reads.get(name, ()) if v not in out)
+        return out
+
+    def note(self, e: ir.Expr) -> None:
+        """Count what ``e`` reads among the variables the failure reads."""
+        self.leaf_vars.extend(v for v in self.reads(e) if v not in self.leaf_vars)
+
+    def bind(self, name: str, source: ir.Expr) -> None:
+        self.local_reads[name] = self.reads(source)
 
     def value(self, e: ir.Expr, env: dict[str, Any]) -> Any:
         return self.ev.eval(e, self.state, env, self.post)
@@ -244,6 +265,7 @@ class _Explainer:
         while isinstance(body, ir.LetExpr) and (body is e or body.span == e.span):
             value = self.ev.eval(body.value, self.state, inner, self.post)
             inner[body.name] = value
+            self.bind(body.name, body.value)
             bound.append((self.name(body.name, body.body), format_value(value, body.value.type)))
             body = body.body
         call = source_text(e.span, self.sources)
@@ -289,6 +311,7 @@ class _Explainer:
                  bindings: tuple[tuple[str, str], ...]) -> Finding:
         premise, conclusion = e.args
         if not got:
+            self.note(premise)   # the premise holding is half of the failure
             held = self._leaf(premise, True, True, env, (), "the premise holds")
             return self._node(e, got, expected, bindings, "the premise holds and the conclusion is false",
                               held, self.explain(conclusion, True, env))
@@ -301,6 +324,8 @@ class _Explainer:
     def _quant(self, e: ir.Quant, got: bool, expected: bool, env: dict[str, Any],
                bindings: tuple[tuple[str, str], ...]) -> Finding:
         decisive = e.kind is ir.QuantKind.ALL and not got or e.kind is ir.QuantKind.ANY and got
+        self.bind(e.var, e.domain)
+        self.note(e.domain)
         if not decisive:
             # Every instance went the wrong way: show each (a few at most).
             domain = self.value(e.domain, env)
@@ -328,6 +353,9 @@ class _Explainer:
             if witness is None:
                 break
             name, value, elem_type = witness
+            if body is not e:
+                self.bind(body.var, body.domain)
+                self.note(body.domain)
             inner[name] = value
             instance.append((self.name(name, body.body), format_value(value, elem_type)))
             body = body.body
@@ -356,7 +384,7 @@ class _Explainer:
                 continue
             operands.append((self.text(sub), format_value(self.value(sub, env), sub.type)))
         if got != expected:
-            self.leaf_vars.extend(v for v in _vars_of(e) if v not in self.leaf_vars)
+            self.note(e)
         return Finding(self.text(e), e.span, _word(got), expected, reason, bindings,
                        tuple(operands), ())
 
@@ -385,14 +413,13 @@ def _operands(e: ir.Expr) -> tuple[ir.Expr, ...]:
     return ()
 
 
-def _locals(e: Any, name: str) -> list[ir.Local]:
-    """The uses of the bound name ``name`` inside ``e``."""
-    out: list[ir.Local] = []
+def _nodes(e: Any, cls: type) -> list[Any]:
+    """The nodes of class ``cls`` inside ``e``, in the order written."""
+    out: list[Any] = []
 
     def walk(node: Any) -> None:
-        if isinstance(node, ir.Local):
-            if node.name == name:
-                out.append(node)
+        if isinstance(node, cls):
+            out.append(node)
             return
         if isinstance(node, tuple):
             for item in node:
@@ -406,24 +433,18 @@ def _locals(e: Any, name: str) -> list[ir.Local]:
     return out
 
 
-def _vars_of(e: Any) -> list[str]:
-    out: list[str] = []
+def _locals(e: Any, name: str) -> list[ir.Local]:
+    """The uses of the bound name ``name`` inside ``e``."""
+    return [local for local in _nodes(e, ir.Local) if local.name == name]
 
-    def walk(node: Any) -> None:
-        if isinstance(node, ir.Var):
-            if node.name not in out:
-                out.append(node.name)
-            return
-        if isinstance(node, tuple):
-            for item in node:
-                walk(item)
-            return
-        if hasattr(node, "__dataclass_fields__"):
-            for name in node.__dataclass_fields__:
-                if name not in ("type", "span"):
-                    walk(getattr(node, name))
-    walk(e)
-    return out
+
+def _local_names(e: Any) -> list[str]:
+    """The bound names ``e`` uses."""
+    return list(dict.fromkeys(local.name for local in _nodes(e, ir.Local)))
+
+
+def vars_of(e: Any) -> list[str]:
+    return list(dict.fromkeys(var.name for var in _nodes(e, ir.Var)))
 
 
 # ------------------------------------------------------------------ the entry point
@@ -440,7 +461,7 @@ def explain(trace: Trace, model: ir.Model, name: str) -> Explanation:
                 or "the spec declares no properties")
         raise UsageError(f"no property '{name}' in {model.name}", hint=hint) from None
     evaluator = Evaluator(model)
-    states = [_state_tuple(evaluator, step.state, i) for i, step in enumerate(trace.steps)]
+    states = [state_tuple(evaluator, step.state, i) for i, step in enumerate(trace.steps)]
     sources = dict(model.sources)
     want = prop.kind is not ir.PropertyKind.SOMETIMES
     for i in range(len(states)):
@@ -456,7 +477,8 @@ def explain(trace: Trace, model: ir.Model, name: str) -> Explanation:
         root = explainer.explain(prop.expr, want, {})
         shown_state = trace.steps[i].state if post is None else trace.steps[i - 1].state
         variables = []
-        for var in explainer.leaf_vars:
+        read = set(explainer.leaf_vars)
+        for var in (v.name for v in model.vars if v.name in read):
             decl_type = model.var(var).type
             variables.append((var, format_value(shown_state[var], decl_type)))
             if post is not None:
@@ -466,7 +488,7 @@ def explain(trace: Trace, model: ir.Model, name: str) -> Explanation:
     return Explanation(prop.name, prop.kind, None, None, None)
 
 
-def _state_tuple(evaluator: Evaluator, state: Mapping[str, Any], index: int) -> tuple:
+def state_tuple(evaluator: Evaluator, state: Mapping[str, Any], index: int) -> tuple:
     missing = [n for n in evaluator.var_names if n not in state]
     if missing:
         raise UsageError(f"state {index} of the trace has no value for {', '.join(missing)}",

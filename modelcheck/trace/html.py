@@ -38,7 +38,7 @@ from markupsafe import Markup
 from modelcheck.ir.nodes import Model
 from modelcheck.ir.types import MapType, Type
 from modelcheck.trace.lanes import Lanes, build_lanes
-from modelcheck.trace.lasso import LassoReport, analyse_lasso, cycle_end_phrase, lasso_phrase
+from modelcheck.trace.lasso import LassoReport, advice_condition, analyse_lasso, cycle_end_phrase, lasso_phrase
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.svg import LANE_WIDTH, ROW_HEIGHT, diagram, lane_columns
 from modelcheck.trace.trace import Trace
@@ -180,7 +180,7 @@ def _panel(trace: Trace, i: int, model: Model | None, lanes: Lanes, names: Seque
 
 def _step_items(trace: Trace, model: Model | None, types: Mapping[str, Type | None],
                 colors: Mapping[str | None, str], window: StepWindow,
-                failing: int | None) -> list[dict[str, Any]]:
+                failing: int | None, opened: int) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     after = 0
     for i in window:
@@ -190,7 +190,7 @@ def _step_items(trace: Trace, model: Model | None, types: Mapping[str, Type | No
         step = trace.steps[i]
         changed = [] if i == 0 else sorted({c.var for c in step_changes(trace, i, types)},
                                           key=list(step.state).index)
-        classes = "step" + (" selected" if i == window.runs[0].start else "") + _loop_marks(trace, i) \
+        classes = "step" + (" selected" if i == opened else "") + _loop_marks(trace, i) \
             + (" violation" if i == failing else "")
         items.append({"omitted": None, "index": i, "classes": classes, "color": colors[step.action],
                       "label": step_label(step, model, i), "summary": ", ".join(changed)})
@@ -234,7 +234,8 @@ def _lasso(trace: Trace, model: Model | None, names: Sequence[str],
     shown = set(names)
     return {"cycle": cycle_end_phrase(trace, back), "report": report,
             "changes": [c for c in loop_back_changes(trace, types) if c.var in shown],
-            "starved": list(zip(report.starved, report.suggestions)) if report is not None else []}
+            "conditions": [advice_condition(a) for a in report.advice if a.kind != "repeats"]
+            if report is not None else []}
 
 
 def _failing(reason: Why | None) -> tuple[int | None, str | None]:
@@ -242,6 +243,19 @@ def _failing(reason: Why | None) -> tuple[int | None, str | None]:
     if reason is None or reason.explanation is None or reason.explanation.step is None:
         return None, None
     return reason.explanation.step, reason.headline
+
+
+def _opening_step(trace: Trace, window: StepWindow, failing: int | None) -> int:
+    """The step the page opens at: where the property fails, the start of a
+    lasso's cycle, the last state of a counterexample that explain has no
+    formula for (a deadlock, a run-time error); else the first state.  A
+    reader who follows a link wants the violation first, on a phone most of all."""
+    shown = list(window)
+    if failing is None and trace.loop is not None:
+        failing = trace.loop
+    if failing is None and trace.kind in ("counterexample", "error"):
+        failing = len(trace.steps) - 1
+    return failing if failing in shown else shown[0]
 
 
 # ------------------------------------------------------------------ the page
@@ -270,15 +284,16 @@ def render_html(trace: Trace, model: Model | None = None, *, by: str | None = No
     colors = _colors(trace, window)
     reason = why(trace, model)
     failing, failing_words = _failing(reason)
+    opened = _opening_step(trace, window, failing)
     data = {"steps": len(trace.steps), "shown": list(window),
-            "lanes": lane_columns(trace, lanes, window), "failing": failing}
-    panels = [_panel(trace, i, model, lanes, shown, types, colors, k == 0,
+            "lanes": lane_columns(trace, lanes, window), "failing": failing, "open": opened}
+    panels = [_panel(trace, i, model, lanes, shown, types, colors, i == opened,
                      failing_words if i == failing else None)
-              for k, i in enumerate(window)]
+              for i in window]
     return _environment().get_template("page.html.j2").render(
         title=page_title(trace), source=source, notes=list(notes), why=reason,
         lasso=_lasso(trace, model, shown, types) if trace.loop is not None else None,
-        lane_note=lane_note, step_items=_step_items(trace, model, types, colors, window, failing),
+        lane_note=lane_note, step_items=_step_items(trace, model, types, colors, window, failing, opened),
         svg=diagram(trace, model, lanes, colors, window), panels=panels,
         # already safe: the page's own files, and JSON with <, > and & escaped
         css=Markup(_asset("trace.css")), js=Markup(_asset("trace.js")),

@@ -42,7 +42,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from modelcheck.errors import UsageError
@@ -51,6 +51,7 @@ from modelcheck.ir.types import (BagType, EnumType, IntType, MapType, ModelType,
                                  RecordType, SeqType, SetType, TupleType, Type, VariantType)
 from modelcheck.ir.values import Variant, domain, sort_values
 from modelcheck.trace.explain import source_text
+from modelcheck.trace.msglabel import message_labels
 from modelcheck.trace.trace import Trace
 from modelcheck.trace.view import format_value, param_types, step_label, var_names, var_types
 
@@ -95,11 +96,13 @@ class Network:
 class Message:
     """A message from lane ``src`` to lane ``dst``: an element of network
     variable ``var`` (``text``: the element), or, for a message an action
-    passes straight across, ``var`` is the action's name and ``text`` the step."""
+    passes straight across, ``var`` is the action's name and ``text`` the step.
+    ``labels``: what its arrow may say, longest first (``msglabel``)."""
     src: Any
     dst: Any
     text: str
     var: str
+    labels: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -429,7 +432,8 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
         for e in _ordered_elems(after - before, elem_type):
             pair = _ends(e, net)
             if pair is not None:
-                sent.append(Message(*pair, format_value(e, elem_type), net.var))
+                sent.append(Message(*pair, format_value(e, elem_type), net.var,
+                                    message_labels(e, (net.src, net.dst), elem_type)))
         for e in _ordered_elems(before - after, elem_type):
             pair = _ends(e, net)
             if pair is not None:

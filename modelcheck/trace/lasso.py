@@ -20,26 +20,49 @@ is F's whichever action the trace names for it.
 
 Its report says how the cycle meets each fairness condition, and which
 action bindings stay enabled in every cycle state without ever being taken:
-the usual reason a user reads a fairness-related violation as a bug.
+the usual reason a user reads a fairness-related violation as a bug.  Its
+advice names the remedy that fits each: ``fair weak`` for a binding enabled
+throughout, ``fair strong`` for a weakly fair action the cycle only disables
+now and then, and no fairness at all for an action that models a failure of
+the environment (``is_failure_action``): a fair crash would have to happen,
+and a cycle that repeats a failure is ruled out only by assuming failures stop.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.engines.reference.evaluator import Evaluator, State
-from modelcheck.engines.temporal import FairCondition, LivenessCheck, fair_conditions, liveness_checks
+from modelcheck.engines.temporal import ANY, FairCondition, LivenessCheck, fair_conditions, liveness_checks
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import render_value
 from modelcheck.trace.replay import TraceReplayError, replay
 from modelcheck.trace.trace import Step, Trace
 
-__all__ = ["FairnessNote", "LassoReport", "analyse_lasso", "lasso_problem", "liveness_check_of",
+__all__ = ["FairnessNote", "Advice", "advice_condition", "LassoReport", "is_failure_action", "FAILURE_WORDS", "analyse_lasso", "lasso_problem", "liveness_check_of",
            "complete_loop_back", "binding_label", "lasso_phrase", "cycle_end_phrase", "MAX_STARVED"]
 
 #: The most "stays enabled but never fires" bindings a report names.
 MAX_STARVED = 12
+
+#: An action whose name has a word starting with one of these models a
+#: failure of the environment (docs/language.md, "Liveness and fairness"):
+#: the spec's language has no mark for it, and these names are the habit.
+FAILURE_WORDS = ("crash", "fail", "lose", "loss", "lost", "drop", "partition", "stop",
+                 "kill", "halt", "corrupt", "duplicat", "disconnect")
+#: Words that start like a failure but name a recovery.
+_RECOVERY_WORDS = ("failover", "failback")
+
+
+def is_failure_action(name: str) -> bool:
+    """Whether action ``name`` models a failure (``Crash``, ``LoseMsg``,
+    ``drop_message``, ``PartitionNet``): one of its words, split at
+    underscores and capitals, starts with a word of FAILURE_WORDS."""
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name)
+    return any(w.lower().startswith(FAILURE_WORDS) and w.lower() not in _RECOVERY_WORDS
+               for w in words)
 
 
 @dataclass(frozen=True)
@@ -51,12 +74,27 @@ class FairnessNote:
 
 
 @dataclass(frozen=True)
+class Advice:
+    """One remedy the cycle suggests: ``subject`` (a binding, ``Send(n=n1)``)
+    ``says`` what is wrong with it, and ``declare`` is the declaration that
+    rules the cycle out (None: nothing to declare).  ``kind``: "strengthen"
+    (a weakly fair action disabled now and then), "starved" (enabled
+    throughout), "failure" (a failure enabled throughout) or "repeats" (a
+    failure the cycle takes)."""
+    kind: str
+    subject: str
+    says: str
+    declare: str | None = None
+
+
+@dataclass(frozen=True)
 class LassoReport:
     """What a verified lasso shows.  ``violation`` says in words why the
     behaviour violates its property; ``starved`` are the action bindings
     (labels) enabled in every cycle state and never taken in the cycle, and
     ``starved_more`` how many more there are past MAX_STARVED; ``suggestions``
-    the ``fair weak`` declarations that would rule the cycle out."""
+    the declarations that would rule the cycle out, and ``advice`` each
+    remedy in words (strong fairness first, failures last)."""
     property_label: str
     kind: ir.TemporalKind
     loop: int
@@ -67,6 +105,7 @@ class LassoReport:
     starved_more: int
     suggestions: tuple[str, ...]
     violation: str
+    advice: tuple[Advice, ...] = ()
 
     @property
     def cycle_steps(self) -> int:
@@ -179,20 +218,26 @@ def _analyse(model: ir.Model, trace: Trace, ev: Evaluator) -> LassoReport | str:
         if back is not None:
             return back
         cycle = _Cycle(model, trace, ev, states)
-        fairness = cycle.fairness(fair_conditions(model, lambda e, env: ev.eval(e, (), env)))
+        conditions = fair_conditions(model, lambda e, env: ev.eval(e, (), env))
+        fairness = cycle.fairness(conditions)
         if isinstance(fairness, str):
             return fairness
         violation = _violation(ev, check, states, trace.loop or 0)
         if violation is None:
             return f"does not violate {check.label}: {_satisfied(check)}"
         starved, more = cycle.starved()
+        advice = cycle.strengthen(conditions) + [_starved_advice(label, suggestion)
+                                                 for label, suggestion in starved]
+        advice += cycle.repeated_failures()
     except EvalError as err:
         return (f"cannot be evaluated: [{err.diagnostic.code}] {err.diagnostic.message}")
     back_label = None if trace.loop_back is None else \
         binding_label(model, trace.loop_back.action or "", trace.loop_back.params)
+    advice.sort(key=lambda a: _ADVICE_ORDER.index(a.kind))
     return LassoReport(check.label, check.kind, trace.loop or 0, len(states) - 1, back_label,
                        tuple(fairness), tuple(label for label, _ in starved), more,
-                       tuple(suggestion for _, suggestion in starved), violation)
+                       tuple(a.declare for a in advice if a.declare is not None), violation,
+                       tuple(advice))
 
 
 def _unknown_property(model: ir.Model, trace: Trace) -> str:
@@ -319,12 +364,79 @@ class _Cycle:
         action, params = binding
         return self.ev.action_bindings(action).index(params)
 
+    def strengthen(self, conditions: list[FairCondition]) -> list[Advice]:
+        """The weak conditions the cycle meets only by disabling their
+        action now and then: enabled in some cycle state, never taken, so
+        the strong form of the declaration rules the cycle out."""
+        out = []
+        for f in conditions:
+            if f.kind is not ir.FairKind.WEAK or self.taken_at(f.matches) is not None:
+                continue
+            where = [i for i in self.members if self.enabled(i, f.matches)]
+            off = [i for i in self.members if i not in where]
+            if not where or not off:
+                continue
+            subject = f.label.split(" ", 1)[1]
+            says = (f"is enabled in state {where[0]} of the cycle and never taken (weak "
+                    f"fairness allows that: it is disabled in state {off[0]})")
+            if is_failure_action(f.action):
+                says += "; it models a failure, which the system cannot make happen"
+                out.append(Advice("failure", subject, says))
+                continue
+            out.append(Advice("strengthen", subject, says,
+                              _declaration(self.model, "strong", f.action, f.pattern)))
+        return out
+
+    def repeated_failures(self) -> list[Advice]:
+        """A failure the cycle takes, for the first of each action: the
+        behaviour fails for ever, and only an assumption that failures stop
+        rules that out."""
+        out: list[Advice] = []
+        seen: set[str] = set()
+        for (u, _), takers in zip(self.steps, self.taking):
+            for action, params in sorted(takers, key=lambda b: b[0]):
+                if action in seen or not is_failure_action(action):
+                    continue
+                seen.add(action)
+                out.append(Advice(
+                    "repeats", binding_label(self.model, action, params),
+                    f"is a failure the cycle takes at {self._step_name(u + 1)}, again and again: "
+                    f"a fairness declaration rules the cycle out only by assuming such failures "
+                    f"stop (or leave room for progress); if they need not, the lasso is a real "
+                    f"way for the property to fail"))
+        return out
+
+
+_ADVICE_ORDER = ("strengthen", "starved", "failure", "repeats")
+
+
+def advice_condition(advice: Advice) -> str:
+    """What the system must guarantee for ``advice.declare`` to be right."""
+    if advice.kind == "strengthen":
+        return "if the system guarantees it runs when it is enabled again and again"
+    return "if the system guarantees it runs"
+
+
+def _starved_advice(label: str, suggestion: str) -> Advice:
+    if is_failure_action(label.split("(", 1)[0]):
+        return Advice("failure", label, "stays enabled but never fires: it models a failure, "
+                      "which the system cannot make happen; no fairness to declare for it "
+                      "(a fair failure would have to happen, not stop)")
+    return Advice("starved", label, "stays enabled but never fires", suggestion)
+
+
+def _declaration(model: ir.Model, kind: str, action_name: str, pattern: tuple) -> str:
+    """``fair strong Send(n1, _)``: a declaration as the spec writes it."""
+    action = model.action(action_name)
+    if not action.params or all(v is ANY for v in pattern):
+        return f"fair {kind} {action.name}"
+    args = ", ".join("_" if v is ANY else render_value(p.type, v)
+                     for p, v in zip(action.params, pattern))
+    return f"fair {kind} {action.name}({args})"
+
 
 def _suggestion(model: ir.Model, action: ir.Action, params: tuple) -> str:
-    if not params:
-        return f"fair weak {action.name}"
-    types = {p.name: p.type for p in action.params}
-    return f"fair weak {action.name}(" + ", ".join(render_value(types[k], v) for k, v in params) + ")"
+    return _declaration(model, "weak", action.name, tuple(v for _, v in params))
 
 
 def _violation(ev: Evaluator, check: LivenessCheck, states: list[State], loop: int) -> str | None:

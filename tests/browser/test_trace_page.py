@@ -318,3 +318,122 @@ def test_a_rabbitmq_page_has_lanes_directed_arrows_and_says_why(driver, qq_page)
         driver.set_window_size(1400, 900)
     if os.environ.get(UPDATE_SCREENSHOTS):
         SCREENSHOT.write_bytes(shot.read_bytes())
+
+
+# ------------------------------------------------------------------ first sight, and a phone
+
+PHONE = (390, 844)
+#: The phone pictures for docs/traces.md, taken again like SCREENSHOT.
+PHONE_SCREENSHOT = REPO / "docs" / "img" / "qq-trace-phone.png"
+
+
+def _phone(driver, on: bool) -> None:
+    """A phone's screen: its width and height, a touch screen, mobile layout."""
+    if on:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True})
+    else:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+def test_a_counterexample_opens_at_its_violating_step(driver, qq_page, lasso_page):
+    _open(driver, qq_page)
+    assert _selected(driver) == "13" and _shown(driver) == ["13"]
+    assert driver.execute_script("return window.location.hash") == ""
+    _open(driver, qq_page, "#step-2")               # an address still wins
+    assert _selected(driver) == "2"
+    _open(driver, lasso_page)                       # a lasso: where its cycle starts
+    start = driver.find_element("css selector", "#steps li.loop-start").get_attribute("data-step")
+    assert _selected(driver) == start
+
+
+def test_on_a_phone_the_panels_stack_and_steps_answer_to_touch(driver, qq_page, tmp_path):
+    _phone(driver, True)
+    try:
+        _open(driver, qq_page)
+        width = driver.execute_script("return document.documentElement.clientWidth")
+        assert width == PHONE[0]
+        # nothing wider than the screen: the page itself never scrolls sideways
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        timeline = driver.find_element("id", "timeline").rect
+        states = driver.find_element("id", "states").rect
+        assert timeline["width"] > 0.9 * width and states["width"] > 0.9 * width
+        assert states["y"] >= timeline["y"] + timeline["height"] - 1      # stacked, steps first
+        steps = driver.find_element("id", "steps").rect
+        assert steps["width"] > 150                                         # the step list has room
+        # opened at the violation, its panel on the first screen
+        assert _selected(driver) == "13"
+        panel = driver.find_element("id", "state-13")
+        assert panel.is_displayed() and panel.rect["y"] < PHONE[1]
+        # the property's lines wrap instead of running off the screen
+        source = driver.find_element("css selector", "pre.property-source")
+        assert driver.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth + 1;",
+                                     source)
+        # previous / next: buttons a thumb can hit, at the bottom of the screen
+        prev, nxt = driver.find_elements("css selector", ".stepper button")
+        assert prev.rect["height"] >= 44 and nxt.is_enabled() is False
+        bottom = prev.rect["y"] + prev.rect["height"]
+        assert PHONE[1] - 70 <= bottom <= PHONE[1] + 1
+        shot = tmp_path / "qq-phone.png"
+        assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        prev.click()
+        assert _selected(driver) == "12" and _shown(driver) == ["12"]
+        driver.find_element("id", "step-3").click()                          # a tap on a step
+        assert _selected(driver) == "3" and _shown(driver) == ["3"]
+        assert "step 3 of 13" in driver.find_element("css selector", ".stepper .at").text
+        if os.environ.get(UPDATE_SCREENSHOTS):
+            PHONE_SCREENSHOT.write_bytes(shot.read_bytes())
+    finally:
+        _phone(driver, False)
+
+
+NET_SPEC = """\
+module relay
+type Node = model { lead, f1, f2 }
+type Msg = variant {
+    Replicate(src: Node, dst: Node, idx: 1..2),
+    Ack(src: Node, dst: Node, idx: 1..2),
+}
+var net: bag[Msg, 4] = {}
+var log: map[Node, 0..2] = {n: 0 for n in Node}
+action Send(f: Node) {
+    require f != lead and net == {}
+    net := put(net, Replicate(src=lead, dst=f, idx=1))
+}
+action Deliver() {
+    pick m in net
+    match m {
+        Replicate as r {
+            log[r.dst] := r.idx
+            net := put(take(net, m), Ack(src=r.dst, dst=r.src, idx=r.idx))
+        }
+        Ack { net := take(net, m) }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("size", [(1400, 900), PHONE], ids=["desktop", "phone"])
+def test_message_arrows_carry_labels_and_a_tap_shows_the_message(driver, tmp_path, size):
+    model = modelcheck.load_source(NET_SPEC, "relay.mc")
+    trace = run_scenario(model, parse_scenario("Send(f=f2)\nDeliver\nDeliver\n", "s.scenario")).trace
+    page = tmp_path / "relay.html"
+    page.write_text(render_html(trace, model), encoding="utf-8")
+    _phone(driver, size == PHONE)
+    try:
+        _open(driver, page)
+        labels = driver.find_elements("css selector", "#lanes-svg .msg-label")
+        assert [lb.text for lb in labels] == ["Replicate idx=1", "Ack idx=1"]
+        boxes = [lb.rect for lb in labels]
+        a, b = boxes
+        assert a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"] or \
+            a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+        labels[1].click()                                  # the Ack: sent at step 2
+        assert _selected(driver) == "2"
+        assert "Ack(src=f2, dst=lead, idx=1)" in driver.find_element("id", "state-2").text
+        shot = tmp_path / f"relay-{size[0]}.png"
+        assert driver.save_screenshot(str(shot))
+    finally:
+        _phone(driver, False)

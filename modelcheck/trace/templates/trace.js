@@ -1,6 +1,7 @@
-// The trace page: select a step (click, arrow keys, Home/End, or #step-N in
-// the address) and show its state; the swimlane row and the step's messages
-// are highlighted with it.
+// The trace page: select a step (click or tap, arrow keys, Home/End, the
+// previous/next buttons, or #step-N in the address) and show its state; the
+// swimlane row and the step's messages are highlighted with it.  Without an
+// address the page opens where the property fails (the data's "open").
 (function () {
   "use strict";
   var items = Array.prototype.slice.call(document.querySelectorAll("#steps li.step"));
@@ -10,6 +11,11 @@
   // the diagram and the address speak of step numbers.
   var stepOf = items.map(function (li) { return li.getAttribute("data-step"); });
   var current = 0;
+  var data = {};
+  try {
+    data = JSON.parse(document.getElementById("trace-data").textContent);
+  } catch (e) { /* the page still works from step 0 */ }
+  var narrow = window.matchMedia && window.matchMedia("(max-width: 760px)").matches;
 
   function each(selector, fn) {
     Array.prototype.forEach.call(document.querySelectorAll(selector), fn);
@@ -47,6 +53,14 @@
       toggle(el, el.getAttribute("data-step") === stepOf[index]);
     });
     document.body.setAttribute("data-step", stepOf[index]);
+    each(".stepper .at", function (el) {
+      el.textContent = (stepOf[index] === "0" ? "state 0" : "step " + stepOf[index]) +
+        " of " + stepOf[count - 1];
+    });
+    each(".stepper button", function (el) {
+      var move = Number(el.getAttribute("data-move"));
+      el.disabled = index + move < 0 || index + move >= count;
+    });
     reveal(items[index]);
     if (!fromHash && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", "#step-" + stepOf[index]);
@@ -71,10 +85,21 @@
   items.forEach(function (li, i) {
     li.addEventListener("click", function () { select(i); });
   });
-  each("#lanes-svg .row-bg, #lanes-svg .step-mark", function (el) {
+  each(".stepper button", function (el) {
+    el.addEventListener("click", function () {
+      select(current + Number(el.getAttribute("data-move")));
+    });
+  });
+  // On a phone the why panel's details start folded, so the steps and the
+  // state at the violation are on the first screen.
+  if (narrow) {
+    each("#why details", function (el) { el.open = false; });
+  }
+  each("#lanes-svg .row-bg, #lanes-svg .step-mark, #lanes-svg .msg-label", function (el) {
     el.addEventListener("click", function () { select(stepOf.indexOf(el.getAttribute("data-step"))); });
   });
 
   var match = /^#step-(\d+)$/.exec(window.location.hash || "");
-  select(match ? Math.max(0, stepOf.indexOf(match[1])) : 0, true);
+  var opening = Math.max(0, stepOf.indexOf(String(data.open)));
+  select(match ? Math.max(0, stepOf.indexOf(match[1])) : opening, true);
 })();

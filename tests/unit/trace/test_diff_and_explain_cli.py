@@ -146,15 +146,16 @@ def _zeros(model):
     return FrozenDict((n, 0) for n in model.types[0][1].members)
 
 
-def test_explain_without_property_names_the_deadlock_trace_has_none(folder):
+def test_explain_without_property_explains_the_deadlock_action_by_action(folder):
     (folder / "stuck.mc").write_text("module stuck\nvar x: 0..1 = 0\n"
                                      "action A() { require x == 0\n x := 1 }\n"
                                      "invariant Ok: x <= 1\n")
     invoke("check", "stuck.mc", "--engine", "reference", "--out", "cex")
     (trace,) = Path("cex").glob("stuck-deadlock-*.itf.json")
     result = invoke("trace", "explain", str(trace))
-    assert result.exit_code == 2
-    assert "deadlock" in result.output and "--property NAME" in result.output
+    assert result.exit_code == 0
+    assert "deadlock in state 1, reached by step 1: A: no action can take a step there" in result.output
+    assert "✗ A: require x == 0 is false" in result.output and "terminal NAME" in result.output
     assert "Traceback" not in result.output
 
 

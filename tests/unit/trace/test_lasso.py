@@ -14,10 +14,11 @@ from modelcheck import api
 from modelcheck.cli.main import cli
 from modelcheck.engines.base import Status
 from modelcheck.ir.nodes import PropertyKind
+from modelcheck.ir.values import FrozenDict
 from modelcheck.trace.html import render_html
 from modelcheck.trace.itf import dumps_itf, from_itf, read_itf, to_itf
 from modelcheck.trace.itf_json import TraceFileError
-from modelcheck.trace.lasso import analyse_lasso, lasso_phrase, lasso_problem
+from modelcheck.trace.lasso import analyse_lasso, is_failure_action, lasso_phrase, lasso_problem
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.store import write_trace
 from modelcheck.trace.trace import Step, Trace
@@ -112,6 +113,87 @@ def test_a_step_takes_a_condition_whatever_action_the_trace_names_for_it():
     model = blink("fair weak Up\nfair weak Reset")
     trace = lasso("Often", [(None, 0, 0), ("Bump", 1, 0), ("Up", 2, 0)], 0, "Reset")
     assert analyse_lasso(model, trace).fairness[0].how == "taken at step 1"
+
+
+# A node's link delivers only while it is up; crashes and restarts may go on
+# for ever.
+RELAY = """\
+module relay
+type Node = enum { n1, n2 }
+var up: map[Node, bool] = {n: true for n in Node}
+var sent: bool = false
+var delivered: bool = false
+action Send() { require not sent
+                sent := true }
+action Deliver() { require sent and up[n1] and not delivered
+                   delivered := true }
+action Crash(n: Node) { require up[n]
+                        up[n] := false }
+action Restart(n: Node) { require not up[n]
+                          up[n] := true }
+FAIR
+liveness Delivered: eventually delivered
+"""
+
+
+def relay_lasso(fair: str):
+    model = api.load_source(RELAY.replace("FAIR", fair), "relay.mc")
+    def state(n1: bool, n2: bool, sent: bool) -> dict:
+        return {"up": FrozenDict({"n1": n1, "n2": n2}), "sent": sent, "delivered": False}
+    steps = [Step(None, (), state(True, True, False)), Step("Send", (), state(True, True, True)),
+             Step("Crash", (("n", "n1"),), state(False, True, True))]
+    trace = Trace("relay", steps, property_name="Delivered", loop=1,
+                  loop_back=Step("Restart", (("n", "n1"),), dict(steps[1].state)))
+    return model, trace
+
+
+def test_a_weakly_fair_action_the_cycle_disables_now_and_then_is_advised_strong():
+    model, trace = relay_lasso("fair weak Send\nfair weak Deliver\nfair weak Restart(*)")
+    report = analyse_lasso(model, trace)
+    strengthen = [a for a in report.advice if a.kind == "strengthen"]
+    assert [(a.subject, a.declare) for a in strengthen] == [("Deliver", "fair strong Deliver")]
+    assert "disabled in state 2" in strengthen[0].says
+    assert report.advice[0] is strengthen[0]
+    # the cycle crashes n1 again and again: that is said, with what fairness assumes
+    repeats = [a for a in report.advice if a.kind == "repeats"]
+    assert [a.subject for a in repeats] == ["Crash(n=n1)"] and repeats[0].declare is None
+    assert "assuming such failures stop" in repeats[0].says
+    # Crash(n=n2) stays enabled round the cycle: a failure, never to be made fair
+    failure = [a for a in report.advice if a.kind == "failure"]
+    assert [a.subject for a in failure] == ["Crash(n=n2)"] and failure[0].declare is None
+    assert all("Crash" not in s for s in report.suggestions)
+    assert "fair strong Deliver" in report.suggestions
+    # the strong form rules the cycle out
+    strong, _ = relay_lasso("fair weak Send\nfair strong Deliver\nfair weak Restart(*)")
+    assert "is not fair: strong Deliver is enabled" in lasso_problem(strong, trace)
+
+
+def test_the_advice_is_printed_remedy_first(tmp_path):
+    model, trace = relay_lasso("fair weak Send\nfair weak Deliver\nfair weak Restart(*)")
+    from modelcheck.cli.trace_render import render_lasso_report
+    from rich.console import Console
+    console = Console(width=300, no_color=True, record=True, file=open(tmp_path / "out", "w"))
+    console.print(render_lasso_report(analyse_lasso(model, trace)))
+    lines = console.export_text().splitlines()
+    advice = lines[lines.index("No fairness declared rules the cycle out:") + 1:]
+    assert advice[0].startswith("  Deliver is enabled in state 1 of the cycle and never taken")
+    assert advice[0].endswith("declare `fair strong Deliver` if the system guarantees it runs "
+                              "when it is enabled again and again")
+    assert advice[1].startswith("  Crash(n=n2) stays enabled but never fires: it models a failure")
+    assert "fair weak Crash" not in "\n".join(lines)
+    assert advice[2].startswith("Crash(n=n1) is a failure the cycle takes at step 2")
+    page = render_html(trace, model)
+    assert "<code>fair strong Deliver</code>" in page and 'class="repeats"' in page
+    assert "fair weak Crash" not in page
+
+
+@pytest.mark.parametrize("name,failure", [
+    ("Crash", True), ("CrashNode", True), ("LoseMsg", True), ("drop_message", True),
+    ("Partition", True), ("StopNode", True), ("Fail", True), ("LoseAck", True),
+    ("Restart", False), ("Deliver", False), ("Failover", False), ("Send", False),
+    ("Heal", False)])
+def test_failure_actions_are_known_by_their_names(name, failure):
+    assert is_failure_action(name) is failure
 
 
 @pytest.mark.parametrize("prop,steps,loop,back,words", [

@@ -75,4 +75,4 @@ def test_hostile_strings_never_appear_raw_in_the_html(bad):
     assert written <= {"header", "h1", "h2", "h3", "p", "kbd", "main", "section", "div", "ol", "li",
                        "span", "svg", "defs", "marker", "path", "rect", "text", "line", "g",
                        "title", "circle", "ul", "table", "thead", "tbody", "tr", "th", "td",
-                       "pre", "script", "body", "html"}
+                       "pre", "script", "body", "html", "nav", "button"}

@@ -13,11 +13,12 @@ from modelcheck.diagnostics import Span
 from modelcheck.ir.types import render_type
 from modelcheck.ir.values import render_value
 from modelcheck.lsp.analysis import Analysis, Decl, name_span
+from modelcheck.lsp.typed import field_completions, generated_value, generated_values, local_type
 from modelcheck.semantics.names import BUILTINS
 from modelcheck.syntax import ast
 from modelcheck.syntax.parser import keywords
 
-__all__ = ["word_at", "lookup", "hover", "completions", "CONTEXTUAL_WORDS"]
+__all__ = ["word_at", "lookup", "hover", "completions", "fields_at", "CONTEXTUAL_WORDS"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Words the grammar reads as keywords only in one place (regex terminals and
@@ -128,6 +129,8 @@ def lookup(analysis: Analysis, line: int, col: int) -> tuple[Decl, Span] | None:
     # A state variable wins over an enum member of the same name, as in resolve.
     matches.sort(key=lambda d: d.kind != "var")
     chosen = (on_decl or matches or [None])[0]
+    if chosen is None:
+        chosen = generated_value(analysis, name)
     return (chosen, where) if chosen is not None else None
 
 
@@ -196,7 +199,8 @@ def _signature(analysis: Analysis, decl: Decl) -> str:
         typ = _ir_param_type(analysis, decl.owner, name) or _slice(text, item.type.span)
         return f"{name}: {typ}"
     if kind == "local":
-        return f"{decl.owner} {name}"
+        typ = local_type(analysis.model, decl)
+        return f"{decl.owner} {name}: {typ}" if typ else f"{decl.owner} {name}"
     return _first_line(analysis, decl)
 
 
@@ -224,10 +228,17 @@ def completions(analysis: Analysis, line: int, col: int) -> list[tuple[str, str]
     """(name, kind) of every name that may be written at a position: the
     local names in scope, the spec's declarations, built-ins and keywords."""
     out: dict[str, str] = {}
-    for decl in (*_locals_at(analysis, line, col), *analysis.decls):
+    for decl in (*_locals_at(analysis, line, col), *analysis.decls, *generated_values(analysis)):
         out.setdefault(decl.name, decl.kind)
     for name in sorted(BUILTINS):
         out.setdefault(name, "builtin")
     for word in (*sorted(keywords()), *CONTEXTUAL_WORDS):
         out.setdefault(word, "keyword")
     return list(out.items())
+
+
+def fields_at(analysis: Analysis, line: int, col: int) -> list[tuple[str, str]] | None:
+    """(field, type) of each field that may be written after the ``.`` before
+    the cursor (``r.``, ``r.fi``, ``m[k].``); None when the cursor does not
+    follow a ``.``, and then ``completions`` answers."""
+    return field_completions(analysis, line, col, _locals_at(analysis, line, col))

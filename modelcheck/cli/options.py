@@ -140,6 +140,7 @@ class CheckFlags:
     spark_threshold: int | None = None
     verbose: bool = False
     workers: int | None = None
+    stop_on_first: bool = False
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -197,6 +198,7 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
         spark_threshold=flags.spark_threshold,
         verbose=flags.verbose,
         workers=flags.workers,
+        stop_on_first=flags.stop_on_first,
         extra=dict(flags.extra),
     )
     # --depth is the one step bound of both simulation and bmc; the fields

@@ -105,8 +105,13 @@ class ProgressDisplay:
     def __init__(self, console: Console, label: str = "", enabled: bool = True, *,
                  every_s: float | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 memory: Callable[[], int | None] = current_rss) -> None:
+                 memory: Callable[[], int | None] = current_rss,
+                 on_found: Callable[..., None] | None = None) -> None:
         self._console = console
+        if on_found is not None:
+            # Reporter.found: a verdict settled while the search goes on
+            # (only when asked: the compiled engine rebuilds its trace then).
+            self.found = on_found
         self._label = label
         self._live: Live | None = None
         self._terminal = console.is_terminal

@@ -9,7 +9,7 @@ import signal
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,9 @@ from modelcheck.engines.base import CheckOptions, CheckResult, Reporter
 from modelcheck.ir.nodes import Model
 from modelcheck.trace.store import write_trace
 
-__all__ = ["Outcome", "load_model", "run_engine", "engine_that_ran", "save_traces", "trace_path",
-           "interrupts_deferred", "InterruptWatch", "exit_code", "combined_exit_code",
-           "ERROR_TRACE", "PLAIN", "STAMPED", "LATEST"]
+__all__ = ["Outcome", "WriteError", "load_model", "run_engine", "engine_that_ran", "save_traces",
+           "trace_path", "interrupts_deferred", "InterruptWatch", "exit_code",
+           "combined_exit_code", "ERROR_TRACE", "PLAIN", "STAMPED", "LATEST"]
 
 #: The name under which the trace to a run-time error is written.
 ERROR_TRACE = "error"
@@ -32,16 +32,32 @@ ERROR_TRACE = "error"
 PLAIN, STAMPED, LATEST = "plain", "stamped", "latest"
 
 
+@dataclass(frozen=True)
+class WriteError:
+    """A result file that could not be written (a full disk, a folder not
+    writable): its path and why.  The verdict stands without it."""
+    path: str
+    reason: str
+
+    #: Its code where errors are shown: "a result file could not be written".
+    code = "MC6001"
+
+    def message(self) -> str:
+        return f"could not write {self.path}: {self.reason}"
+
+
 @dataclass
 class Outcome:
     """A finished (or interrupted) check: what was asked and what came back.
-    ``error_trace_file`` is the trace to a run-time error, when one was written."""
+    ``error_trace_file`` is the trace to a run-time error, when one was
+    written; ``write_errors`` the traces that could not be."""
     spec: str
     model: Model
     engine: str
     result: CheckResult
     error_trace_file: str | None = None
     options: CheckOptions | None = None     # as the engine was given them
+    write_errors: list[WriteError] = field(default_factory=list)
 
 
 def load_model(spec: str, defines: Mapping[str, str]) -> Model:
@@ -96,13 +112,18 @@ def trace_path(out_dir: str | Path, stem: str, name: str, stamp: str | None = No
 
 
 def save_traces(outcome: Outcome, out_dir: str | Path | None, stem: str,
-                naming: str = PLAIN) -> list[str]:
+                naming: str = PLAIN, early: Mapping[str, str] | None = None) -> list[str]:
     """Write the trace of every violated or witnessed property (and the trace
     to a run-time error) as ITF JSON; record each file on its PropertyResult.
     ``naming`` is ``PLAIN``, ``STAMPED`` (``-YYYYmmddTHHMMSS``) or ``LATEST``;
     ``out_dir`` None writes nothing (``--no-write``).  Returns the files
     written, in property order.  ``write_trace`` replays each trace before
-    writing it, and writes atomically."""
+    writing it, and writes atomically; a ``STAMPED`` name that another run
+    took in the same second gets ``-2``, ``-3``...  A file that cannot be
+    written (OSError: a full disk) is added to ``outcome.write_errors`` and
+    its trace has no file; the others are still written.  ``early``: the
+    files already written while the search went on (``EarlyTraces``), by
+    property name: kept, not written again."""
     written: list[str] = []
     if out_dir is None:
         return written
@@ -110,22 +131,37 @@ def save_traces(outcome: Outcome, out_dir: str | Path | None, stem: str,
     todo: list[tuple[Any, Path]] = []
     stamp = {PLAIN: None, STAMPED: time.strftime("%Y%m%dT%H%M%S"), LATEST: LATEST}[naming]
     for prop in result.properties:
-        if prop.trace is not None:
+        if prop.trace is not None and early and prop.name in early:
+            prop.trace_file = early[prop.name]
+            written.append(early[prop.name])
+        elif prop.trace is not None:
             todo.append((prop, trace_path(out_dir, stem, prop.name, stamp)))
     error_trace = getattr(result.error, "trace", None)
     # Each file is written atomically; holding Ctrl-C until the last one is
     # done means the traces of one result are all on disk or none is cut.
+    fresh = naming == STAMPED
     with interrupts_deferred():
         for prop, path in todo:
-            write_trace(prop.trace, outcome.model, path.parent, path.name)
-            prop.trace_file = str(path)
-            written.append(str(path))
+            done = _write(outcome, prop.trace, path, fresh)
+            if done is not None:
+                prop.trace_file = done
+                written.append(done)
         if error_trace is not None and error_trace.steps:
             path = trace_path(out_dir, stem, ERROR_TRACE, stamp)
-            write_trace(error_trace, outcome.model, path.parent, path.name)
-            outcome.error_trace_file = str(path)
-            written.append(str(path))
+            done = _write(outcome, error_trace, path, fresh)
+            if done is not None:
+                outcome.error_trace_file = done
+                written.append(done)
     return written
+
+
+def _write(outcome: Outcome, trace: Any, path: Path, fresh: bool) -> str | None:
+    """The file ``trace`` went to, or None, with the reason kept on ``outcome``."""
+    try:
+        return str(write_trace(trace, outcome.model, path.parent, path.name, fresh=fresh))
+    except OSError as err:
+        outcome.write_errors.append(WriteError(str(path), err.strerror or str(err)))
+        return None
 
 
 @contextmanager

@@ -12,6 +12,8 @@ is ``modelcheck.cli.verdicts``.
     engine = "reference"                    # optional
     no_deadlock = true                      # optional
     large = false                           # optional: runs only with --large
+    stop_at_first = false                   # optional: end at the first violation (the
+                                            # properties still open are then unknown)
     max_states = 100000                     # optional bounds: max_states, max_depth,
                                             # timeout (s), depth (bmc steps)
     counts = { distinct = 25, generated = 82, depth = 9 }
@@ -44,7 +46,7 @@ from modelcheck.errors import UsageError
 __all__ = ["Expectation", "Mutant", "Row", "read_verdict_file", "select_rows", "mutant_error"]
 
 ROW_KEYS = ("id", "spec", "description", "consts", "engine", "no_deadlock", "large",
-            "max_states", "max_depth", "timeout", "depth", "counts", "check", "mutant")
+            "stop_at_first", "max_states", "max_depth", "timeout", "depth", "counts", "check", "mutant")
 COUNT_KEYS = ("distinct", "generated", "depth")
 CHECK_KEYS = ("property", "expect", "steps")
 MUTANT_KEYS = ("removes", "consts", "property", "steps")
@@ -86,6 +88,7 @@ class Row:
     engine: str | None = None
     no_deadlock: bool = False
     large: bool = False
+    stop_at_first: bool = False
     max_states: int | None = None
     max_depth: int | None = None
     timeout: float | None = None
@@ -328,6 +331,8 @@ def _read_row(loc: _Locator, folder: Path, index: int, raw: Any) -> Row:
         consts=row_consts, mutants=mutants,
         checks=checks, engine=engine, no_deadlock=no_deadlock,
         large=_typed(loc, row_id, "large", raw.get("large", False), (bool,), "true or false"),
+        stop_at_first=_typed(loc, row_id, "stop_at_first", raw.get("stop_at_first", False),
+                             (bool,), "true or false"),
         line=loc.row_line(row_id), **bounds)
 
 

@@ -69,7 +69,10 @@ class RowOutcome:
 
 def row_options(row: Row, model: Model) -> CheckOptions:
     """Only the properties the row checks are searched for (and deadlock
-    unless the row says no_deadlock)."""
+    unless the row says no_deadlock).  A row goes on after a violation
+    (unless ``stop_at_first``) and ends once every property it checks is
+    settled, except a row with ``counts``: those are the complete search's
+    figures, so it searches every state."""
     known = [p.name for p in model.properties] + [t.name for t in model.temporals]
     names = []
     for c in row.checks:
@@ -82,7 +85,8 @@ def row_options(row: Row, model: Model) -> CheckOptions:
         names.append(c.property)
     options = CheckOptions(invariants=tuple(names), deadlock=not row.no_deadlock,
                            max_states=row.max_states, max_depth=row.max_depth,
-                           timeout_s=row.timeout, depth=row.depth)
+                           timeout_s=row.timeout, depth=row.depth,
+                           stop_on_first=row.stop_at_first, stop_when_settled=not row.counts)
     return options
 
 

@@ -15,7 +15,8 @@ from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.trace import Trace
 
 __all__ = ["Status", "PropertyResult", "CheckOptions", "Stats", "Progress", "CheckResult",
-           "Reporter", "NullReporter", "Engine", "DEADLOCK"]
+           "Reporter", "NullReporter", "Engine", "DEADLOCK", "report_found", "settled_note",
+           "stops_when_settled"]
 
 #: The name under which deadlock appears among the property results.
 DEADLOCK = "deadlock"
@@ -70,6 +71,10 @@ class CheckOptions:
     max_depth: int | None = None                # in TLC levels: initial states are depth 1
     timeout_s: float | None = None
     stop_on_first: bool = False                 # stop at the first violation of any property
+    # End the search at the end of the level that settles the last selected
+    # property (deadlock included when checked): every verdict is then final.
+    # Off where the complete search's figures are wanted (verdict rows with counts).
+    stop_when_settled: bool = True
     # simulation (reference engine)
     simulate: int | None = None                 # number of random runs
     sim_depth: int = 100
@@ -183,6 +188,11 @@ class CheckResult:
 
 
 class Reporter(Protocol):
+    """``progress`` and ``note`` are required.  A reporter may also define
+    ``found(result: PropertyResult, open_names: tuple[str, ...])``: called
+    the moment a property is settled with a trace (a counterexample or a
+    witness) while the search goes on for ``open_names``; engines call it
+    through ``report_found`` (the CLI prints it and writes the trace)."""
     def progress(self, progress: Progress) -> None: ...
     def note(self, message: str) -> None: ...
 
@@ -193,6 +203,26 @@ class NullReporter:
 
     def note(self, message: str) -> None:
         pass
+
+
+def report_found(reporter: Reporter, result: PropertyResult, open_names: list[str]) -> None:
+    """Hand a verdict settled mid-search to the reporter, if it takes them."""
+    found = getattr(reporter, "found", None)
+    if found is not None and result.trace is not None:
+        found(result, tuple(open_names))
+
+
+def settled_note(depth: int, distinct: int) -> str:
+    """The note of a search that stopped because every property was settled."""
+    return (f"search stopped after depth {depth}: every property checked is settled "
+            f"({distinct:,} distinct states so far; the figures are those of the search "
+            f"up to there)")
+
+
+def stops_when_settled(options: CheckOptions, checked: int) -> bool:
+    """Whether a search checking ``checked`` verdicts (properties, and deadlock
+    when checked) may end once they are all settled."""
+    return options.stop_when_settled and checked > 0
 
 
 class Engine(Protocol):

@@ -58,12 +58,16 @@ class FairCondition:
     action: str
     pattern: tuple[Any, ...]
     label: str
+    #: ``fair weak A | B``: the other (action, pattern) pairs of the group;
+    #: a step matching any of them matches the one condition.
+    group: tuple[tuple[str, tuple[Any, ...]], ...] = ()
 
     def matches(self, action: str, params: tuple[tuple[str, Any], ...]) -> bool:
-        if action != self.action:
-            return False
-        return all(want is ANY or want == value
-                   for want, (_, value) in zip(self.pattern, params))
+        for name, pattern in ((self.action, self.pattern), *self.group):
+            if action == name and all(want is ANY or want == value
+                                      for want, (_, value) in zip(pattern, params)):
+                return True
+        return False
 
 
 @dataclass(frozen=True)
@@ -136,13 +140,18 @@ def fair_conditions(model: ir.Model, evaluate: Any) -> list[FairCondition]:
     for decl in model.fairness:
         action = model.action(decl.action)
         for env in _binder_envs(decl.binders, evaluate):
+            # a group's members have no '*' (typecheck): one pattern each
+            group = tuple((m.action, _patterns(m, model.action(m.action), env, evaluate)[0])
+                          for m in decl.group)
             for pattern in _patterns(decl, action, env, evaluate):
-                key = (decl.kind, decl.action, pattern)
+                key = (decl.kind, decl.action, pattern, group)
                 if key in seen:
                     continue
                 seen.add(key)
-                out.append(FairCondition(decl.kind, decl.action, pattern,
-                                         _fair_label(decl.kind, action, pattern)))
+                label = " | ".join([_fair_label(decl.kind, action, pattern)]
+                                   + [_fair_label(decl.kind, model.action(name), p).split(" ", 1)[1]
+                                      for name, p in group])
+                out.append(FairCondition(decl.kind, decl.action, pattern, label, group))
     return out
 
 

@@ -416,6 +416,11 @@ class Fairness:
     args: tuple[FairArg, ...]
     binders: tuple[FairBinder, ...] = ()
     span: Span | None = _span()
+    # ``fair weak A | B(args)``: the other actions of the group (each a
+    # Fairness of the same kind, without binders, its arguments ANY or
+    # VALUE); a step of any of them takes the one condition, TLA+
+    # WF_vars(A \/ B)
+    group: tuple["Fairness", ...] = ()
 
 
 @dataclass(frozen=True)

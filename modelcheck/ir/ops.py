@@ -39,6 +39,8 @@ class Op(enum.Enum):
     SET_MIN = "setmin"     # min of a non-empty int set (MC5006 if empty)
     SET_MAX = "setmax"
     LEN = "len"            # set cardinality, sequence length, bag size
+    CHOOSE = "choose"      # the smallest element of a non-empty set in the canonical
+                           # order of its element type (values.order_key); MC5008 if empty
     # maps (total)
     MAP_GET = "map[]"
     MAP_SET = "map-with"   # MAP_SET(m, k, v): m with [k] = v

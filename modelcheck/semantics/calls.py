@@ -19,7 +19,7 @@ from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Env, found_words, show
 from modelcheck.semantics.exprs import needs_context
 from modelcheck.semantics.hints import ACTION_CALL_HINT, bag_function_hint
-from modelcheck.semantics.names import BUILTINS, kind_word
+from modelcheck.semantics.names import BUILTINS, SOFT_BUILTINS, kind_word
 from modelcheck.semantics.types import MAX_ENUMERABLE, bounded_size
 from modelcheck.syntax import ast
 
@@ -29,7 +29,8 @@ __all__ = ["CallsMixin", "BUILTIN_ARITY", "MAX_INLINED"]
 BUILTIN_ARITY = MappingProxyType({"len": (1, 1), "min": (1, 2), "max": (1, 2), "append": (2, 2),
                  "head": (1, 1), "tail": (1, 1), "some": (1, 1), "is_some": (1, 1),
                  "is_none": (1, 1), "put": (2, 2), "take": (2, 2), "count": (2, 2),
-                 "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1)})
+                 "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1),
+                 "choose": (1, 1), "last": (1, 1), "elems": (1, 1)})
 
 
 #: The most def calls inlined into one declaration (MC4011).
@@ -66,10 +67,15 @@ class CallsMixin:
         if e.func in env.scope:
             self.fail("MC3009", f"'{e.func}' is a local value, not a function", e.func_span)
         sym = self.symbols.get(e.func)
-        if sym is None and e.func in BUILTINS:
+        if sym is None and (e.func in BUILTINS or e.func in SOFT_BUILTINS):
             return self.builtin(e, env, expected)
         if sym is not None and sym.kind == "def":
             return self.inline(e, sym.decl, env, expected)
+        if sym is not None and e.func in self.resolved.typed and any(
+                m.kind == "variant_case" for m in self.resolved.typed[e.func]):
+            # only a variant case is called: an enum member named alike is not
+            sym = self.typed_meaning(e.func, e.func_span, expected, kinds=("variant_case",))
+            return self.case_call(e, env, sym)
         if sym is not None and sym.kind == "variant_case":
             return self.case_call(e, env)
         if sym is not None and sym.kind == "type":
@@ -159,6 +165,31 @@ class CallsMixin:
         s = self._seq_arg(e, args[0], env, expected)
         t = T.SeqType(s.type.elem, max(0, s.type.capacity - 1))
         return ir.Apply(Op.TAIL, (s,), t, e.span)
+
+    def _b_last(self: Any, e: ast.Call, args: list, env: Env, expected: Type | None) -> ir.Expr:
+        # s[len(s) - 1]: MC5003 on an empty sequence, as head
+        s = self._seq_arg(e, args[0], env, None)
+        return self.over_seq(s, env, lambda q: ir.Apply(Op.SEQ_GET, (q, _last_index(q, e.span)),
+                                                        q.type.elem, e.span))
+
+    def _b_elems(self: Any, e: ast.Call, args: list, env: Env,
+                 expected: Type | None) -> ir.Expr:
+        s = self._seq_arg(e, args[0], env, None)
+        return self.over_seq(s, env, lambda q: seq_elems(q, env, e.span))
+
+    def over_seq(self: Any, s: ir.Expr, env: Env, body: Any) -> ir.Expr:
+        """``body(q)`` where q reads the sequence s, bound once to a fresh
+        name unless it is a variable, a local or a constant already."""
+        if isinstance(s, (ir.Var, ir.Local, ir.Const)):
+            return body(s)
+        name = env.unit.fresh("seq")
+        node = body(ir.Local(name, s.type, s.span))
+        return ir.LetExpr(name, s, node, node.type, s.span)
+
+    def _b_choose(self: Any, e: ast.Call, args: list, env: Env,
+                  expected: Type | None) -> ir.Expr:
+        s = self.iter_domain(args[0], env, "choose()")
+        return ir.Apply(Op.CHOOSE, (s,), s.type.elem, e.span)
 
     def _b_some(self: Any, e: ast.Call, args: list, env: Env, expected: Type | None) -> ir.Expr:
         x = self.expr(args[0], env, expected.elem if isinstance(expected, T.OptionType)
@@ -322,6 +353,14 @@ class CallsMixin:
     def iter_domain(self: Any, e: Any, env: Env, what: str) -> ir.Expr:
         """What a ``for`` or ``pick`` ranges over: a set (a bag: its distinct elements)."""
         node = self.expr(e, env)
+        return self.domain_of(node, e, env, what)
+
+    def domain_of(self: Any, node: ir.Expr, e: Any, env: Env, what: str,
+                  seqs: bool = False) -> ir.Expr:
+        """``node`` as a set to range over; a sequence (where ``seqs``) gives
+        the set of its elements."""
+        if seqs and isinstance(node.type, T.SeqType):
+            return self.over_seq(node, env, lambda q: seq_elems(q, env, node.span))
         if isinstance(node.type, T.BagType):
             return ir.Apply(Op.BAG_DISTINCT, (node,), T.SetType(node.type.elem), node.span)
         if not isinstance(node.type, T.SetType):
@@ -332,6 +371,9 @@ class CallsMixin:
     def fors(self: Any, fors: tuple[ast.CompFor, ...], env: Env) -> tuple[list, Env]:
         clauses = []
         for clause in fors:
+            if clause.case is not None:
+                self.fail("MC3011", f"'for {clause.var}: {clause.case}' is not allowed here",
+                          clause.case_span, hint="write the case test in the condition")
             dom = self.iter_domain(clause.domain, env, "'for'")
             env, name = env.bind(clause.var, dom.type.elem)
             cond = None
@@ -340,33 +382,157 @@ class CallsMixin:
             clauses.append((name, dom, cond))
         return clauses, env
 
+    def gen_fors(self: Any, fors: tuple[ast.CompFor, ...], env: Env) -> tuple[list, Env]:
+        """The clauses of a comprehension or generator: (name, domain, cond,
+        wrap).  ``for x in s`` over a sequence ranges over its positions
+        (name is the index) and ``wrap`` binds x to ``s[i]`` around what
+        follows; ``for m: C in S`` keeps the elements in case C (its
+        ``wrap`` binds nothing; the test joins the filter) and reads ``m.f``
+        as C's field.  ``wrap`` is None where nothing is bound."""
+        clauses = []
+        for clause in fors:
+            node = self.expr(clause.domain, env)
+            wrap = None
+            if isinstance(node.type, T.SeqType) and clause.case is None:
+                seq, pre = node, None
+                if not isinstance(node, (ir.Var, ir.Local, ir.Const)):
+                    pre = env.unit.fresh("seq")
+                    seq = ir.Local(pre, node.type, node.span)
+                name = env.unit.fresh("i")
+                dom = _positions(seq, clause.span)
+                env, var = env.bind(clause.var, seq.type.elem)
+                get = ir.Apply(Op.SEQ_GET, (seq, ir.Local(name, dom.type.elem, clause.span)),
+                               seq.type.elem, clause.span)
+                wrap = _SeqBinding(var, get, pre, node)
+            else:
+                dom = self.domain_of(node, clause.domain, env, "'for'", seqs=True)
+                env, name = env.bind(clause.var, dom.type.elem)
+            case_test = None
+            if clause.case is not None:
+                case_test = self.narrow(name, dom.type.elem, clause.case, clause.case_span,
+                                        clause.domain.span, env)
+            cond = None
+            if clause.cond is not None:
+                cond = self.bool_expr(clause.cond, env, "as the 'if' filter")
+            if case_test is not None:
+                cond = case_test if cond is None else ir.Apply(Op.AND, (case_test, cond),
+                                                               BOOL, clause.span)
+            clauses.append((name, dom, cond, wrap))
+        return clauses, env
+
     def _e_GenCall(self: Any, e: ast.GenCall, env: Env, expected: Type | None) -> ir.Expr:
-        if e.func not in ("all", "any", "sum"):
+        if e.func not in ("all", "any", "sum", "choose"):
             hint = (f"write {e.func}({{e for x in S}})" if e.func in ("min", "max")
                     else None)
-            self.fail("MC3011", f"only all, any and sum take a generator, not {e.func}",
-                      e.func_span, hint=hint)
-        clauses, inner = self.fors(e.fors, env)
+            self.fail("MC3011", f"only all, any, sum and choose take a generator, not "
+                      f"{e.func}", e.func_span, hint=hint)
+        if e.func == "choose":
+            return self._choose_gen(e, env, expected)
+        clauses, inner = self.gen_fors(e.fors, env)
         if e.func == "sum":
             body = self.int_expr(e.elem, inner, "to sum")
-            for name, dom, cond in reversed(clauses):
+            for name, dom, cond, wrap in reversed(clauses):
                 t = I.sum_of(body.type, _count_bound(dom))
-                body = ir.SumComp(name, dom, cond, body, t, e.span)
+                body = _wrapped(wrap, ir.SumComp(name, dom, _bind(wrap, cond),
+                                                 _bind(wrap, body), t, e.span))
             return body
         body = self.bool_expr(e.elem, inner, f"in {e.func}(...)")
         kind = ir.QuantKind.ALL if e.func == "all" else ir.QuantKind.ANY
-        for name, dom, cond in reversed(clauses):
+        for name, dom, cond, wrap in reversed(clauses):
             if cond is not None:
                 # all: the filter is a premise; any: a conjunct (docs/design.md).
                 op = Op.IMPLIES if kind is ir.QuantKind.ALL else Op.AND
                 body = ir.Apply(op, (cond, body), BOOL, e.span)
-            body = ir.Quant(kind, name, dom, body, BOOL, e.span)
+            body = _wrapped(wrap, ir.Quant(kind, name, dom, _bind(wrap, body), BOOL, e.span))
         return body
 
+    def _choose_gen(self: Any, e: ast.GenCall, env: Env, expected: Type | None) -> ir.Expr:
+        """``choose(f(x) for x in S if p(x))``: f of the first x of S (in the
+        canonical order) satisfying p; MC5008 when there is none."""
+        if len(e.fors) != 1:
+            self.fail("MC3011", "choose(...) takes one 'for' clause", e.fors[1].span,
+                      hint="choose a tuple: choose((x, y) for x in S for y in T) is "
+                           "choose(p for p in {(x, y) for x in S for y in T})")
+        clauses, inner = self.gen_fors(e.fors, env)
+        name, dom, cond, wrap = clauses[0]
+        if wrap is not None:
+            self.fail("MC3011", "choose(...) ranges over a set, not a sequence",
+                      e.fors[0].domain.span, hint="choose from elems(s), or pick a position: "
+                      "choose(i for i in 0..len(s) - 1 if ...)")
+        local = ir.Local(name, dom.type.elem, e.span)
+        chosen = dom if cond is None else ir.SetComp(name, dom, cond, local, dom.type, e.span)
+        pick = ir.Apply(Op.CHOOSE, (chosen,), dom.type.elem, e.span)
+        body = self.expr(e.elem, inner, expected)
+        if isinstance(body, ir.Local) and body.name == name:
+            return pick
+        return ir.LetExpr(name, pick, body, body.type, e.span)
+
+    def _e_SeqComp(self: Any, e: ast.SeqComp, env: Env, expected: Type | None) -> ir.Expr:
+        """``[f(x) for x in D if c]``: a sequence in the order of D (a
+        sequence's positions, a set's canonical order, so a range ascends).
+        Lowered to the concatenation, two by two, of one piece per place of
+        D: ``[f(x)]`` where that place holds an x passing c, ``[]`` elsewhere.
+        D is bounded by MAX_UNROLLED places."""
+        if len(e.fors) != 1:
+            self.fail("MC3011", "a sequence comprehension takes one 'for' clause",
+                      e.fors[1].span, hint="build a set of tuples, or nest the sequences")
+        clauses, inner = self.gen_fors(e.fors, env)
+        name, dom, cond, wrap = clauses[0]
+        elem = self.expr(e.elem, inner, expected.elem if isinstance(expected, T.SeqType)
+                         else None)
+        span = e.span
+        one = T.SeqType(elem.type, 1)
+        empty = ir.SeqLit((), one, span)
+        piece = ir.SeqLit((elem,), one, span)
+        if cond is not None:
+            piece = ir.IfExpr(cond, piece, empty, one, span)
+        if wrap is not None:
+            # the places are the positions 0..cap-1 of the sequence
+            seq = wrap.get.args[0]
+            places = range(seq.type.capacity)
+            length = ir.Apply(Op.LEN, (seq,), T.IntType(0, seq.type.capacity), span)
+            idx_t = dom.type.elem
+
+            def at(k: int) -> ir.Expr:
+                inside = ir.Apply(Op.LT, (ir.Const(k, T.IntType(k, k), span), length), BOOL,
+                                  span)
+                body = ir.LetExpr(name, ir.Const(k, idx_t, span), _bind(wrap, piece), one,
+                                  span)
+                return ir.IfExpr(inside, body, empty, one, span)
+        else:
+            elem_t = dom.type.elem
+            places = domain(elem_t) if bounded_size(elem_t, MAX_UNROLLED + 1) <= MAX_UNROLLED \
+                else range(MAX_UNROLLED + 1)
+
+            def at(v: Any) -> ir.Expr:
+                local = ir.Local(name, elem_t, span)
+                test = ir.Apply(Op.IN, (local, dom), BOOL, span)
+                return ir.LetExpr(name, ir.Const(v, elem_t, span),
+                                  ir.IfExpr(test, piece, empty, one, span), one, span)
+        places = list(places)
+        if len(places) > MAX_UNROLLED:
+            self.fail("MC3011", f"a sequence comprehension ranges over at most "
+                      f"{MAX_UNROLLED} places, and this one over more", e.fors[0].domain.span,
+                      hint="narrow the type of the domain (a range with tighter bounds, a "
+                           "sequence of a smaller capacity)")
+        if not places:
+            return _wrapped(wrap, ir.SeqLit((), T.SeqType(elem.type, 0), span))
+        pieces = [at(p) for p in places]
+        while len(pieces) > 1:
+            pairs = []
+            for k in range(0, len(pieces) - 1, 2):
+                a, b = pieces[k], pieces[k + 1]
+                t = T.SeqType(elem.type, a.type.capacity + b.type.capacity)
+                pairs.append(ir.Apply(Op.CONCAT, (a, b), t, span))
+            if len(pieces) % 2:
+                pairs.append(pieces[-1])
+            pieces = pairs
+        return _wrapped(wrap, pieces[0])
+
     def _e_SetComp(self: Any, e: ast.SetComp, env: Env, expected: Type | None) -> ir.Expr:
-        clauses, inner = self.fors(e.fors, env)
+        clauses, inner = self.gen_fors(e.fors, env)
         outer = 1
-        for name, dom, _ in clauses[:-1]:
+        for name, dom, _, _ in clauses[:-1]:
             # bounded: a clause over sets of a large type has 2**|T| values
             outer = min(outer * bounded_size(dom.type.elem, COUNT_LIMIT), COUNT_LIMIT + 1)
         if outer > MAX_UNROLLED:
@@ -377,10 +543,12 @@ class CallsMixin:
         elem = self.expr(e.elem, inner, expected.elem if isinstance(expected, T.SetType)
                          else None)
         t = T.SetType(elem.type)
-        name, dom, cond = clauses[-1]
-        body: ir.Expr = ir.SetComp(name, dom, cond, elem, t, e.span)
-        for name, dom, cond in reversed(clauses[:-1]):
-            body = _union_over(name, dom, cond, body, e.span)
+        name, dom, cond, wrap = clauses[-1]
+        body: ir.Expr = _wrapped(wrap, ir.SetComp(name, dom, _bind(wrap, cond),
+                                                  _bind(wrap, elem), t, e.span))
+        for name, dom, cond, wrap in reversed(clauses[:-1]):
+            body = _wrapped(wrap, _union_over(name, dom, _bind(wrap, cond), _bind(wrap, body),
+                                              e.span))
         return body
 
     def _e_MapComp(self: Any, e: ast.MapComp, env: Env, expected: Type | None) -> ir.Expr:
@@ -447,3 +615,47 @@ def _union_over(name: str, dom: ir.Expr, cond: ir.Expr | None, body: ir.Expr,
     for term in terms[1:]:
         result = ir.Apply(Op.UNION, (result, term), body.type, span)
     return result
+
+
+class _SeqBinding:
+    """How ``for x in s`` over a sequence binds x: ``let x = s[i]`` (``get``)
+    around what follows the clause, inside ``let pre = seq`` when the
+    sequence is not a name (``pre`` None: it is read where it is)."""
+
+    def __init__(self, var: str, get: ir.Expr, pre: str | None, seq: ir.Expr) -> None:
+        self.var, self.get, self.pre, self.seq = var, get, pre, seq
+
+
+def _bind(wrap: "_SeqBinding | None", e: ir.Expr | None) -> ir.Expr | None:
+    if wrap is None or e is None:
+        return e
+    return ir.LetExpr(wrap.var, wrap.get, e, e.type, e.span)
+
+
+def _wrapped(wrap: "_SeqBinding | None", e: ir.Expr) -> ir.Expr:
+    if wrap is None or wrap.pre is None:
+        return e
+    return ir.LetExpr(wrap.pre, wrap.seq, e, e.type, e.span)
+
+
+def _last_index(seq: ir.Expr, span: Any) -> ir.Expr:
+    """``len(seq) - 1``."""
+    cap = seq.type.capacity
+    length = ir.Apply(Op.LEN, (seq,), T.IntType(0, cap), span)
+    return ir.Apply(Op.SUB, (length, ir.Const(1, T.IntType(1, 1), span)),
+                    T.IntType(-1, cap - 1), span)
+
+
+def _positions(seq: ir.Expr, span: Any) -> ir.Expr:
+    """``0..len(seq) - 1``, the positions of a sequence."""
+    hi = _last_index(seq, span)
+    elem = T.IntType(min(0, hi.type.hi), max(0, hi.type.hi))
+    return ir.Apply(Op.RANGE, (ir.Const(0, T.IntType(0, 0), span), hi), T.SetType(elem), span)
+
+
+def seq_elems(seq: ir.Expr, env: Env, span: Any) -> ir.Expr:
+    """The set of the elements of ``seq`` (a name): {seq[i] for i in 0..len(seq) - 1}."""
+    name = env.unit.fresh("i")
+    dom = _positions(seq, span)
+    get = ir.Apply(Op.SEQ_GET, (seq, ir.Local(name, dom.type.elem, span)), seq.type.elem, span)
+    return ir.SetComp(name, dom, None, get, T.SetType(seq.type.elem), span)

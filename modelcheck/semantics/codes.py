@@ -27,7 +27,7 @@ CODES = MappingProxyType({
     "MC2004": "imported file not found",
     "MC2005": "import cycle",
     "MC2006": "definition refers to itself",
-    "MC2007": "ambiguous name (a state variable and an enum member)",
+    "MC2007": "ambiguous name (a state variable and an enum member, or values of two types)",
     # types
     "MC3001": "type mismatch",
     "MC3002": "operator not defined for these operand types",

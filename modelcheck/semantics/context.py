@@ -49,6 +49,10 @@ class Unit:
     # The last suffix tried per name: fresh() stays constant-time when a def
     # is inlined thousands of times.
     suffixes: dict[str, int] = field(default_factory=dict)
+    # Binders narrowed to one case of their variant (``pick m: C in S``, ``for
+    # m: C in S``): IR name -> case; ``m.f`` reads that case's field.  IR names
+    # are unique in a unit, so the entry holds exactly where the binder does.
+    narrowed: dict[str, str] = field(default_factory=dict)
 
     def fresh(self, name: str) -> str:
         candidate, n = name, self.suffixes.get(name, 1)

@@ -104,6 +104,8 @@ class ExprMixin:
         sym = self.symbols.get(e.name)
         if sym is None:
             return self.count_model_value(e.name, e.span)
+        if e.name in self.resolved.typed:
+            sym = self.typed_meaning(e.name, e.span, expected)
         if sym.kind == "const":
             t, value = self.const(e.name)
             return ir.Const(value, I.point(value) if isinstance(t, T.IntType) else t, e.span,
@@ -113,7 +115,7 @@ class ExprMixin:
             self.check_enumerable(t, "type", e.span)
             return ir.Const(frozenset(domain(t)), T.SetType(t), e.span)
         if sym.kind == "variant_case":
-            return self.case_value(e)
+            return self.case_value(e, sym)
         if sym.kind in ("enum_member", "model_value"):
             return ir.Const(e.name, self.named_type(sym.decl.name, e.span), e.span)
         if sym.kind == "var" and e.name in self.resolved.shared:
@@ -141,10 +143,28 @@ class ExprMixin:
                   f"variable where a {show(self.var_type(e.name))} is (compare it with a "
                   "value of the type you mean), or rename one of them")
 
+    def typed_meaning(self: Any, name: str, span: Any, expected: Type | None,
+                      kinds: tuple[str, ...] = ("enum_member", "variant_case")) -> Any:
+        """The meaning of a name several values share (enum members of two
+        enums, a member and a variant case): the one of the expected type."""
+        meanings = [m for m in self.resolved.typed[name] if m.kind in kinds]
+        if len(meanings) == 1:
+            return meanings[0]
+        owners = [(m, self.named_type(m.decl.name, span)) for m in meanings]
+        for m, t in owners:
+            if expected == t:
+                return m
+        words = " and ".join(f"{'a case of variant' if m.kind == 'variant_case' else 'a member of enum'}"
+                             f" '{m.decl.name}'" for m, _ in owners)
+        self.fail("MC2007", f"'{name}' is {words}, and nothing here expects one of these types",
+                  span, notes=tuple(f"declared at {m.span}" for m, _ in owners if m.span),
+                  hint=f"it is the value of the type expected where it is written: compare or "
+                  f"assign it to a value of the type you mean, or rename one of them")
+
     def is_shared_name(self: Any, e: Any, env: Env) -> bool:
         """Whether ``e`` is a name that only its expected type can resolve."""
         return (isinstance(e, ast.NameRef) and e.name not in env.scope
-                and e.name in self.resolved.shared)
+                and (e.name in self.resolved.shared or e.name in self.resolved.typed))
 
     def count_model_value(self: Any, name: str, span: Any) -> ir.Expr:
         """``node3``: a value of a ``model(N)`` type, once N is known."""
@@ -266,13 +286,42 @@ class ExprMixin:
             elem = self.expr(e.left, env)
             coll = self.collection(e.right, env, T.SetType(elem.type))
         else:
-            coll = self.collection(e.right, env)
+            coll = self.expr(e.right, env)
+            if isinstance(coll.type, T.SeqType):
+                return self.seq_contains(e, coll, env)
+            if not isinstance(coll.type, (T.SetType, T.BagType)):
+                self.fail("MC3001", f"expected a set, found {found_words(coll.type)}",
+                          e.right.span)
             elem = self.expr(e.left, env, coll.type.elem)
         if join(elem.type, coll.type.elem) is None:
             kind = "set" if isinstance(coll.type, T.SetType) else "bag"
             self.fail("MC3001", f"'{e.op}' looks for {found_words(elem.type)} in a {kind} of "
                       f"{show(coll.type.elem)}", e.span)
         return ir.Apply(Op.IN, (elem, coll), BOOL, e.span)
+
+    def seq_contains(self: Any, e: ast.BinOp, seq: ir.Expr, env: Env) -> ir.Expr:
+        """``x in s`` on a sequence: any(s[i] == x for i in 0..len(s) - 1)."""
+        from modelcheck.semantics.calls import _positions
+        elem = self.expr(e.left, env, seq.type.elem)
+        if join(elem.type, seq.type.elem) is None:
+            self.fail("MC3001", f"'{e.op}' looks for {found_words(elem.type)} in a sequence "
+                      f"of {show(seq.type.elem)}", e.span)
+        x, bound = elem, None
+        if not isinstance(elem, (ir.Var, ir.Local, ir.Const)):
+            bound = env.unit.fresh("x")
+            x = ir.Local(bound, elem.type, elem.span)
+
+        def body(q: ir.Expr) -> ir.Expr:
+            dom = _positions(q, e.span)
+            i = env.unit.fresh("i")
+            get = ir.Apply(Op.SEQ_GET, (q, ir.Local(i, dom.type.elem, e.span)), q.type.elem,
+                           e.span)
+            test = ir.Apply(Op.EQ, (get, x), BOOL, e.span)
+            return ir.Quant(ir.QuantKind.ANY, i, dom, test, BOOL, e.span)
+        node = self.over_seq(seq, env, body)
+        if bound is not None:
+            node = ir.LetExpr(bound, elem, node, BOOL, e.span)
+        return node
 
     def _set_op(self: Any, e: ast.BinOp, env: Env, expected: Type | None) -> ir.Expr:
         lhs, rhs = self.pair(e.left, e.right, env, expected)

@@ -21,14 +21,19 @@ from modelcheck.syntax import ast
 from modelcheck.syntax.parser import parse
 from modelcheck.syntax.source import read_source
 
-__all__ = ["Symbol", "Resolved", "resolve", "BUILTINS", "GEN_BUILTINS", "model_value_index",
+__all__ = ["Symbol", "Resolved", "resolve", "BUILTINS", "SOFT_BUILTINS", "GEN_BUILTINS",
+           "model_value_index",
            "kind_word"]
 
 #: Built-in functions (they are not in the namespace and cannot be redefined).
 BUILTINS = frozenset({"len", "min", "max", "append", "head", "tail", "some", "is_some",
-                      "is_none", "put", "take", "count", "distinct", "sum", "all", "any"})
+                      "is_none", "put", "take", "count", "distinct", "sum", "all", "any",
+                      "choose"})
+#: Built-ins a spec may still declare under their names (``var last``): its
+#: own declaration then wins, and the built-in is out of reach in that spec.
+SOFT_BUILTINS = frozenset({"last", "elems"})
 #: Built-ins that take a generator: ``all(p for x in S)``.
-GEN_BUILTINS = frozenset({"all", "any", "sum"})
+GEN_BUILTINS = frozenset({"all", "any", "sum", "choose"})
 #: Keywords that are values: offered by did-you-mean for ``True``, ``None``...
 LITERAL_WORDS = ("true", "false", "none")
 
@@ -62,6 +67,14 @@ class Resolved:
     path: str
     sources: tuple[tuple[str, str], ...]
     shared: Mapping[str, Symbol] = field(default_factory=lambda: MappingProxyType({}))
+    #: Names of several values of different types (enum members of two enums,
+    #: an enum member and a variant case): every meaning, declaration order,
+    #: the first also in ``symbols``; the expected type picks one.
+    typed: Mapping[str, tuple[Symbol, ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    #: Actions named like a value (a variant case ``Phase1a`` beside the
+    #: action ``Phase1a``): the value is in ``symbols``, the action here.
+    actions_apart: Mapping[str, Symbol] = field(default_factory=lambda: MappingProxyType({}))
 
     def source_map(self) -> dict[str, str]:
         return dict(self.sources)
@@ -86,14 +99,19 @@ def resolve(module: ast.Module, path: str, source: str = "") -> Resolved:
     items.extend(i for i in module.items if not isinstance(i, ast.ImportDecl))
     diagnostics: list[Diagnostic] = []
     shared: dict[str, Symbol] = {}
-    symbols = _collect_symbols(items, diagnostics, shared)
+    typed: dict[str, tuple[Symbol, ...]] = {}
+    apart: dict[str, Symbol] = {}
+    symbols = _collect_symbols(items, diagnostics, shared, typed, apart)
     count_types = tuple(name for name, s in symbols.items() if s.kind == "type"
                         and isinstance(s.decl.definition, ast.ModelCountDef))
-    _NameChecker(symbols, count_types, diagnostics).check_items(items)
+    checker = _NameChecker(symbols, count_types, diagnostics)
+    checker.actions_apart = apart
+    checker.check_items(items)
     if diagnostics:
         raise CompileError(diagnostics, loader.sources)
     return Resolved(module, tuple(items), MappingProxyType(symbols), count_types, path,
-                    tuple(loader.sources.items()), MappingProxyType(shared))
+                    tuple(loader.sources.items()), MappingProxyType(shared),
+                    MappingProxyType(typed), MappingProxyType(apart))
 
 
 class _ImportLoader:
@@ -197,10 +215,29 @@ def kind_word(kind: str) -> str:
     return _KIND_WORDS.get(kind, kind)
 
 
+#: Kinds of values whose type tells them apart (docs/language.md, "Names").
+_TYPED_VALUES = frozenset({"enum_member", "variant_case"})
+
+
+def _typed_apart(first: Symbol, kind: str, item: Any, typed: dict) -> bool:
+    """Whether a second value named like ``first`` can be told apart by its
+    type: an enum member or variant case of another type than every meaning
+    the name already has."""
+    if first.kind not in _TYPED_VALUES or kind not in _TYPED_VALUES:
+        return False
+    meanings = typed.get(first.name, (first,))
+    if kind == "variant_case" and any(s.kind == "variant_case" for s in meanings):
+        return False        # two variants' cases: a match arm could not tell them apart
+    return all(s.decl is not item for s in meanings)
+
+
 def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic],
-                     shared: dict[str, Symbol]) -> dict[str, Symbol]:
+                     shared: dict[str, Symbol], typed: dict[str, tuple[Symbol, ...]],
+                     apart: dict[str, Symbol]) -> dict[str, Symbol]:
     """Every declared name; an enum member named like a state variable goes
-    to ``shared`` (a message's kind ``req`` next to a variable ``req``)."""
+    to ``shared`` (a message's kind ``req`` next to a variable ``req``); values
+    of different types sharing a name to ``typed``; an action named like a
+    value to ``apart`` (the two are never written in the same place)."""
     symbols: dict[str, Symbol] = {}
     for item in items:
         for name, kind, span in _declared_names(item):
@@ -216,6 +253,17 @@ def _collect_symbols(items: list[Any], diagnostics: list[Diagnostic],
                 if kind == "var":
                     member, symbols[name] = first, member
                 shared[name] = member
+                continue
+            if first is not None and _typed_apart(first, kind, item, typed):
+                typed[name] = typed.get(name, (first,)) + (Symbol(name, kind, item, span),)
+                continue
+            if first is not None and name not in apart and "action" in (first.kind, kind) \
+                    and {first.kind, kind} - {"action"} <= _TYPED_VALUES \
+                    and first.kind != kind:
+                action = Symbol(name, kind, item, span)
+                if kind != "action":
+                    action, symbols[name] = first, action
+                apart[name] = action
                 continue
             if first is not None:
                 diagnostics.append(Diagnostic(
@@ -238,6 +286,7 @@ class _NameChecker:
         self.symbols = symbols
         self.count_types = count_types
         self.diagnostics = diagnostics
+        self.actions_apart: dict[str, Symbol] = {}
         # parameter name -> the first action declaring it: a property or a
         # constraint naming one gets a hint instead of a bare "unknown name".
         self.action_params: dict[str, str] = {}
@@ -281,14 +330,18 @@ class _NameChecker:
                 self.fair(item)
 
     def fair(self, item: ast.FairDecl) -> None:
-        sym = self.symbols.get(item.action)
-        if sym is None or sym.kind != "action":
-            actions = [n for n, s in self.symbols.items() if s.kind == "action"]
-            self._unknown("MC2001", "action", item.action, item.action_span, actions)
         scope = self.fors(item.fors, frozenset())
-        for arg in item.args or ():
-            if arg.expr is not None:
-                self.expr(arg.expr, scope)
+        for member in (item, *item.also):
+            sym = self.symbols.get(member.action)
+            if member.action in self.actions_apart:
+                sym = self.actions_apart[member.action]
+            if sym is None or sym.kind != "action":
+                actions = [n for n, s in self.symbols.items() if s.kind == "action"]
+                actions.extend(self.actions_apart)
+                self._unknown("MC2001", "action", member.action, member.action_span, actions)
+            for arg in member.args or ():
+                if arg.expr is not None:
+                    self.expr(arg.expr, scope)
 
     def params(self, params: tuple[ast.Param, ...]) -> frozenset[str]:
         seen: dict[str, ast.Param] = {}
@@ -378,6 +431,7 @@ class _NameChecker:
         for stmt in stmts:
             if isinstance(stmt, ast.RequireStmt):
                 self.expr(stmt.cond, scope)
+                scope = scope | _is_binder(stmt.cond)
             elif isinstance(stmt, ast.LetStmt):
                 self.expr(stmt.value, scope)
                 scope = scope | {stmt.name}
@@ -392,7 +446,7 @@ class _NameChecker:
                 self.expr(stmt.value, scope)
             elif isinstance(stmt, ast.IfStmt):
                 self.expr(stmt.cond, scope)
-                self.block(stmt.then, scope)
+                self.block(stmt.then, scope | _is_binder(stmt.cond))
                 self.block(stmt.else_, scope)
             elif isinstance(stmt, ast.EitherStmt):
                 for branch in stmt.branches:
@@ -451,7 +505,7 @@ class _NameChecker:
         elif isinstance(e, (ast.TupleLit, ast.SeqLit, ast.SetLit)):
             for sub in e.elems:
                 self.expr(sub, scope)
-        elif isinstance(e, ast.SetComp):
+        elif isinstance(e, (ast.SetComp, ast.SeqComp)):
             self.expr(e.elem, self.fors(e.fors, scope))
         elif isinstance(e, ast.MapComp):
             inner = self.fors(e.fors, scope)
@@ -477,8 +531,15 @@ class _NameChecker:
             raise TypeError(f"not an AST expression: {e!r}")
 
     def call_target(self, func: str, span: Span | None, scope: frozenset[str]) -> None:
-        if func in BUILTINS or func in self.symbols or func in scope:
+        if func in BUILTINS or func in self.symbols or func in scope or func in SOFT_BUILTINS:
             return
         candidates = sorted(BUILTINS | GEN_BUILTINS) + [
             n for n, s in self.symbols.items() if s.kind in ("def", "type", "variant_case")]
         self._unknown("MC2001", "function", func, span, candidates)
+
+
+def _is_binder(cond: Any) -> frozenset[str]:
+    """The name ``m is C as c`` binds, as the condition of if or require."""
+    if isinstance(cond, ast.IsTest) and cond.binder is not None:
+        return frozenset({cond.binder})
+    return frozenset()

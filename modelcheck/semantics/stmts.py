@@ -76,6 +76,15 @@ class StmtsMixin:
                     domain = self.pick_domain(stmt, env)
                     env, name = env.bind(stmt.name, domain.type.elem)
                     out.append(ir.Pick(name, domain, stmt.span))
+                    if stmt.case is not None:
+                        # pick m: C in S: the elements of S in case C
+                        test = self.narrow(name, domain.type.elem, stmt.case, stmt.case_span,
+                                           stmt.domain.span, env)
+                        out.append(ir.Require(test, stmt.span))
+                elif isinstance(stmt, ast.RequireStmt) and _binds(stmt.cond):
+                    test, env, (name, payload) = self.bound_test(stmt.cond, env)
+                    out.append(ir.Require(test, stmt.span))
+                    out.append(ir.Let(name, payload, stmt.span))
                 elif (isinstance(stmt, (ast.IfStmt, ast.EitherStmt, ast.MatchStmt))
                       and assigned_names((stmt,)) & assigned_names(rest)):
                     # A variable assigned both in a branch and after the join
@@ -93,6 +102,8 @@ class StmtsMixin:
                 if isinstance(stmt, (ast.LetStmt, ast.PickStmt)):
                     # Later statements may use the name; they are skipped quietly.
                     env, _ = env.bind(stmt.name, None)
+                elif isinstance(stmt, ast.RequireStmt) and _binds(stmt.cond):
+                    env, _ = env.bind(stmt.cond.binder, None)
         assigned = self.flush(out, assigned, later)
         return tuple(out), assigned
 
@@ -111,6 +122,9 @@ class StmtsMixin:
         if isinstance(node.type, T.BagType):
             # pick among the distinct elements of a bag (docs/design.md)
             return ir.Apply(Op.BAG_DISTINCT, (node,), T.SetType(node.type.elem), node.span)
+        if isinstance(node.type, T.SeqType):
+            # pick among the distinct elements of a sequence
+            return self.domain_of(node, stmt.domain, env, "pick", seqs=True)
         if not isinstance(node.type, T.SetType):
             hint = None
             if isinstance(node.type, T.MapType):
@@ -138,6 +152,13 @@ class StmtsMixin:
             return ir.Require(cond, stmt.span), assigned
         if isinstance(stmt, ast.AssignStmt):
             return self.assign(stmt, env, assigned, later)
+        if isinstance(stmt, ast.IfStmt) and _binds(stmt.cond):
+            # if m is C as c { ... }: c is C's fields in the first branch
+            cond, inner, (name, payload) = self.bound_test(stmt.cond, env)
+            then, after_then = self.block(stmt.then + tail, inner, dict(assigned), later)
+            then = (ir.Let(name, payload, stmt.span),) + then
+            else_, after_else = self.block(stmt.else_ + tail, env, dict(assigned), later)
+            return ir.If(cond, then, else_, stmt.span), {**after_else, **after_then}
         if isinstance(stmt, ast.IfStmt):
             cond = self.bool_expr(stmt.cond, env, "as the condition of 'if'")
             then, after_then = self.block(stmt.then + tail, env, dict(assigned), later)
@@ -218,3 +239,8 @@ class StmtsMixin:
         sub = f"{path}[...]"
         return self.with_index(base, step.index, value, env, step.span,
                                lambda old, env_: self.lower_target(old, rest, value, env_, sub))
+
+
+def _binds(cond: Any) -> bool:
+    """Whether a condition is ``m is C as c``, which binds c."""
+    return isinstance(cond, ast.IsTest) and cond.binder is not None

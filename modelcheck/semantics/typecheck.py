@@ -205,8 +205,8 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
         by_name = {a.name: a for a in actions}
         for item in fair_decls:
             try:
-                if item.action in by_name:
-                    fairness.append(self.fairness(item, by_name[item.action]))
+                if item.action in by_name and all(a.action in by_name for a in item.also):
+                    fairness.append(self.fairness(item, by_name[item.action], by_name))
             except Abort:
                 continue
         if self.diagnostics:
@@ -317,10 +317,26 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
         q = self.bool_expr(decl.q, Env(unit, scope), what)
         return ir.Temporal(decl.name, _TEMPORAL_KINDS[decl.kind], tuple(params), p, q, decl.span)
 
-    def fairness(self, decl: ast.FairDecl, action: ir.Action) -> ir.Fairness:
+    def fairness(self, decl: ast.FairDecl, action: ir.Action,
+                 by_name: dict[str, ir.Action] | None = None) -> ir.Fairness:
         unit = Unit(f"an argument of 'fair {decl.kind} {decl.action}'", const=True)
         clauses, env = self.fors(decl.fors, Env(unit, {}))
         binders = tuple(ir.FairBinder(name, dom, cond) for name, dom, cond in clauses)
+        args = self._fair_args(decl, action, env)
+        group = []
+        for member in decl.also:
+            m_args = self._fair_args(member, by_name[member.action], env)
+            if any(a.kind is ir.FairArgKind.EACH for a in (*args, *m_args)):
+                self.fail("MC3003", "'*' (each value, separately) cannot be used in a group "
+                          "of actions: the group is one condition", member.span,
+                          hint=f"give each binding its own group with for: fair {decl.kind} "
+                               f"A(p) | B(p) for p in P")
+            group.append(ir.Fairness(ir.FairKind(decl.kind), member.action, m_args, (),
+                                     member.span))
+        return ir.Fairness(ir.FairKind(decl.kind), action.name, args, binders, decl.span,
+                           tuple(group))
+
+    def _fair_args(self, decl: ast.FairDecl, action: ir.Action, env: Env) -> tuple:
         if decl.args is None:
             args = tuple(ir.FairArg(ir.FairArgKind.ANY) for _ in action.params)
         else:
@@ -333,7 +349,7 @@ class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, Chec
                                "argument a value, _ (any value) or * (each value)")
             args = tuple(self._fair_arg(arg, param, env)
                          for arg, param in zip(decl.args, action.params))
-        return ir.Fairness(ir.FairKind(decl.kind), action.name, args, binders, decl.span)
+        return args
 
     def _fair_arg(self, arg: ast.FairArg, param: ir.Param, env: Env) -> ir.FairArg:
         if arg.kind == "any":

@@ -43,11 +43,16 @@ class VariantsMixin:
 
     def case_owner(self: Any, case: str, span: Any) -> T.VariantType:
         """The variant type declaring the case named ``case``."""
-        return self.named_type(self.symbols[case].decl.name, span)
+        sym = self.symbols[case]
+        if sym.kind != "variant_case" and case in self.resolved.typed:
+            sym = self.typed_meaning(case, span, None, kinds=("variant_case",))
+        return self.named_type(sym.decl.name, span)
 
-    def case_value(self: Any, e: ast.NameRef) -> ir.Expr:
-        """A bare case name: the value of a case without fields."""
-        vt = self.case_owner(e.name, e.span)
+    def case_value(self: Any, e: ast.NameRef, owner: Any = None) -> ir.Expr:
+        """A bare case name: the value of a case without fields (``owner``:
+        its symbol, when the expected type chose among several)."""
+        vt = (self.case_owner(e.name, e.span) if owner is None
+              else self.named_type(owner.decl.name, e.span))
         rt = vt.case_type(e.name)
         if rt.fields:
             example = ", ".join(f"{n}=..." for n, _ in rt.fields)
@@ -55,9 +60,10 @@ class VariantsMixin:
                       e.span, hint=f"construct it with its fields: {e.name}({example})")
         return ir.VariantLit(e.name, ir.RecordLit((), rt, e.span), vt, e.span)
 
-    def case_call(self: Any, e: ast.Call, env: Env) -> ir.Expr:
+    def case_call(self: Any, e: ast.Call, env: Env, owner: Any = None) -> ir.Expr:
         """``Case(f=e, ...)``: a record constructor of the case's fields."""
-        vt = self.case_owner(e.func, e.func_span)
+        vt = (self.case_owner(e.func, e.func_span) if owner is None
+              else self.named_type(owner.decl.name, e.func_span))
         rt = vt.case_type(e.func)
         payload = self.record_lit(e, rt, env)
         # The payload has the declared field types: a value outside them is
@@ -77,7 +83,32 @@ class VariantsMixin:
             self.fail("MC2001", f"'{case}' is not a case of {vt.name}", span,
                       hint=did_you_mean(case, cases, "its cases are", len(cases)))
 
+    def narrow(self: Any, name: str, t: Type, case: str, case_span: Any, span: Any,
+               env: Env) -> ir.Expr:
+        """``m: C`` on the binder ``name`` (IR name) of type t: the test that
+        it is in case C; from here on ``m.f`` reads C's field f."""
+        vt = self.variant_subject(ir.Local(name, t, span), span, f"': {case}'")
+        self.check_case(vt, case, case_span)
+        env.unit.narrowed[name] = case
+        return ir.CaseTest(ir.Local(name, t, span), case, BOOL, span)
+
+    def bound_test(self: Any, e: ast.IsTest, env: Env) -> tuple[ir.Expr, Env, tuple]:
+        """``m is C as c`` as the condition of if or require: the test, the
+        scope where it holds (c bound) and (c's IR name, the payload)."""
+        subject = self.expr(e.subject, env)
+        vt = self.variant_subject(subject, e.subject.span, "'is'")
+        self.check_case(vt, e.case, e.case_span)
+        rt = vt.case_type(e.case)
+        inner, name = env.bind(e.binder, rt)
+        return (ir.CaseTest(subject, e.case, BOOL, e.span), inner,
+                (name, ir.CasePayload(subject, e.case, rt, e.span)))
+
     def _e_IsTest(self: Any, e: ast.IsTest, env: Env, expected: Type | None) -> ir.Expr:
+        if e.binder is not None:
+            self.fail("MC3009", f"'is {e.case} as {e.binder}' binds {e.binder} only as the "
+                      "whole condition of an if or a require", e.binder_span,
+                      hint=f"write 'if ... is {e.case} as {e.binder} {{ ... }}', or "
+                           f"'require ... is {e.case} as {e.binder}'")
         subject = self.expr(e.subject, env)
         vt = self.variant_subject(subject, e.subject.span, "'is'")
         self.check_case(vt, e.case, e.case_span)
@@ -90,6 +121,11 @@ class VariantsMixin:
         """``m.f`` on a variant: the field of whichever case ``m`` is, where
         every case has it."""
         vt = target.type
+        narrowed = env.unit.narrowed.get(target.name) if isinstance(target, ir.Local) else None
+        if narrowed is not None and name in dict(vt.case_type(narrowed).fields):
+            rt = vt.case_type(narrowed)
+            return ir.FieldGet(ir.CasePayload(target, narrowed, rt, span), name,
+                               rt.field_type(name), span)
         having = [c for c, rt in vt.cases if name in dict(rt.fields)]
         if not having:
             fields = sorted({n for _, rt in vt.cases for n, _ in rt.fields})

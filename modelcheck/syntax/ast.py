@@ -295,12 +295,23 @@ class SetLit:
 
 @dataclass(frozen=True)
 class CompFor:
-    """One ``for var in domain [if cond]`` clause."""
+    """One ``for var in domain [if cond]`` clause; ``for var: Case in domain``
+    takes only the elements of the variant in that case (``case``)."""
     var: str
     domain: "Expr"
     cond: "Expr | None"
     span: Span | None = _span()
     var_span: Span | None = _span()
+    case: str | None = None
+    case_span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class SeqComp:
+    """``[elem for x in D if c]``: a sequence, in the order of D."""
+    elem: "Expr"
+    fors: tuple[CompFor, ...]
+    span: Span | None = _span()
 
 
 @dataclass(frozen=True)
@@ -374,16 +385,19 @@ class MatchExpr:
 
 @dataclass(frozen=True)
 class IsTest:
-    """``subject is Case``."""
+    """``subject is Case``; ``subject is Case as c`` also binds c to the
+    case's fields (only as the condition of ``if`` or ``require``)."""
     subject: "Expr"
     case: str
     span: Span | None = _span()
     case_span: Span | None = _span()
+    binder: str | None = None
+    binder_span: Span | None = _span()
 
 
 Expr = Union[IntLit, BoolLit, NoneLit, NameRef, PrimedRef, BinOp, UnaryOp, IfExpr, LetExpr,
              WithIndex, WithField, Index, Slice, FieldAccess, TupleLit, SeqLit, SetLit,
-             SetComp, MapComp, Call, GenCall, MatchExpr, IsTest]
+             SetComp, SeqComp, MapComp, Call, GenCall, MatchExpr, IsTest]
 
 
 # ------------------------------------------------------------------ statements
@@ -425,10 +439,13 @@ class LetStmt:
 
 @dataclass(frozen=True)
 class PickStmt:
+    """``pick x in S``; ``pick x: Case in S`` picks only elements in that case."""
     name: str
     domain: "Expr"
     span: Span | None = _span()
     name_span: Span | None = _span()
+    case: str | None = None
+    case_span: Span | None = _span()
 
 
 @dataclass(frozen=True)
@@ -582,6 +599,9 @@ class FairDecl:
     fors: tuple["CompFor", ...]
     span: Span | None = _span()
     action_span: Span | None = _span()
+    # ``fair weak A | B(args)``: the other actions of the group, each a
+    # FairDecl of the same kind without fors (docs/language.md)
+    also: tuple["FairDecl", ...] = ()
 
 
 Item = Union[ImportDecl, ConstDecl, TypeDecl, VarDecl, DefDecl, ActionDecl, PropertyDecl,

@@ -12,6 +12,7 @@ is MC1005.
 """
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from typing import Any
 
@@ -220,8 +221,14 @@ class _ToAst(Transformer):
                                  "P leads to Q, always eventually P or eventually always P)"))
         return ("always eventually", None, ch[-1])
 
+    def fair_also(self, meta, ch):
+        action, args = ch
+        return ast.FairDecl("", self._n(action), args, (), self._sp(meta), self._tsp(action))
+
     def fair_decl(self, meta, ch):
-        kind_tok, action, args, *fors = ch
+        kind_tok, action, args, *rest = ch
+        also = tuple(r for r in rest if isinstance(r, ast.FairDecl))
+        fors = [r for r in rest if not isinstance(r, ast.FairDecl)]
         if action is None:
             # `fair Up`: the kind is missing (the one name read is the action)
             self.errors.append(Diagnostic(
@@ -235,8 +242,9 @@ class _ToAst(Transformer):
             self.errors.append(Diagnostic(
                 "MC1007", f"'fair {kind}': fairness is 'weak' or 'strong'", self._tsp(kind_tok),
                 hint=f"fair weak {kind}   (weak: TLA+ WF, strong: TLA+ SF)"))
+        also = tuple(dataclasses.replace(a, kind=kind) for a in also)
         return ast.FairDecl(kind, self._n(action), args, tuple(fors), self._sp(meta),
-                            self._tsp(action))
+                            self._tsp(action), also)
 
     def fair_args(self, meta, ch):
         out = []
@@ -306,6 +314,10 @@ class _ToAst(Transformer):
 
     def pick_stmt(self, meta, ch):
         return ast.PickStmt(self._n(ch[0]), ch[1], self._sp(meta), self._tsp(ch[0]))
+
+    def pick_case_stmt(self, meta, ch):
+        return ast.PickStmt(self._n(ch[0]), ch[2], self._sp(meta), self._tsp(ch[0]),
+                            case=self._n(ch[1]), case_span=self._tsp(ch[1]))
 
     def assign_stmt(self, meta, ch):
         return ast.AssignStmt(ch[0], ch[1], self._sp(meta))
@@ -397,7 +409,10 @@ class _ToAst(Transformer):
         return self._bin("not in", meta, ch)
 
     def is_op(self, meta, ch):
-        return ast.IsTest(ch[0], self._n(ch[1]), self._sp(meta), self._tsp(ch[1]))
+        binder = ch[2] if len(ch) > 2 else None
+        return ast.IsTest(ch[0], self._n(ch[1]), self._sp(meta), self._tsp(ch[1]),
+                          binder=None if binder is None else self._n(binder),
+                          binder_span=None if binder is None else self._tsp(binder))
 
     def range_op(self, meta, ch):
         return self._bin("..", meta, ch)
@@ -480,6 +495,10 @@ class _ToAst(Transformer):
     def set_lit(self, meta, ch):
         return ast.SetLit(_no_none(ch), self._sp(meta))
 
+    def seq_comp(self, meta, ch):
+        elem, *fors = ch
+        return ast.SeqComp(elem, tuple(fors), self._sp(meta))
+
     def set_comp(self, meta, ch):
         elem, *fors = ch
         return ast.SetComp(elem, tuple(fors), self._sp(meta))
@@ -498,8 +517,10 @@ class _ToAst(Transformer):
         return ast.MatchArm(ch[0], ch[1], self._sp(meta))
 
     def comp_for(self, meta, ch):
-        var, domain, cond = ch
-        return ast.CompFor(self._n(var), domain, cond, self._sp(meta), self._tsp(var))
+        var, case, domain, cond = ch
+        return ast.CompFor(self._n(var), domain, cond, self._sp(meta), self._tsp(var),
+                           case=None if case is None else self._n(case),
+                           case_span=None if case is None else self._tsp(case))
 
     def args(self, meta, ch):
         return tuple(ch)

@@ -108,6 +108,12 @@ SAFETY_CONFIGS = _configurations(liveness_rows=False)
 CONSTRAINT_CONFIGS = [pytest.param(ROOT / "bench" / "tla" / f"{name}.mc", {}, False, f"TLA-{name}",
                                    id=f"TLA-{name}")
                       for name in ("CounterConstraint", "EdgeConstraint", "InitConstraint")]
+#: Specs of the language's TLA+ idioms (docs/tla.md): sequence comprehensions
+#: and membership, elems, last, choose, narrowing to a variant case.
+IDIOM_CONFIGS = [pytest.param(ROOT / "tests" / "conformance" / "specs" / f"{name}.mc", {}, False,
+                              f"IDIOM-{name}", id=f"IDIOM-{name}")
+                 for name in ("seq_idioms",)]
+CONSTRAINT_CONFIGS = CONSTRAINT_CONFIGS + IDIOM_CONFIGS
 #: "compiled-parallel" is the compiled engine on three workers from the first
 #: level (parallel.py; by default a search goes parallel after a second).
 #: "compiled" runs the default backend (C where there is a compiler),

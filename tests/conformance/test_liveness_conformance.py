@@ -71,6 +71,10 @@ MIXED_FAIRNESS = [
     ("fair weak Serve(*)\nfair weak Flip\nfair strong Go\n", Status.HOLDS),
     ("fair strong Serve(n) for n in Node if n != node1\nfair weak Request(_)\nfair weak Flip\n",
      Status.VIOLATED),
+    # groups of actions, one condition each (TLA+ WF_vars(A \/ B))
+    ("fair weak Serve(n) | Flip for n in Node\nfair strong Go\n", Status.HOLDS),
+    ("fair strong Serve | Go\nfair weak Flip\n", Status.VIOLATED),
+    ("fair weak Serve(*)\nfair strong Flip | Go\n", Status.HOLDS),
 ]
 
 
@@ -82,7 +86,8 @@ def mixed_fairness(draw) -> str:
         kind = draw(st.sampled_from(["weak", "strong"]))
         decl = draw(st.sampled_from([
             "Serve", "Serve(*)", "Serve(_)", "Serve(node1)", "Serve(n) for n in Node if n != node2",
-            "Request", "Request(*)", "Request(node2)", "Flip", "Go"]))
+            "Request", "Request(*)", "Request(node2)", "Flip", "Go", "Serve | Go",
+            "Flip | Serve(node1)", "Serve(n) | Request(n) for n in Node"]))
         out.append(f"fair {kind} {decl}\n")
     return "".join(out)
 

@@ -194,6 +194,33 @@ def _set_extreme(lowest: bool) -> Callable:
     return lower
 
 
+def _choose(g, e: ir.Apply) -> Val:
+    """choose(S): the element of lowest rank, which is the first in the
+    canonical order where ``rank_is_canonical``; MC5008 on an empty set."""
+    from modelcheck.engines.compiled.reps import rank_is_canonical
+    s = e.args[0]
+    t = s.type
+    if not isinstance(t, SetType) or not rank_is_canonical(t.elem) or (
+            ir.is_range(s) and g.folder is not None and g.folder.large(s)):
+        raise Unsupported(f"choose from {type(t.elem).__name__} values")
+    region = g.region(s)
+    if sparse(t):
+        count = g.src.let(slot(region), "n")
+        with g.src.block(f"if {count} == 0:"):
+            g.fail("MC5008", e)
+        return g.unrank(g.src.let(slot(region, "1"), "r"), t.elem)
+    n = rank_size(t.elem)
+    found, r = g.src.fresh("f"), g.src.fresh("r")
+    g.src.line(f"{found} = -1")
+    with g.src.block(f"for {r} in range({n}):"):
+        with g.src.block(f"if bit({region.arr}, {region.off}, {r}):"):
+            g.src.line(f"{found} = {r}")
+            g.src.line("break")
+    with g.src.block(f"if {found} < 0:"):
+        g.fail("MC5008", e)
+    return g.unrank(found, t.elem)
+
+
 def _len(g, e: ir.Apply) -> Val:
     c = e.args[0]
     if ir.is_range(c) and g.folder is not None and g.folder.large(c):
@@ -403,7 +430,7 @@ _HANDLERS: dict[Op, Callable] = {
     Op.SOME: _some, Op.IS_SOME: _tag_test(True), Op.IS_NONE: _tag_test(False),
     Op.OPT_GET: _opt_get,
     Op.BAG_ADD: _into_new, Op.BAG_REMOVE: _into_new, Op.BAG_COUNT: _bag_count,
-    Op.BAG_DISTINCT: _bag_distinct,
+    Op.BAG_DISTINCT: _bag_distinct, Op.CHOOSE: _choose,
 }
 
 assert not set(Op) - set(_HANDLERS), "every operation has a lowering"

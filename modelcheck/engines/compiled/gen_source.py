@@ -26,7 +26,7 @@ __all__ = ["Scalar", "Region", "Val", "Source", "slot", "add_off", "ERR_CODES"]
 #: Error codes a kernel reports (err[0]); err[1] is the IR node id.
 ERR_CODES = {
     "MC5001": 5001, "MC5002": 5002, "MC5003": 5003, "MC5004": 5004,
-    "MC5005": 5005, "MC5006": 5006,
+    "MC5005": 5005, "MC5006": 5006, "MC5008": 5008,
 }
 
 

@@ -97,6 +97,8 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
 class LivenessSearch(CompiledSearch):
     """CompiledSearch with the graph recorded, then the liveness checks."""
 
+    STOPS_WHEN_SETTLED = False     # liveness needs the whole graph
+
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter,
                  checks: list[LivenessCheck], conditions: list[FairCondition],
                  columns: list[tuple[int, int]]):

@@ -20,7 +20,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, Reporter,
-                                     Stats, Status)
+                                     PropertyResult, Stats, Status, report_found, settled_note,
+                                     stops_when_settled)
 from modelcheck.engines.compiled import checkpoint
 from modelcheck.engines.compiled.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
                                                 FAULT, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL,
@@ -73,6 +74,10 @@ def _sigint_flag() -> Iterator[list[bool]]:
 
 
 class CompiledSearch:
+    #: Whether the search may end once every property checked is settled
+    #: (not the liveness search, which needs the whole graph).
+    STOPS_WHEN_SETTLED = True
+
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter):
         self.k = kernels
         self.model = kernels.model
@@ -82,6 +87,8 @@ class CompiledSearch:
         props = select_properties(self.model, options)
         self.verdicts = Verdicts(props, options.deadlock)
         names = {p.name for p in props}
+        self.settled_early = False
+        self.reported: set[int] = set()     # finds handed to the reporter mid-search
         cols, steps = kernels.state_columns, kernels.step_columns
         self.nstate, self.nstep = len(cols), len(steps)
         self.want = np.array([1 if c.kind is not PropertyKind.TERMINAL and c.name in names else 0
@@ -103,7 +110,14 @@ class CompiledSearch:
         start = start_capacity(expected, 12 + (8 * w if options.exact else 0),
                                self.max_table_bytes(), START_CAPACITY)
         self.sized_for = None if start == START_CAPACITY else expected
-        self.table = FingerprintTable(w, options.exact, capacity=start)
+        try:
+            self.table = FingerprintTable(w, options.exact, capacity=start)
+        except (MemoryError, OverflowError, ValueError):
+            if start == START_CAPACITY:
+                raise
+            # The hint fit the memory that was free a moment ago; no longer.
+            self.sized_for = None
+            self.table = FingerprintTable(w, options.exact, capacity=START_CAPACITY)
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
@@ -131,6 +145,8 @@ class CompiledSearch:
         self.inexact_before = kernels.inexact_states
         self.last_tick = self.start
         self.last_checkpoint = self.start
+        self.checkpoint_failed = False      # the last try to write one failed
+        self.checkpoint_notes: list[str] = []
         self._initial_rows: np.ndarray | None = None
 
     # ------------------------------------------------------------ figures
@@ -187,14 +203,21 @@ class CompiledSearch:
             reason = f"stopped by a run-time error ({err.diagnostic.code})"
         if self.stopped and reason is None:
             reason = "stopped at the first violation (stop_on_first)"
+        early = None
+        if self.settled_early and reason is None:
+            early = settled_note(self.depth, self.distinct)
+            self.reporter.note(early)
         self._settle_found()
         if reason is None:
             self._report(force=True)
             record_states(self.options.cache_dir, self.size_key, self.distinct)
+        notes = self._notes()
+        if early is not None:
+            notes.insert(0, early)
         return CheckResult(self.model.name, "compiled",
                            self.verdicts.results(reason is None, reason), self._stats(),
                            reason=None if error is not None else reason, error=error,
-                           notes=self._notes())
+                           notes=notes)
 
     def initial_rows(self) -> np.ndarray:
         if self._initial_rows is None:
@@ -245,6 +268,8 @@ class CompiledSearch:
                 self._next_level()
                 self.depth += 1
                 self._report(force=True)
+            if self.pos == 0 and self._all_settled():
+                return
             at_bound = max_depth is not None and self.depth >= max_depth
             self.opts[O_STORE] = 0 if at_bound else 1
             self._expand_level()
@@ -256,6 +281,28 @@ class CompiledSearch:
                                  f"(max_depth={max_depth}) has successors not explored; "
                                  f"{self.distinct:,} distinct states")
                 return
+
+    def _found_names(self) -> set[str]:
+        names = set()
+        for q in np.flatnonzero(self.found):
+            if q < self.nstate:
+                names.add(self.k.state_columns[q].name)
+            elif q < self.nstate + self.nstep:
+                names.add(self.k.step_columns[q - self.nstate].name)
+            else:
+                names.add(DEADLOCK)
+        return names
+
+    def _all_settled(self) -> bool:
+        """At the start of a level: every property checked has been found
+        (settled), so the search ends here, as the reference explorer's does."""
+        v = self.verdicts
+        checked = len(v.properties) + v.deadlock
+        if not self.STOPS_WHEN_SETTLED or not stops_when_settled(self.options, checked):
+            return False
+        wanted = {p.name for p in v.properties} | ({DEADLOCK} if v.deadlock else set())
+        self.settled_early = wanted <= self._found_names()
+        return self.settled_early
 
     def _next_level(self) -> None:
         n = int(self.ctr[C_NEXT])
@@ -291,6 +338,7 @@ class CompiledSearch:
         for more room is the caller's."""
         self.pos = int(reached)
         self._note_found(self.depth + 1, self.depth)
+        self._report_finds()
         if status == DONE:
             spent = max(time.perf_counter() - began, 1e-6)
             scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
@@ -362,7 +410,21 @@ class CompiledSearch:
     def _checkpoint(self, note: bool = False) -> None:
         if not self.options.checkpoint_dir:
             return
-        checkpoint.save(self, self.options.checkpoint_dir)
+        try:
+            checkpoint.save(self, self.options.checkpoint_dir)
+        except OSError as err:
+            # A full disk costs the checkpoint, not the search: tried again
+            # at the next interval, said once until one is written.
+            self.last_checkpoint = time.monotonic()
+            if not self.checkpoint_failed:
+                self.checkpoint_failed = True
+                why = err.strerror or str(err)
+                message = (f"checkpoint not written to {self.options.checkpoint_dir} ({why}); "
+                           f"the search goes on without it")
+                self.reporter.note(message)
+                self.checkpoint_notes.append(message)
+            return
+        self.checkpoint_failed = False
         self.last_checkpoint = time.monotonic()
         if note:
             self.reporter.note(f"checkpoint written to {self.options.checkpoint_dir} "
@@ -374,32 +436,54 @@ class CompiledSearch:
         if not self.found.any():
             return
         initial = self.initial_rows()
-        dl = self.nstate + self.nstep
         for q in np.flatnonzero(self.found):
-            level = self.found_level[q]
-            assert level is not None
-            if self.found[q] == FOUND_OUTSIDE_INITIAL:
-                # an initial state outside the model: a 0-step trace
-                path = [(None, self.frows2[q].view(np.uint64).copy())]
-                pi = np.zeros(0, dtype=np.int64)
-            else:
-                path, pi = self._path_to(self.frows[q], level, initial)
-            if self.found[q] == FOUND_OUTSIDE:
-                path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-            if q < self.nstate:
-                prop = self.k.state_columns[q]
-                status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
-                kind = "counterexample" if status is Status.VIOLATED else "witness"
-                self.verdicts.settle(prop.name, prop.kind, status,
-                                     trace_of(self.k, path, kind, prop.name))
-            elif q < dl:
-                prop = self.k.step_columns[q - self.nstate]
-                path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-                self.verdicts.settle(prop.name, prop.kind, Status.VIOLATED,
-                                     trace_of(self.k, path, "counterexample", prop.name))
-            else:
-                self.verdicts.settle(DEADLOCK, None, Status.VIOLATED,
-                                     trace_of(self.k, path, "counterexample", DEADLOCK))
+            self.verdicts.settle(*self._find(q, initial))
+
+    def _find(self, q: int, initial: np.ndarray) -> tuple:
+        """(name, kind, status, trace) of the find in column ``q``."""
+        level = self.found_level[q]
+        assert level is not None
+        if self.found[q] == FOUND_OUTSIDE_INITIAL:
+            # an initial state outside the model: a 0-step trace
+            path = [(None, self.frows2[q].view(np.uint64).copy())]
+            pi = np.zeros(0, dtype=np.int64)
+        else:
+            path, pi = self._path_to(self.frows[q], level, initial)
+        if self.found[q] == FOUND_OUTSIDE:
+            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
+        if q < self.nstate:
+            prop = self.k.state_columns[q]
+            status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
+            kind = "counterexample" if status is Status.VIOLATED else "witness"
+            return prop.name, prop.kind, status, trace_of(self.k, path, kind, prop.name)
+        if q < self.nstate + self.nstep:
+            prop = self.k.step_columns[q - self.nstate]
+            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
+            return (prop.name, prop.kind, Status.VIOLATED,
+                    trace_of(self.k, path, "counterexample", prop.name))
+        return DEADLOCK, None, Status.VIOLATED, trace_of(self.k, path, "counterexample", DEADLOCK)
+
+    def _report_finds(self) -> None:
+        """Hand each new find to the reporter while the search goes on
+        (``Reporter.found``), its trace rebuilt now."""
+        if (getattr(self.reporter, "found", None) is None or self.options.stop_on_first
+                or not self.STOPS_WHEN_SETTLED):
+            return
+        new = [int(q) for q in np.flatnonzero(self.found) if int(q) not in self.reported]
+        if not new:
+            return
+        self.reported.update(new)
+        found = self._found_names()
+        v = self.verdicts
+        open_names = [p.name for p in v.properties if p.name not in found]
+        if v.deadlock and DEADLOCK not in found:
+            open_names.append(DEADLOCK)
+        if not open_names:
+            return
+        initial = self.initial_rows()
+        for q in new:
+            name, kind, status, trace = self._find(q, initial)
+            report_found(self.reporter, PropertyResult(name, kind, status, trace), open_names)
 
     def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
         """A concrete path to the stored state ``row`` found at ``level``."""
@@ -439,7 +523,7 @@ class CompiledSearch:
                      never_enabled=tuple(a for a, c in counts.items() if c == 0), extras=extras)
 
     def _notes(self) -> list[str]:
-        notes = list(self.k.notes)
+        notes = list(self.k.notes) + self.checkpoint_notes
         if self.k.symmetric:
             notes.append(orbit_note(self.k.symmetric, self.distinct))
             inexact = self.k.inexact_states - self.inexact_before

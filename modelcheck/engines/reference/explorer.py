@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
-                                     Reporter, Stats, Status)
+                                     Reporter, Stats, Status, report_found, settled_note,
+                                     stops_when_settled)
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
 from modelcheck.engines.reference.orbits import GROUP_LIMIT, OrbitKeys
@@ -137,6 +138,7 @@ class _Search:
         self.start = time.monotonic()
         self.last_tick = self.start
         self.stopped_on_first = False
+        self.settled_early = False      # stopped: every property checked was settled
         self.cut_at_depth = False
         # Liveness needs the state graph itself (reference/liveness.py).
         self.live = liveness_checks(selected_temporals(model, options))
@@ -198,6 +200,22 @@ class _Search:
         self.verdicts.settle(name, kind, status, trace)
         if status is Status.VIOLATED and self.options.stop_on_first:
             self.stopped_on_first = True
+            return
+        open_names = [p.name for p in self.verdicts.properties if self.verdicts.open(p.name)]
+        if self.verdicts.deadlock and self.verdicts.open(DEADLOCK):
+            open_names.append(DEADLOCK)
+        open_names.extend(dict.fromkeys(c.name for c in self.live))
+        if open_names:
+            report_found(self.reporter, self.verdicts.settled[name], open_names)
+
+    def all_settled(self) -> bool:
+        """At the start of a level: every property checked is settled, so the
+        search may end here (never with liveness, which needs the whole graph)."""
+        v = self.verdicts
+        if self.live or not stops_when_settled(self.options, len(v.properties) + v.deadlock):
+            return False
+        self.settled_early = v.all_settled()
+        return self.settled_early
 
     def check_state(self, i: int) -> None:
         state = self.states[i]
@@ -296,11 +314,15 @@ class _Search:
         level_end = len(self.states)
         max_depth = self.options.max_depth
         i = 0
+        if self.all_settled():
+            return
         while i < len(self.states) and not self.stopped_on_first:
             if i == level_end:
                 self.depth += 1
                 level_end = len(self.states)
                 self.tick(level_end - i, force=True)
+                if self.all_settled():
+                    return
             self.cursor = i
             self.expand(i, max_depth is not None and self.depth >= max_depth)
             i += 1
@@ -454,6 +476,8 @@ def explore(model: Model, options: CheckOptions, reporter: Reporter,
     if reason is None:
         search.report(0, time.monotonic())
     notes = list(search.notes)
+    if search.settled_early and reason is None:
+        notes.append(settled_note(search.depth, len(search.states)))
     if search.orbits is not None:
         notes.append(orbit_note(search.orbits.types, len(search.states)))
     for note in notes:

@@ -13,7 +13,7 @@ from typing import Any
 
 from modelcheck.ir.ops import Op
 from modelcheck.ir.types import MAX_RANGE_SET, BagType, Type, render_int
-from modelcheck.ir.values import FrozenDict, render_value
+from modelcheck.ir.values import FrozenDict, order_key, render_value
 
 __all__ = ["Fault", "handler_for", "can_fault", "bag_size", "SHORT_CIRCUIT"]
 
@@ -62,6 +62,14 @@ def _set_max(s: frozenset) -> Any:
     if not s:
         raise Fault("MC5006", "max of an empty set")
     return max(s)
+
+
+def _choose(s: frozenset, elem: Type) -> Any:
+    # TLC's CHOOSE: the same value for the same set, every time (the first in
+    # the canonical order of the element type).
+    if not s:
+        raise Fault("MC5008", "choose from an empty set: no element satisfies the condition")
+    return min(s, key=lambda v: order_key(elem, v))
 
 
 def _map_get(m: FrozenDict, k: Any) -> Any:
@@ -177,7 +185,7 @@ _HANDLERS: dict[Op, Callable[..., Any]] = {
     Op.BAG_DISTINCT: lambda b: frozenset(b.keys()),
 }
 
-_FAULTING = frozenset({Op.RANGE, Op.DIV, Op.MOD, Op.SET_MIN, Op.SET_MAX, Op.MAP_GET, Op.MAP_SET,
+_FAULTING = frozenset({Op.CHOOSE, Op.RANGE, Op.DIV, Op.MOD, Op.SET_MIN, Op.SET_MAX, Op.MAP_GET, Op.MAP_SET,
                        Op.SEQ_GET, Op.SEQ_SET, Op.HEAD, Op.TAIL, Op.OPT_GET, Op.BAG_REMOVE})
 
 
@@ -187,6 +195,9 @@ def handler_for(op: Op, arg_types: tuple[Type, ...]) -> Callable[..., Any]:
     # a bag's size counts repeated elements.
     if op is Op.LEN and arg_types and isinstance(arg_types[0], BagType):
         return bag_size
+    if op is Op.CHOOSE:
+        elem = arg_types[0].elem
+        return lambda s: _choose(s, elem)
     if op is Op.BAG_REMOVE and len(arg_types) == 2:
         # the message shows the element as the spec writes it
         elem = arg_types[1]

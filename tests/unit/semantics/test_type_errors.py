@@ -60,7 +60,7 @@ import pytest
     ("var c: map[Node, bool] = {node1: true for n in Node}", "MC3011",
      "the key of a map comprehension must be its variable 'n'"),
     ("invariant P: max(x for n in Node) == 0", "MC3011",
-     "only all, any and sum take a generator, not max"),
+     "only all, any, sum and choose take a generator, not max"),
     ("var o: option[option[bool]] = none", "MC3012",
      "options do not nest: option[option[bool]]"),
     ("invariant P: some(some(1)) == none", "MC3012", "options do not nest: some() of an option"),

@@ -12,10 +12,12 @@ docs/api.md describes the API, its assertion helpers and the pytest plugin.
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+# Not ``typing.TYPE_CHECKING``: importing typing (and re) takes longer than
+# the console script may wait for its signal handlers (cli/launch.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from modelcheck.api import check, default_engine, load, load_source
     from modelcheck.engines.base import CheckOptions, CheckResult, PropertyResult, Status
     from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
@@ -30,8 +32,8 @@ __all__ = ["load", "load_source", "check", "default_engine", "CheckOptions", "Ch
 
 # Imported on first use (PEP 562), not with the package: the console script
 # (cli/launch.py) imports this package before its own first line runs, and a
-# Ctrl-C during these imports would end in a KeyboardInterrupt traceback
-# before launch.py can turn it into "interrupted".
+# Ctrl-C or SIGTERM during these imports would end the run before launch.py
+# can turn it into "interrupted".
 _HOME = {
     **dict.fromkeys(("check", "default_engine", "load", "load_source"), "modelcheck.api"),
     **dict.fromkeys(("CheckOptions", "CheckResult", "PropertyResult", "Status"),
@@ -48,6 +50,7 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'modelcheck' has no attribute {name!r}")
+    import importlib
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value

@@ -2,19 +2,27 @@
 one under the final name, never half of it.  Every writer of a result file
 (traces, trace pages) goes through here; the data goes to a temporary file
 in the same folder (so the rename stays on one file system) and is renamed
-over the target.  And the user's cache folder (kernels, the parser's tables)."""
+over the target; a file that must not replace another (a time-stamped trace)
+takes a free name by creating it (``write_new``).  Also: reading the small
+JSON files modelcheck keeps (checkpoint manifests), where every way a file
+can be damaged is a ValueError, and the user's cache folder (kernels, the
+parser's tables)."""
 from __future__ import annotations
 
+import errno
 import hashlib
+import itertools
+import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_writer", "write_atomic", "fsync_directory", "sha256_file", "is_temp_name",
-           "remove_stale_temps", "TEMP_SUFFIX", "CACHE_ENV", "default_cache_dir"]
+__all__ = ["atomic_writer", "write_atomic", "write_new", "fsync_directory", "sha256_file",
+           "is_temp_name", "remove_stale_temps", "read_json_file", "loads_json", "TEMP_SUFFIX",
+           "CACHE_ENV", "default_cache_dir"]
 
 #: Names the cache folder itself, ahead of the platform's default.
 CACHE_ENV = "MODELCHECK_CACHE"
@@ -83,6 +91,91 @@ def write_atomic(path: str | Path, data: str | bytes, *, durable: bool = False) 
     """Write ``data`` (text as UTF-8) to ``path`` atomically (see ``atomic_writer``)."""
     with atomic_writer(path, binary=isinstance(data, bytes), durable=durable) as handle:
         handle.write(data)
+
+
+def write_new(candidates: Iterable[str | Path], data: str | bytes, *,
+              durable: bool = False) -> Path:
+    """Write ``data`` under the first of ``candidates`` (paths in one folder)
+    that no file has, and return it.  The name is taken by creating it, not
+    by looking first, so that two processes writing at once never get the
+    same one: the whole file, written under a temporary name, is linked to
+    the name, which fails if the name exists.  On a file system without
+    links the name is taken by an exclusive create, then the whole file is
+    renamed over it.  Raises OSError, and FileExistsError when every
+    candidate is taken."""
+    names = (Path(c) for c in candidates)
+    first = next(names, None)
+    if first is None:
+        raise ValueError("no name to write to")
+    fd, tmp = tempfile.mkstemp(prefix=f".{first.name}.", suffix=TEMP_SUFFIX, dir=first.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        target = _claim(tmp, itertools.chain([first], names))
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+    if durable:
+        fsync_directory(target.parent)
+    return target
+
+
+def _claim(tmp: str, names: Iterable[Path]) -> Path:
+    target = None
+    for target in names:
+        try:
+            os.link(tmp, target)
+            return target
+        except FileExistsError:
+            continue
+        except OSError as err:
+            if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV,
+                                 errno.EMLINK):
+                raise
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        except FileExistsError:
+            continue
+        os.replace(tmp, target)
+        return target
+    raise FileExistsError(errno.EEXIST, "every name is taken", str(target))
+
+
+def loads_json(text: str | bytes, what: str = "the JSON text") -> object:
+    """``json.loads``, but ValueError for every way the text can be bad,
+    nesting deeper than Python's recursion limit included (RecursionError
+    from json.loads: ``[[[[...]]]]`` 100,000 levels deep is a few hundred
+    kilobytes) and bytes that are not UTF-8 (UnicodeDecodeError is one)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{what} is nested too deeply to be read") from None
+
+
+def read_json_file(path: str | Path, limit: int = 64 << 20) -> object:
+    """The JSON value in the file at ``path``: a ValueError naming the file
+    when it is larger than ``limit`` bytes (it is not read), not UTF-8, not
+    JSON, or nested too deeply; OSError when it cannot be read
+    (FileNotFoundError when it is not there)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ValueError(f"{path} is {size:,} bytes, more than the {limit:,} it may have")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path} is more than the {limit:,} bytes it may have")
+    try:
+        return loads_json(data, str(path))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not UTF-8 ({err.reason})") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not JSON ({err})") from None
 
 
 def fsync_directory(folder: str | Path) -> None:

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+import time
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from modelcheck.engines import ENGINES
 from modelcheck.errors import ModelcheckError, UsageError
@@ -16,9 +18,15 @@ from modelcheck.cli.json_out import dumps, failure_json, outcome_json
 from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_options,
                                     default_engine, parse_defines, parse_sweeps, trace_output)
 from modelcheck.cli.progress import ProgressDisplay
-from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces)
-from modelcheck.cli.runner import (Outcome, engine_that_ran, exit_code, load_model, run_engine,
-                                   save_traces)
+from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces,
+                                   print_write_errors)
+from modelcheck.cli.runner import (LATEST, PLAIN, STAMPED, Outcome, engine_that_ran, exit_code,
+                                   load_model, run_engine, save_traces, trace_path)
+from modelcheck.cli.render import status_phrase
+from modelcheck.engines.base import PropertyResult, Status
+from modelcheck.cli.trace_render import deadlock_hint
+from modelcheck.trace.deadlock import is_deadlock_trace
+from modelcheck.trace.store import write_trace
 
 __all__ = ["check_cmd", "parse_cmd", "choose_engine", "json_failure", "show_outcome",
            "model_summary", "DEFAULT_OUT"]
@@ -77,6 +85,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--timeout", type=POSITIVE, metavar="S",
                      help="Stop after S seconds (the result is then unknown)."),
         click.option("--no-deadlock", is_flag=True, help="Do not report deadlocks."),
+        click.option("--stop-at-first", is_flag=True,
+                     help="End the search at the first violation of any property (TLC's "
+                          "default); the properties still open are then unknown."),
         click.option("--simulate", type=click.IntRange(min=1), metavar="N",
                      help="Random simulation: N runs (reference engine)."),
         click.option("--depth", type=click.IntRange(min=0), metavar="D",
@@ -124,6 +135,8 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--spark-threshold", type=click.IntRange(min=0), metavar="N",
                      help="[spark] Frontier size from which a level runs on Spark."),
         click.option("--verbose", is_flag=True, help="Engine-specific detail on stderr."),
+        click.option("-q", "--quiet", is_flag=True,
+                     help="Print the verdicts and the files written, not each trace in full."),
     ]
     for decorator in reversed(decorators):
         f = decorator(f)
@@ -140,7 +153,7 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
         dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
         master=kw["master"], partitions=kw["partitions"],
         spark_threshold=kw["spark_threshold"], verbose=kw["verbose"], workers=kw["workers"],
-        extra=_extra(kw))
+        stop_on_first=kw["stop_at_first"], extra=_extra(kw))
 
 
 def _extra(kw: dict[str, Any]) -> dict[str, Any]:
@@ -181,26 +194,76 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         options = build_options(model, flags)
         # Chosen once the spec loaded, so a spec error is not preceded by an engine note.
         engine = choose_engine(engine, flags, err)
-        with ProgressDisplay(err, enabled=not json_mode) as reporter:
+        early = None if json_mode else EarlyTraces(err, model, out_dir, naming)
+        with ProgressDisplay(err, enabled=not json_mode, on_found=early) as reporter:
             result = run_engine(model, engine, options, reporter)
     outcome = Outcome(spec, model, engine_that_ran(engine, result), result)
-    save_traces(outcome, out_dir, model.name, naming)
+    save_traces(outcome, out_dir, model.name, naming, early=early.files if early else None)
     if json_mode:
         click.echo(dumps(outcome_json(spec, model, outcome.engine, result,
-                                      outcome.error_trace_file)))
+                                      outcome.error_trace_file, outcome.write_errors)))
     else:
-        show_outcome(out, outcome, reporter.notes)
+        show_outcome(out, outcome, reporter.notes, quiet=kw["quiet"])
+    # After the verdict: a trace that could not be written does not change it.
+    print_write_errors(err, outcome.write_errors)
     ctx.exit(exit_code(result))
 
 
-def show_outcome(out: Console, outcome: Outcome, notes_shown: list[str]) -> None:
-    """The summary, then each trace step by step, then a run-time error."""
+class EarlyTraces:
+    """``Reporter.found``: a counterexample (or witness) the engine settled
+    while its search goes on for other properties is written at once and
+    said on ``err``, with what is still open; ``files`` (by property name)
+    are then kept by ``save_traces``, not written again."""
+
+    def __init__(self, err: Console, model: Model, out_dir: str | None, naming: str) -> None:
+        self.err = err
+        self.model = model
+        self.out_dir = out_dir
+        self.naming = naming
+        self.files: dict[str, str] = {}
+
+    def __call__(self, prop: PropertyResult, open_names: tuple[str, ...]) -> None:
+        where = ""
+        if self.out_dir is not None and prop.trace is not None:
+            stamp = {PLAIN: None, STAMPED: time.strftime("%Y%m%dT%H%M%S"), LATEST: LATEST}
+            path = trace_path(self.out_dir, self.model.name, prop.name, stamp[self.naming])
+            try:
+                written = str(write_trace(prop.trace, self.model, path.parent, path.name,
+                                          fresh=self.naming == STAMPED))
+            except OSError:
+                written = None      # said again, with the reason, when the run ends
+            if written is not None:
+                self.files[prop.name] = written
+                where = f", written to {written}"
+        still = ", ".join(open_names)
+        verb = "is" if len(open_names) == 1 else "are"
+        hint = (" (--stop-at-first ends it at the first violation)"
+                if prop.status is Status.VIOLATED else "")
+        self.err.print(Text(f"found: {prop.name} {status_phrase(prop)}{where}; the search goes "
+                            f"on because {still} {verb} still open{hint}"))
+
+
+def show_outcome(out: Console, outcome: Outcome, notes_shown: list[str], *,
+                 quiet: bool = False) -> None:
+    """The summary, then each trace step by step, then a run-time error.
+    ``quiet``: the summary (its lines name the files written) and the
+    error's message, no trace in full."""
     model, result = outcome.model, outcome.result
     print_summary(out, model, outcome.engine, result, outcome.spec, notes_shown)
-    print_traces(out, model, result)
+    if not quiet:
+        print_traces(out, model, result)
     if result.error is not None:
         out.print()
-        print_run_error(out, model, result.error, outcome.error_trace_file)
+        print_run_error(out, model, result.error, None if quiet else outcome.error_trace_file,
+                        with_trace=not quiet)
+        if quiet and outcome.error_trace_file:
+            out.print(Text(f"written to {outcome.error_trace_file}", style="dim"))
+    if quiet and any(p.trace is not None for p in result.properties):
+        out.print(Text("traces not shown (--quiet): modelcheck trace show FILE shows one",
+                       style="dim"))
+        for p in result.properties:
+            if p.trace is not None and is_deadlock_trace(p.trace):
+                out.print(deadlock_hint(p.trace_file))
 
 
 def model_summary(model: Model) -> str:

@@ -6,7 +6,7 @@ meaning (never for an added member)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from modelcheck.diagnostics import Diagnostic
@@ -15,7 +15,7 @@ from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageErr
 from modelcheck.ir.nodes import Model
 
 __all__ = ["SCHEMA_VERSION", "outcome_json", "failure_json", "property_json", "error_json",
-           "plain_value", "dumps"]
+           "write_error_json", "plain_value", "dumps"]
 
 #: The version of the ``check --json`` contract (the schema's ``schema_version``).
 SCHEMA_VERSION = 1
@@ -82,10 +82,19 @@ def error_json(error: ModelcheckError | Any, trace_file: str | None = None) -> d
             "hint": hint, "trace_file": None}
 
 
+def write_error_json(path: str, message: str, code: str = "MC6001") -> dict[str, Any]:
+    """A member of ``write_errors``: a result file that could not be written."""
+    return {"code": code, "message": message, "file": path, "line": None, "col": None,
+            "hint": "free some space, or give --out a folder that can be written",
+            "trace_file": None}
+
+
 def outcome_json(spec: str, model: Model, engine: str, result: CheckResult,
-                 error_trace_file: str | None = None) -> dict[str, Any]:
+                 error_trace_file: str | None = None,
+                 write_errors: Sequence[Any] = ()) -> dict[str, Any]:
     """The object ``modelcheck check --json`` prints for one check.
-    ``engine`` is the engine that answered (``runner.engine_that_ran``)."""
+    ``engine`` is the engine that answered (``runner.engine_that_ran``);
+    ``write_errors`` the ``runner.WriteError`` of each trace not written."""
     stats = result.stats
     return {
         "schema_version": SCHEMA_VERSION,
@@ -103,6 +112,7 @@ def outcome_json(spec: str, model: Model, engine: str, result: CheckResult,
         "reason": result.reason,
         "error": error_json(result.error, error_trace_file) if result.error is not None else None,
         "notes": list(result.notes),
+        "write_errors": [write_error_json(e.path, e.message(), e.code) for e in write_errors],
     }
 
 
@@ -126,6 +136,7 @@ def failure_json(spec: str, engine: str | None, defines: Mapping[str, str],
         "reason": "the spec did not load" if isinstance(error, CompileError) else "bad input",
         "error": error_json(error),
         "notes": [],
+        "write_errors": [],
     }
 
 

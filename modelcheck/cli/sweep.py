@@ -14,7 +14,8 @@ from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
 from modelcheck.cli.options import CheckFlags, SweepAxis, build_options, sweep_configs
 from modelcheck.cli.progress import ProgressDisplay
-from modelcheck.cli.render import print_run_error, status_phrase, status_style
+from modelcheck.cli.render import (print_run_error, print_write_errors, status_phrase,
+                                   status_style)
 from modelcheck.cli.runner import (InterruptWatch, Outcome, combined_exit_code, engine_that_ran,
                                    exit_code, load_model, run_engine, save_traces)
 from modelcheck.errors import ModelcheckError, UsageError
@@ -84,6 +85,7 @@ def run_sweep(spec: str, axes: Sequence[SweepAxis], defines: Mapping[str, str],
         if interrupted:
             out.print(Text(f"interrupted: {len(outcomes)} of {len(configs)} configurations "
                            "checked", style="yellow"))
+    print_write_errors(err, [e for o in outcomes for e in o.write_errors])
     codes = [exit_code(o.result) for o in outcomes]
     if interrupted:
         codes.append(3)
@@ -91,7 +93,7 @@ def run_sweep(spec: str, axes: Sequence[SweepAxis], defines: Mapping[str, str],
 
 
 def _outcomes_json(outcomes: Sequence[Outcome]) -> list[dict]:
-    return [outcome_json(o.spec, o.model, o.engine, o.result, o.error_trace_file)
+    return [outcome_json(o.spec, o.model, o.engine, o.result, o.error_trace_file, o.write_errors)
             for o in outcomes]
 
 

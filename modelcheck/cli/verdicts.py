@@ -19,7 +19,7 @@ from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
 from modelcheck.cli.heap import settle
 from modelcheck.cli.options import CheckFlags
-from modelcheck.cli.render import consts_text, print_run_error, verdict_phrase
+from modelcheck.cli.render import consts_text, print_run_error, print_write_errors, verdict_phrase
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
 from modelcheck.cli.verdict_jobs import JobResult, RowJob, default_jobs, run_jobs
 from modelcheck.cli.verdict_rows import RowOutcome, check_row, load_row, row_options
@@ -117,6 +117,9 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     else:
         print_verdict_table(out_c, done)
         print_footer(out_c, done, chosen, skipped, interrupted)
+    print_write_errors(err, [e for d in done
+                             for o in (d.outcome, *(m.outcome for m in d.mutants or ()))
+                             for e in o.write_errors])
     if interrupted:
         ctx.exit(3)
     ctx.exit(0 if all(d.ok for d in done) else 1)

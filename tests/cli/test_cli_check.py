@@ -102,7 +102,7 @@ def test_json_output_is_one_object_with_the_contract_members(mc, golden):
     obj = json.loads(run.stdout)
     assert list(obj) == ["schema_version", "spec", "model", "engine", "requested_engine",
                          "consts", "properties", "distinct_states", "generated_states", "depth",
-                         "elapsed_s", "complete", "reason", "error", "notes"]
+                         "elapsed_s", "complete", "reason", "error", "notes", "write_errors"]
     assert obj["properties"]["NotFour"] == {"kind": "invariant", "status": "violated", "steps": 6,
                                             "trace_file": "<OUT>/die_hard-NotFour-<STAMP>.itf.json",
                                             "reason": None}

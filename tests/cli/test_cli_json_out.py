@@ -13,7 +13,7 @@ from modelcheck.ir.values import FrozenDict
 
 KEYS = ["schema_version", "spec", "model", "engine", "requested_engine", "consts", "properties",
         "distinct_states", "generated_states", "depth", "elapsed_s", "complete", "reason", "error",
-        "notes"]
+        "notes", "write_errors"]
 
 
 def _model() -> ir.Model:

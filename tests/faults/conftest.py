@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,3 +62,36 @@ def counts(result: dict) -> tuple:
 def kernel_cache(tmp_path_factory) -> Path:
     """One kernel cache for the fault tests that do not test the cache."""
     return tmp_path_factory.mktemp("kernel-cache")
+
+
+def _fill(folder: Path) -> None:
+    """Write zeros into ``folder`` until its file system refuses more."""
+    block = b"\0" * 4096
+    with open(folder / "filler", "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(block)
+        except OSError:
+            pass
+
+
+@pytest.fixture
+def full_disk(tmp_path) -> Iterator[Path]:
+    """An empty folder on a file system with no space left: a 64 KiB tmpfs
+    mounted for the test and filled up.  Mounting needs root (the tests run
+    as root in CI); elsewhere the test is skipped, saying so."""
+    mount_point = tmp_path / "full"
+    mount_point.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs",
+                               str(mount_point)], capture_output=True, text=True, timeout=30)
+    except OSError as err:
+        pytest.skip(f"cannot mount a small tmpfs here: {err}")
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.strip() or done.returncode}")
+    try:
+        _fill(mount_point)
+        yield mount_point
+    finally:
+        # Lazily: a process a failed test left behind may still hold a file there.
+        subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)

@@ -1,6 +1,7 @@
 """Checkpoints survive a SIGKILL while one is written (the previous one stays
 usable and the stale temporary file goes away), and a truncated, bit-flipped
-or foreign checkpoint is refused with a one-line error, exit 2, no traceback."""
+or foreign checkpoint, or a manifest nested too deep or too large to be
+one, is refused with a one-line error, exit 2, no traceback."""
 from __future__ import annotations
 
 import json
@@ -111,12 +112,25 @@ def _garbled_manifest(data: Path) -> None:
     (data.parent / MANIFEST).write_text('{"format": 3, "file": "../../etc/passwd"')
 
 
+def _deep_manifest(data: Path) -> None:
+    # Deeper than Python's recursion limit: json.loads would raise RecursionError.
+    (data.parent / MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+
+
+def _huge_manifest(data: Path) -> None:
+    with open(data.parent / MANIFEST, "w") as f:
+        f.write('{"format": 3, "pad": "')
+        f.truncate(1 << 30)                  # sparse: a GiB of NULs, no disk
+
+
 @pytest.mark.parametrize("damage,says", [
     (_truncate, "sha256 does not match"),
     (_flip_a_bit, "sha256 does not match"),
     (_newer_format, "format 4"),
     (_older_format, "older modelcheck"),
     (_garbled_manifest, "manifest"),
+    (_deep_manifest, "manifest"),
+    (_huge_manifest, "manifest"),
     (lambda data: data.unlink(), "is missing"),
 ])
 def test_a_damaged_checkpoint_is_refused(kernel_cache, tmp_path, damage, says):

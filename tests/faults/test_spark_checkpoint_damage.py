@@ -71,6 +71,12 @@ def test_a_garbled_manifest_is_refused(checkpoint):
         read_manifest(str(checkpoint), "abc")
 
 
+def test_a_manifest_nested_too_deep_is_refused(checkpoint):
+    (checkpoint / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(UsageError, match="manifest"):
+        read_manifest(str(checkpoint), "abc")
+
+
 def test_leftovers_of_a_killed_write_are_removed(checkpoint):
     # What a SIGKILL in the middle of the next checkpoint leaves behind.
     (checkpoint / "level-000008").mkdir()

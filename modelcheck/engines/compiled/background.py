@@ -31,9 +31,10 @@ spec the compiled engine would hand to the reference explorer; it exits 0
 once the kernel is in the cache.  It runs at a lower priority and in its
 own process group, so ``stop`` ends it and every precompile worker it
 started at once; it dies with its parent too (the end of its stdin, a
-pipe from the parent, tells it), unless the parent said ``detach`` there
-first: then it finishes the kernel for the next run (the default engine
-asks for that after a long reference search).  Or the parent says
+pipe from the parent, tells it, and on Linux the parent-death signal kills
+it at once, however busy the machine: ``_listen``), unless the parent
+said ``detach`` there first: then it finishes the kernel for the next run
+(the default engine asks for that after a long reference search).  Or the parent says
 ``look``: the child finishes looking for the kernel, which notes a warm
 one in the kernel index for the next run's default engine, and exits
 without compiling a cold one (a reference search that ended before the
@@ -141,8 +142,13 @@ class BackgroundCompile:
         self._job = Path(name)
         with os.fdopen(fd, "wb") as f:
             pickle.dump((self.model, self.options), f, protocol=pickle.HIGHEST_PROTOCOL)
+        # Linux's parent-death signal (see _listen) comes when the thread
+        # that started the child ends: only the main thread lasts as long as
+        # this process, so only it has the child ask for one.
+        parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness), main="main"), name],
+            [sys.executable, "-c", _BOOT.format(niceness=int(self.niceness), main="main"), name,
+             str(parent)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True,
             # Its own process group: Ctrl-C at a terminal does not reach it
@@ -246,20 +252,35 @@ def _lowest_priority() -> None:
             os.setpriority(os.PRIO_PROCESS, os.getpid(), 19)
 
 
-def _listen(look_only: threading.Event) -> None:
+def _listen(look_only: threading.Event, parent: int, armed: threading.Event) -> None:
     """The parent's end of stdin.  ``detach``: this process finishes the
     kernel whatever the parent does next; ``look``: it finishes looking for
     the kernel, and sets ``look_only``.  The end of the pipe without it:
     the parent has ended (however it ended, SIGKILL included), and so does
-    this process, with its precompile workers (its process group).  A pipe,
-    not the parent-death signal, which Linux keeps per thread: a thread of
-    this process could not take it back from the one that compiles."""
+    this process, with its precompile workers (its process group).
+
+    Reading the pipe's end takes the CPU, which a busy machine may not give
+    this process (at its lower priority, and while the compile holds the
+    GIL) for seconds.  So, on Linux, this thread also asks for the
+    parent-death signal (``parent``, the checker's pid, when it started the
+    child from its main thread): SIGKILL the moment the checker ends, with
+    no CPU needed here.  Linux keeps that request per thread, so this is the
+    thread that makes it, and takes it back on ``detach`` or ``look`` before
+    it answers.  ``armed`` is set once it is made."""
+    try:
+        from modelcheck.engines.compiled.precompile import death_signal, end_with_parent
+        if parent:
+            end_with_parent(parent)
+    finally:
+        armed.set()
     for line in sys.stdin:
         word = line.strip()
         if word == LOOK:
             look_only.set()
             _lowest_priority()
         if word in (DETACH, LOOK):
+            # Before the answer: the parent may end as soon as it reads it.
+            death_signal(0)
             _tell_parent(DETACHED)
             return
     if hasattr(os, "killpg"):
@@ -269,9 +290,11 @@ def _listen(look_only: threading.Event) -> None:
 
 def main(argv: list[str]) -> int:
     job = Path(argv[0])
-    look_only = threading.Event()
-    threading.Thread(target=_listen, args=(look_only,), daemon=True,
+    parent = int(argv[1]) if len(argv) > 1 else 0
+    look_only, armed = threading.Event(), threading.Event()
+    threading.Thread(target=_listen, args=(look_only, parent, armed), daemon=True,
                      name="modelcheck-parent").start()
+    armed.wait()
     model, options = pickle.loads(job.read_bytes())
     # Gone even if the checker is killed outright (its own clean-up then never runs).
     job.unlink(missing_ok=True)

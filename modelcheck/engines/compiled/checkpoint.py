@@ -32,7 +32,8 @@ from modelcheck.engines.compiled.runtime import SIGN
 from modelcheck.engines.compiled.shards import entries_of, table_from_entries
 from modelcheck.engines.compiled.table import M_EXACT
 from modelcheck.errors import UsageError
-from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
+from modelcheck.fsutil import (atomic_writer, loads_json, read_json_file, remove_stale_temps,
+                               sha256_file, write_atomic)
 
 if TYPE_CHECKING:
     from modelcheck.engines.compiled.search import CompiledSearch
@@ -111,7 +112,8 @@ def _verified(folder: str) -> Path:
         raise UsageError(f"no checkpoint to resume in {folder}",
                          hint="checkpoints are written with --checkpoint DIR")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        # A manifest is a few hundred bytes; anything nested or large is damage.
+        manifest = read_json_file(manifest_path, limit=1 << 20)
         fmt, name, digest = manifest["format"], manifest["file"], manifest["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UsageError(f"the checkpoint manifest {manifest_path} is damaged ({err!r})",
@@ -144,7 +146,7 @@ def restore(search: "CompiledSearch", folder: str) -> None:
 
 def _load(search: "CompiledSearch", folder: str, path: Path) -> None:
     with np.load(path) as data:
-        meta = json.loads(bytes(data["meta"]).decode())
+        meta = loads_json(bytes(data["meta"]), f"the checkpoint {path}")
         if meta["signature"] != _signature(search):
             raise UsageError(f"the checkpoint in {folder} was written for another spec, "
                              f"constants or options",

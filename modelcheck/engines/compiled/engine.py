@@ -59,6 +59,47 @@ def _compile_timed_out(model: Model, options: CheckOptions,
                        reason=reason)
 
 
+def _why(err: OSError) -> str:
+    text = err.strerror or str(err)
+    return f"{text}: {err.filename}" if err.filename else text
+
+
+def _compile_somewhere(model: Model, kernel_options: Any) -> "CompiledModel":
+    """``compile_model``, and where the kernel cache cannot be written (a
+    full disk, a read-only home), the same in a folder of this process's
+    own, with a note; an OSError there too is the caller's."""
+    from modelcheck.engines.compiled.kcache import kernel_path
+    from modelcheck.engines.compiled.kernels import compile_model
+    try:
+        return compile_model(model, kernel_options)
+    except OSError as err:
+        failed = err
+    where = kernel_path(kernel_options.cache_dir, "0").parent
+    spare = _spare_cache()
+    if kernel_options.cache_dir == spare:
+        raise failed
+    kernels = compile_model(model, replace(kernel_options, cache_dir=spare))
+    # A new list: the one there may be the cached plan's, shared with later runs.
+    kernels.notes = [f"kernel cache: {where} cannot be written ({_why(failed)}); the kernel "
+                     f"was built in {spare}, which goes when this run ends", *kernels.notes]
+    return kernels
+
+
+_SPARE: list[str] = []
+
+
+def _spare_cache() -> str:
+    """A kernel cache folder of this process's own, removed at its exit."""
+    if not _SPARE:
+        import atexit
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="modelcheck-kernels-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _SPARE.append(folder)
+    return _SPARE[0]
+
+
 class _Liveness:
     """How a run with liveness checks goes: the graph-recording search
     (liveness_graph.py), or, when checkpoints are asked for, the safety
@@ -159,16 +200,18 @@ class CompiledEngine:
         # Imported here (numpy, numba): the default engine imports this
         # module for a search that may end on the reference explorer.
         from modelcheck.engines.compiled.kcache import CompileTimeout
-        from modelcheck.engines.compiled.kernels import compile_model
         from modelcheck.engines.compiled.reps import Unsupported
         from modelcheck.engines.compiled.parallel import make_search
         options, live = plan.options, plan.live
         try:
-            kernels = compile_model(model, plan.kernel_options)
+            kernels = _compile_somewhere(model, plan.kernel_options)
         except Unsupported as err:
             return _fallback(model, options, reporter, str(err))
         except CompileTimeout as timeout:
             return _compile_timed_out(model, options, timeout)
+        except OSError as err:
+            return _fallback(model, options, reporter,
+                             f"the kernel could not be built: {_why(err)}")
         for note in kernels.notes:
             reporter.note(note)
         if live is None:

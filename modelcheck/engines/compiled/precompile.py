@@ -14,23 +14,30 @@ from pathlib import Path
 
 from modelcheck.engines.compiled.kcache import import_kernel_file
 
-__all__ = ["main", "end_with_parent"]
+__all__ = ["main", "end_with_parent", "death_signal"]
 
 _PR_SET_PDEATHSIG = 1
+
+
+def death_signal(signum: int) -> bool:
+    """Ask Linux to send ``signum`` to this process when the thread that
+    started it ends (0: no longer); whether it was done (not elsewhere).
+    Linux keeps the request per thread of this process: only the thread
+    that made it can take it back."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    try:
+        return int(ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signum)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def end_with_parent(parent: int) -> None:
     """Have Linux kill this worker when the checker that started it dies, even
     by SIGKILL, where its own clean-up never runs (elsewhere: no-op)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
     # The parent may have died before the request was made.
-    if os.getppid() != parent:
+    if death_signal(signal.SIGKILL) and os.getppid() != parent:
         os._exit(1)
 
 

@@ -80,3 +80,20 @@ def test_the_second_search_of_a_configuration_never_grows_its_table(load, tmp_pa
     assert not bounded.complete
     assert sizes.expected_states(None, sizes.size_key(model, False)) == \
         first.stats.distinct_states
+
+
+def test_a_count_whose_table_passes_half_the_memory_at_hand_is_not_used():
+    gib = 1 << 30
+    assert sizes.start_capacity(100_000_000, 12, None, START_CAPACITY, at_hand=gib) == \
+        START_CAPACITY
+    assert sizes.start_capacity(100_000_000, 12, None, START_CAPACITY, at_hand=4 * gib) > \
+        START_CAPACITY
+
+
+@pytest.mark.parametrize("text", ["99999999999999999999", "-5", "0", "1e6", "", "7" * 200])
+def test_a_record_that_is_no_count_reads_as_none_and_is_removed(tmp_path, text):
+    sizes.record_states(tmp_path, "k", 5)
+    record = tmp_path / "kernels" / "sizes" / "k"
+    record.write_text(text)
+    assert sizes.expected_states(tmp_path, "k") is None
+    assert not record.exists()

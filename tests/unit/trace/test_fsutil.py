@@ -1,5 +1,6 @@
 """Atomic writes (modelcheck.fsutil): the final name holds the old file or the
-whole new one, never part of it, and no temporary file is left behind."""
+whole new one, never part of it, and no temporary file is left behind; a new
+file never writes over another; a damaged JSON file is a ValueError."""
 from __future__ import annotations
 
 import os
@@ -43,3 +44,39 @@ def test_a_new_file_gets_the_usual_mode_and_a_replaced_one_keeps_its_own(tmp_pat
         assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and kept.read_text() == "new"
     finally:
         os.umask(mask)
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_a_new_file_takes_the_first_free_name_and_writes_over_none(tmp_path, monkeypatch, links):
+    from modelcheck.fsutil import write_new
+    if not links:
+        # A file system without hard links: the name is taken by an exclusive create.
+        def no_link(src, dst):
+            raise PermissionError(1, "Operation not permitted")
+        monkeypatch.setattr(os, "link", no_link)
+    names = [tmp_path / "t.json", tmp_path / "t-2.json", tmp_path / "t-3.json"]
+    names[1].write_text("someone else's")
+    assert write_new(names, "first") == names[0]
+    assert write_new(names, "second") == names[2]
+    with pytest.raises(FileExistsError):
+        write_new(names, "third")
+    assert [n.read_text() for n in names] == ["first", "someone else's", "second"]
+    assert sorted(os.listdir(tmp_path)) == ["t-2.json", "t-3.json", "t.json"]
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a": ', "\xff", ""])
+def test_a_damaged_json_file_is_a_value_error(tmp_path, text):
+    from modelcheck.fsutil import read_json_file
+    path = tmp_path / "manifest.json"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(ValueError, match="manifest.json"):
+        read_json_file(path)
+
+
+def test_a_json_file_too_large_is_not_read(tmp_path):
+    from modelcheck.fsutil import read_json_file
+    path = tmp_path / "manifest.json"
+    with open(path, "wb") as f:
+        f.truncate(1 << 30)
+    with pytest.raises(ValueError, match="bytes"):
+        read_json_file(path, limit=1 << 20)

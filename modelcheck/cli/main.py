@@ -24,6 +24,7 @@ from modelcheck.cli.replay_cmd import replay
 from modelcheck.cli.trace_cmds import trace
 from modelcheck.cli.prove import prove_cmd
 from modelcheck.cli.lsp_cmd import lsp_cmd
+from modelcheck.cli.conform_cmd import conform
 
 __all__ = ["cli", "main", "render_error", "EXIT_OK", "EXIT_VIOLATED", "EXIT_USAGE",
            "EXIT_UNKNOWN", "EXIT_INTERNAL"]
@@ -120,6 +121,7 @@ cli.add_command(trace)
 cli.add_command(replay)
 cli.add_command(prove_cmd)
 cli.add_command(lsp_cmd)
+cli.add_command(conform)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -23,7 +23,7 @@ from modelcheck.cli.json_out import error_json
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.runner import Outcome, engine_that_ran, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Mutant, Row, mutant_error
-from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status
+from modelcheck.engines.base import DEADLOCK, CheckOptions, PropertyResult, Status, is_settled_note
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
 
@@ -132,7 +132,8 @@ def check_mutant(row: Row, mutant: Mutant, held: Sequence[str], model: Model, en
     """Run one mutant as its row runs (engine, bounds, trace files, named
     ``<row>-mutant<n>-<property>``; ``workers`` as in ``check_row``)."""
     options = replace(mutant_options(row, mutant, held), workers=workers)
-    with ProgressDisplay(err, label, enabled=show_progress) as reporter:
+    # A mutant ends once its verdicts are settled: no note needed for that.
+    with ProgressDisplay(err, label, enabled=show_progress, hide_note=is_settled_note) as reporter:
         result = run_engine(model, engine, options, reporter)
     outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result, options=options)
     save_traces(outcome, out_dir, mutant.name(row.id))

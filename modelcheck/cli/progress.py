@@ -106,8 +106,10 @@ class ProgressDisplay:
                  every_s: float | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  memory: Callable[[], int | None] = current_rss,
-                 on_found: Callable[..., None] | None = None) -> None:
+                 on_found: Callable[..., None] | None = None,
+                 hide_note: Callable[[str], bool] = lambda message: False) -> None:
         self._console = console
+        self._hide_note = hide_note
         if on_found is not None:
             # Reporter.found: a verdict settled while the search goes on
             # (only when asked: the compiled engine rebuilds its trace then).
@@ -154,5 +156,7 @@ class ProgressDisplay:
 
     def note(self, message: str) -> None:
         self.notes.append(message)
+        if self._hide_note(message):
+            return
         # rich keeps the live line below whatever is printed meanwhile.
         self._console.print(Text(f"note: {message}"))

@@ -11,7 +11,7 @@ from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.runner import Outcome, engine_that_ran, load_model, run_engine, save_traces
 from modelcheck.cli.verdict_file import Expectation, Row
 from modelcheck.diagnostics import did_you_mean
-from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, PropertyResult, Stats,
+from modelcheck.engines.base import (DEADLOCK, is_settled_note, CheckOptions, CheckResult, PropertyResult, Stats,
                                      Status)
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model, PropertyKind
@@ -102,7 +102,9 @@ def check_row(row: Row, model: Model, engine: str, out_dir: str, err: Console,
               label: str, show_progress: bool, workers: int | None = None) -> RowOutcome:
     """``workers``: search threads (None: the engine's default, every core)."""
     options = replace(row_options(row, model), workers=workers)
-    with ProgressDisplay(err, label, enabled=show_progress) as reporter:
+    # A row ends when its verdicts are settled by design: saying so on every
+    # row would be noise.
+    with ProgressDisplay(err, label, enabled=show_progress, hide_note=is_settled_note) as reporter:
         result = run_engine(model, engine, options, reporter)
     outcome = Outcome(row.spec, model, engine_that_ran(engine, result), result, options=options)
     save_traces(outcome, out_dir, row.id)

@@ -16,7 +16,7 @@ from modelcheck.trace.trace import Trace
 
 __all__ = ["Status", "PropertyResult", "CheckOptions", "Stats", "Progress", "CheckResult",
            "Reporter", "NullReporter", "Engine", "DEADLOCK", "report_found", "settled_note",
-           "stops_when_settled"]
+           "is_settled_note", "stops_when_settled"]
 
 #: The name under which deadlock appears among the property results.
 DEADLOCK = "deadlock"
@@ -212,11 +212,20 @@ def report_found(reporter: Reporter, result: PropertyResult, open_names: list[st
         found(result, tuple(open_names))
 
 
+_SETTLED = "search stopped after depth "
+
+
 def settled_note(depth: int, distinct: int) -> str:
     """The note of a search that stopped because every property was settled."""
-    return (f"search stopped after depth {depth}: every property checked is settled "
+    return (f"{_SETTLED}{depth}: every property checked is settled "
             f"({distinct:,} distinct states so far; the figures are those of the search "
             f"up to there)")
+
+
+def is_settled_note(message: str) -> bool:
+    """Whether ``message`` is :func:`settled_note`'s (a verdict table, whose
+    rows end when settled by design, leaves it out of its output)."""
+    return message.startswith(_SETTLED)
 
 
 def stops_when_settled(options: CheckOptions, checked: int) -> bool:

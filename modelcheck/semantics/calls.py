@@ -30,7 +30,7 @@ BUILTIN_ARITY = MappingProxyType({"len": (1, 1), "min": (1, 2), "max": (1, 2), "
                  "head": (1, 1), "tail": (1, 1), "some": (1, 1), "is_some": (1, 1),
                  "is_none": (1, 1), "put": (2, 2), "take": (2, 2), "count": (2, 2),
                  "distinct": (1, 1), "sum": (1, 1), "all": (1, 1), "any": (1, 1),
-                 "choose": (1, 1), "last": (1, 1), "elems": (1, 1)})
+                 "choose": (1, 1), "last": (1, 1), "elems": (1, 1), "index_of": (2, 2)})
 
 
 #: The most def calls inlined into one declaration (MC4011).
@@ -176,6 +176,44 @@ class CallsMixin:
                  expected: Type | None) -> ir.Expr:
         s = self._seq_arg(e, args[0], env, None)
         return self.over_seq(s, env, lambda q: seq_elems(q, env, e.span))
+
+    def _b_index_of(self: Any, e: ast.Call, args: list, env: Env,
+                    expected: Type | None) -> ir.Expr:
+        """``index_of(s, x)``: the first position of x in s, an option (none
+        when x is not in s; TLA+'s SequencesExt ``SelectInSeq(s, LAMBDA e : e = x)``,
+        0-based).
+        Lowered to ``let h = {i for i in 0..len(s) - 1 if s[i] == x}; if
+        len(h) == 0 then none else some(min(h))``."""
+        s = self._seq_arg(e, args[0], env, None)
+        x = self.expr(args[1], env, s.type.elem)
+        if join(s.type.elem, x.type) is None:
+            self.fail("MC3002", f"index_of() looks for {show(s.type.elem)} in this sequence, "
+                      f"found {found_words(x.type)}", args[1].span)
+        span = e.span
+
+        def body(q: ir.Expr) -> ir.Expr:
+            dom = _positions(q, span)
+            pos = dom.type.elem
+            i = env.unit.fresh("i")
+            test = ir.Apply(Op.EQ, (ir.Apply(Op.SEQ_GET, (q, ir.Local(i, pos, span)),
+                                             q.type.elem, span), held), T.BOOL, span)
+            hits = ir.SetComp(i, dom, test, ir.Local(i, pos, span), T.SetType(pos), span)
+            h = env.unit.fresh("hits")
+            local = ir.Local(h, hits.type, span)
+            count = ir.Apply(Op.LEN, (local,), T.IntType(0, max(0, q.type.capacity)), span)
+            empty = ir.Apply(Op.EQ, (count, ir.Const(0, T.IntType(0, 0), span)), T.BOOL, span)
+            opt = T.OptionType(pos)
+            first = ir.Apply(Op.SOME, (ir.Apply(Op.SET_MIN, (local,), pos, span),), opt, span)
+            return ir.LetExpr(h, hits, ir.IfExpr(empty, ir.Const(None, opt, span), first, opt,
+                                                 span), opt, span)
+
+        if isinstance(x, (ir.Var, ir.Local, ir.Const)):
+            held = x
+            return self.over_seq(s, env, body)
+        name = env.unit.fresh("x")
+        held = ir.Local(name, x.type, x.span)
+        node = self.over_seq(s, env, body)
+        return ir.LetExpr(name, x, node, node.type, span)
 
     def over_seq(self: Any, s: ir.Expr, env: Env, body: Any) -> ir.Expr:
         """``body(q)`` where q reads the sequence s, bound once to a fresh

@@ -31,7 +31,7 @@ BUILTINS = frozenset({"len", "min", "max", "append", "head", "tail", "some", "is
                       "choose"})
 #: Built-ins a spec may still declare under their names (``var last``): its
 #: own declaration then wins, and the built-in is out of reach in that spec.
-SOFT_BUILTINS = frozenset({"last", "elems"})
+SOFT_BUILTINS = frozenset({"last", "elems", "index_of"})
 #: Built-ins that take a generator: ``all(p for x in S)``.
 GEN_BUILTINS = frozenset({"all", "any", "sum", "choose"})
 #: Keywords that are values: offered by did-you-mean for ``True``, ``None``...
@@ -438,6 +438,11 @@ class _NameChecker:
             elif isinstance(stmt, ast.PickStmt):
                 self.expr(stmt.domain, scope)
                 scope = scope | {stmt.name}
+            elif isinstance(stmt, ast.PickEachStmt):
+                # x and y are in scope in the witnesses' domain and the filter only
+                self.expr(stmt.domain, scope)
+                self.expr(stmt.witness_domain, scope | {stmt.var})
+                self.expr(stmt.cond, scope | {stmt.var, stmt.witness})
             elif isinstance(stmt, ast.AssignStmt):
                 self.name(stmt.target.name, stmt.target.name_span, scope)
                 for step in stmt.target.steps:

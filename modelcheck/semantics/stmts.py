@@ -18,11 +18,17 @@ from modelcheck.diagnostics import Span
 from modelcheck.ir import nodes as ir
 from modelcheck.ir import types as T
 from modelcheck.ir.ops import Op
-from modelcheck.semantics.context import Abort, Env, found_words
+from modelcheck.ir.types import render_int
+from modelcheck.ir.values import domain, domain_size, sort_values
+from modelcheck.semantics.context import Abort, Env, found_words, show
 from modelcheck.semantics.names import kind_word
 from modelcheck.syntax import ast
 
 __all__ = ["StmtsMixin", "assigned_names"]
+
+#: The most values of the element type a ``pick each`` over a set read from
+#: the state unrolls over (MC4007 beyond).
+MAX_PICK_EACH = 64
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,8 @@ class StmtsMixin:
                         test = self.narrow(name, domain.type.elem, stmt.case, stmt.case_span,
                                            stmt.domain.span, env)
                         out.append(ir.Require(test, stmt.span))
+                elif isinstance(stmt, ast.PickEachStmt):
+                    out.extend(self.pick_each(stmt, env))
                 elif isinstance(stmt, ast.RequireStmt) and _binds(stmt.cond):
                     test, env, (name, payload) = self.bound_test(stmt.cond, env)
                     out.append(ir.Require(test, stmt.span))
@@ -134,6 +142,60 @@ class StmtsMixin:
             self.fail("MC4008", f"pick chooses from a set, found {found_words(node.type)}",
                       stmt.domain.span, hint=hint)
         return node
+
+    def pick_each(self: Any, stmt: ast.PickEachStmt, env: Env) -> list[ir.Stmt]:
+        """``pick each x in S: y in T if P`` in existing statements, so that
+        every engine runs it: for each element v of S (in canonical order),
+        ``let x = v; pick y in T; require P`` -- one outcome per combination
+        of witnesses, as TLC enumerates ``\\A x \\in S : \\E y \\in T : P``.
+        S known before the search (a type, a constant) unrolls over its
+        elements; S read from the state unrolls over every value v of its
+        element type, each counting its witnesses only where v is in S:
+        ``pick c in 1..(if v in S then len({y for y in T if P}) else 1)``
+        (the same number of outcomes, and straight-line code in every engine).
+        x and y name nothing after the statement."""
+        span = stmt.span
+        node = self.expr(stmt.domain, env)
+        dom = self.domain_of(node, stmt.domain, env, "'pick each'", seqs=True)
+        elem = dom.type.elem
+        out: list[ir.Stmt] = []
+        if isinstance(dom, ir.Const):
+            for v in sort_values(elem, dom.value):
+                inner, x = env.bind(stmt.var, elem)
+                out.append(ir.Let(x, ir.Const(v, elem, span), span))
+                node = self.expr(stmt.witness_domain, inner)
+                wdom = self.domain_of(node, stmt.witness_domain, inner, "'pick each'", seqs=True)
+                inner, y = inner.bind(stmt.witness, wdom.type.elem)
+                out.append(ir.Pick(y, wdom, span))
+                out.append(ir.Require(self.bool_expr(stmt.cond, inner, "as the 'if' filter"),
+                                      span))
+            return out
+        size = domain_size(elem)
+        if size > MAX_PICK_EACH:
+            self.fail("MC4007", f"'pick each' over a set read from the state tries every "
+                      f"value of its element type {show(elem)}: {render_int(size)} values, "
+                      f"more than {MAX_PICK_EACH}", stmt.domain.span,
+                      hint="range over a type or a constant set, or give the element "
+                      "type a narrower range")
+        if not isinstance(dom, (ir.Var, ir.Local)):
+            held = env.unit.fresh(f"{stmt.var}_set")
+            out.append(ir.Let(held, dom, span))
+            dom = ir.Local(held, dom.type, dom.span)
+        witnesses = ast.Call("len", (ast.Arg(None, ast.SetComp(
+            ast.NameRef(stmt.witness, stmt.witness_span),
+            (ast.CompFor(stmt.witness, stmt.witness_domain, stmt.cond, span,
+                         stmt.witness_span),), span), span),), span)
+        one = ir.Const(1, T.IntType(1, 1), span)
+        for v in domain(elem):
+            inner, x = env.bind(stmt.var, elem)
+            out.append(ir.Let(x, ir.Const(v, elem, span), span))
+            count = self.expr(witnesses, inner)
+            member = ir.Apply(Op.IN, (ir.Local(x, elem, span), dom), T.BOOL, span)
+            hi = ir.IfExpr(member, count, one, T.join(count.type, one.type), span)
+            rng = ir.Apply(Op.RANGE, (one, hi), T.SetType(T.IntType(1, max(1, hi.type.hi))),
+                           span)
+            out.append(ir.Pick(env.unit.fresh(f"{stmt.witness}_count"), rng, span))
+        return out
 
     def stmt(self: Any, stmt: Any, env: Env, assigned: Assigned, later: frozenset[str],
              tail: tuple[Any, ...] = ()) -> tuple[tuple[ir.Stmt, ...], Assigned]:

@@ -449,6 +449,22 @@ class PickStmt:
 
 
 @dataclass(frozen=True)
+class PickEachStmt:
+    """``pick each x in S: y in T if P``: a guard with one outcome per
+    combination of witnesses, a y for every x (TLA+'s ``\\A x \\in S : \\E y
+    \\in T : P`` in an action, as TLC enumerates it).  x and y name nothing
+    after the statement."""
+    var: str
+    domain: "Expr"
+    witness: str
+    witness_domain: "Expr"
+    cond: "Expr"
+    span: Span | None = _span()
+    var_span: Span | None = _span()
+    witness_span: Span | None = _span()
+
+
+@dataclass(frozen=True)
 class AssignStmt:
     target: LValue
     value: "Expr"
@@ -484,7 +500,8 @@ class MatchStmt:
     span: Span | None = _span()
 
 
-Stmt = Union[RequireStmt, LetStmt, PickStmt, AssignStmt, IfStmt, EitherStmt, MatchStmt]
+Stmt = Union[RequireStmt, LetStmt, PickStmt, PickEachStmt, AssignStmt, IfStmt, EitherStmt,
+             MatchStmt]
 
 
 # ------------------------------------------------------------------ declarations

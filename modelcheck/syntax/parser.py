@@ -319,6 +319,11 @@ class _ToAst(Transformer):
         return ast.PickStmt(self._n(ch[0]), ch[2], self._sp(meta), self._tsp(ch[0]),
                             case=self._n(ch[1]), case_span=self._tsp(ch[1]))
 
+    def pick_each_stmt(self, meta, ch):
+        _, var, domain, witness, witness_domain, cond = ch
+        return ast.PickEachStmt(self._n(var), domain, self._n(witness), witness_domain, cond,
+                                self._sp(meta), self._tsp(var), self._tsp(witness))
+
     def assign_stmt(self, meta, ch):
         return ast.AssignStmt(ch[0], ch[1], self._sp(meta))
 

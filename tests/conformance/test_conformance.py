@@ -109,10 +109,10 @@ CONSTRAINT_CONFIGS = [pytest.param(ROOT / "bench" / "tla" / f"{name}.mc", {}, Fa
                                    id=f"TLA-{name}")
                       for name in ("CounterConstraint", "EdgeConstraint", "InitConstraint")]
 #: Specs of the language's TLA+ idioms (docs/tla.md): sequence comprehensions
-#: and membership, elems, last, choose, narrowing to a variant case.
+#: and membership, elems, last, choose, narrowing to a variant case; pick each.
 IDIOM_CONFIGS = [pytest.param(ROOT / "tests" / "conformance" / "specs" / f"{name}.mc", {}, False,
                               f"IDIOM-{name}", id=f"IDIOM-{name}")
-                 for name in ("seq_idioms",)]
+                 for name in ("seq_idioms", "pick_each")]
 CONSTRAINT_CONFIGS = CONSTRAINT_CONFIGS + IDIOM_CONFIGS
 #: "compiled-parallel" is the compiled engine on three workers from the first
 #: level (parallel.py; by default a search goes parallel after a second).

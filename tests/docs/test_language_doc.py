@@ -1,7 +1,8 @@
 """docs/language.md and docs/tla.md: every ```mc block compiles (or fails as its expectation
 says), and the reference engine's answer matches its <!-- expect: ... --> line.
 
-Expectation syntax: ``states=N`` (distinct states), ``NAME=holds|violated|unknown``
+Expectation syntax: ``states=N`` (distinct states), ``generated=N`` (states
+generated, where given), ``NAME=holds|violated|unknown``
 with the trace length in parentheses when one is given, ``compile-error MCxxxx``
 or ``runtime-error MCxxxx``."""
 from __future__ import annotations
@@ -54,8 +55,8 @@ def parse_expect(spec: str) -> dict:
         return out
     for word in words:
         key, _, value = word.partition("=")
-        if key == "states":
-            out["states"] = int(value)
+        if key in ("states", "generated"):
+            out[key] = int(value)
             continue
         match = re.fullmatch(r"(holds|violated|unknown)(?:\((\d+)\))?", value)
         assert match, f"bad expectation {word!r}"
@@ -97,6 +98,8 @@ def test_example(example):
         return
     assert result.error is None, str(result.error)
     assert result.stats.distinct_states == expect["states"]
+    if "generated" in expect:
+        assert result.stats.generated_states == expect["generated"]
     got = {p.name: (p.status.value.replace("holds_up_to_bound", "unknown"), p.steps)
            for p in result.properties}
     want = {name: (status, steps) for name, (status, steps) in expect["props"].items()}

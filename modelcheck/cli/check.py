@@ -13,6 +13,7 @@ from rich.text import Text
 from modelcheck.engines import ENGINES
 from modelcheck.errors import ModelcheckError, UsageError
 from modelcheck.ir.nodes import Model
+from modelcheck.cli.bounds_note import bounds_notes, known_violations
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
 from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_options,
@@ -204,6 +205,10 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
                                       outcome.error_trace_file, outcome.write_errors)))
     else:
         show_outcome(out, outcome, reporter.notes, quiet=kw["quiet"])
+        # A property that holds here but that the verdict file beside the
+        # spec knows violated at other bounds (bounds_note.py): say so.
+        for line in bounds_notes(spec, defines, known_violations(spec, model, defines, result)):
+            out.print(line)
     # After the verdict: a trace that could not be written does not change it.
     print_write_errors(err, outcome.write_errors)
     ctx.exit(exit_code(result))

@@ -32,6 +32,7 @@ from modelcheck.errors import UsageError
 from modelcheck.fsutil import write_atomic
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.diff import TraceDiff, diff_traces
+from modelcheck.trace.derived import with_lane_defs
 from modelcheck.trace.explain import Explanation, Finding, explain
 from modelcheck.trace.itf import itf_header, itf_loop, itf_steps, open_itf
 from modelcheck.trace.deadlock import explain_deadlock, is_deadlock_trace
@@ -219,8 +220,11 @@ def show_cmd(file: str, spec: str | None, defines: Sequence[str], vars_: str | N
     keep = None if by is not None else (lambda: KeptSteps(steps, show_all))
     loaded = load_trace(file, spec, parse_defines(defines), keep=keep)
     window = step_window(len(loaded.trace.steps), steps, show_all)
+    # --by keeps every step, so the defs of one node (a server's membership
+    # configuration) can be worked out at each and shown in the table.
+    traced = with_lane_defs(loaded.trace, loaded.model) if by is not None else loaded.trace
     with _spec_needed_for(loaded, by):
-        shown = render_trace(loaded.trace, loaded.model, vars=vars_, hide=hide, full=full, by=by,
+        shown = render_trace(traced, loaded.model, vars=vars_, hide=hide, full=full, by=by,
                              window=window)
     console = out_console()
     _notes(console, loaded)
@@ -372,6 +376,7 @@ def render_explanation(e: Explanation) -> RenderableType:
         head = f"The step invariant {e.property_name} fails on step {e.step}"
     else:
         head = f"{e.property_name} is false in state {e.step}"
+    lead = _lead_lines(e)
     title = Text(head, style="bold")
     if e.step > 0:
         title.append(f", reached by step {e.step}: ", style="bold")
@@ -381,12 +386,44 @@ def render_explanation(e: Explanation) -> RenderableType:
     lines = [title]
     if e.root is not None:
         _grow(lines, e.root, "", True, top=True)
-    parts: list[RenderableType] = list(lines)
+    parts: list[RenderableType] = lead + list(lines)
     if e.variables:
         parts.append(Text("The variables it reads there:", style="bold"))
         parts.append(two_columns([(Text(name, style=NAME_STYLE), Text(value)) for name, value in e.variables],
                                  "  "))
     return Group(*parts)
+
+
+def _lead_lines(e: Explanation) -> list[RenderableType]:
+    """The witness of a quantified invariant and the step that broke it,
+    before the tree: ``Msg 1 (m = 1): lost(m) became true at step 5:
+    NodeDown(n=1, how=crash)``, then since when each of its conditions held."""
+    lead = e.lead
+    if lead is None:
+        return []
+    names = ", ".join(f"{n} = {v}" for n, v in lead.witness)
+    if lead.kind is not None and len(lead.witness) == 1:
+        who = f"{lead.kind} {lead.witness[0][1]} ({names})"
+    else:
+        who = names
+    line = Text(who, style="bold")
+    line.append(": ")
+    line.append(lead.body, style=NAME_STYLE)
+    if lead.since > 0:
+        line.append(f" became {lead.value} at step {lead.since}: ")
+        line.append(lead.since_label or "", style="yellow")
+    else:
+        line.append(f" is {lead.value} from the initial state")
+    rows = []
+    for text, value, k, label in lead.parts:
+        when = Text(f"{value} since " + (f"step {k}: " if k > 0 else "the initial state"), style="dim")
+        if k > 0:
+            when.append(label or "", style="yellow")
+        rows.append((Text(text, style=NAME_STYLE), when))
+    out: list[RenderableType] = [line]
+    if rows:
+        out.append(two_columns(rows, "  "))
+    return out
 
 
 @trace.command("explain")
@@ -487,9 +524,10 @@ def html_cmd(file: str, output: str | None, spec: str | None, defines: Sequence[
     from modelcheck.trace.html import render_html
     loaded = load_trace(file, spec, parse_defines(defines))
     window = step_window(len(loaded.trace.steps), steps, show_all)
-    names = select_vars(var_names(loaded.trace, loaded.model), vars_, hide)
+    traced = with_lane_defs(loaded.trace, loaded.model)
+    names = select_vars(var_names(traced, loaded.model), vars_, hide)
     with _spec_needed_for(loaded, by):
-        page = render_html(loaded.trace, loaded.model, by=by, names=names, source=file, window=window,
+        page = render_html(traced, loaded.model, by=by, names=names, source=file, window=window,
                            notes=loaded.notes)
     target = Path(output or _default_html_path(file))
     try:

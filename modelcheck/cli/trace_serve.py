@@ -126,7 +126,9 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
             raise FileNotFoundError(rel)
         try:
             loaded = load_trace(str(target), spec, defines)
-            return render_html(loaded.trace, loaded.model, source=rel, notes=loaded.notes)
+            from modelcheck.trace.derived import with_lane_defs
+            return render_html(with_lane_defs(loaded.trace, loaded.model), loaded.model, source=rel,
+                               notes=loaded.notes)
         except ModelcheckError as err:
             raise ValueError(render_error(err)) from None
 

@@ -62,7 +62,7 @@ _SOURCE_NAMES = ("from", "src", "source", "sender", "frm", "origin")
 _DEST_NAMES = ("to", "dst", "dest", "destination", "target", "receiver", "recipient")
 #: An action's (sender, receiver, whether the state rule may turn them
 #: round), None without two ends; and its parameters of the lane type.
-_Ends = tuple[tuple[Param, Param, bool] | None, list[tuple[Param, bool]]]
+_Ends = tuple[tuple[Param, Param, bool, frozenset[str]] | None, list[tuple[Param, bool]]]
 #: A parameter's type as written: ``Node``, ``set[Node]``, ``seq[Node, 3]``.
 _ANNOTATION = re.compile(r"(?:(?:set|seq)\[)?\s*([A-Za-z_]\w*)")
 
@@ -431,18 +431,28 @@ def _lane_step(trace: Trace, i: int, lane_set: LaneSet, networks: tuple[Network,
         before, after = _multiset(prev.get(net.var)), _multiset(cur.get(net.var))
         for e in _ordered_elems(after - before, elem_type):
             pair = _ends(e, net)
-            if pair is not None:
+            if pair is not None and pair[0] == pair[1]:
+                touched.add(pair[0])     # a node's note to itself: a local event, no arrow
+            elif pair is not None:
                 sent.append(Message(*pair, format_value(e, elem_type), net.var,
                                     message_labels(e, (net.src, net.dst), elem_type)))
         for e in _ordered_elems(before - after, elem_type):
             pair = _ends(e, net)
-            if pair is not None:
+            if pair is not None and pair[0] == pair[1]:
+                touched.add(pair[0])
+            elif pair is not None:
                 received.append(Message(*pair, format_value(e, elem_type), net.var))
     touched.update(m.src for m in sent)
     touched.update(m.dst for m in received)
     direct: tuple[Message, ...] = ()
     if not sent and not received and model is not None:
         direct = _direct_messages(step, model, lane_set, ends, prev, cur)
+        bystander = _bystander(step, lane_set, ends, prev, cur)
+        if bystander is not None:
+            # a local event (a leader appending a membership change to its
+            # own log): the lane it names but neither reads nor changes is
+            # no part of the step's drawing
+            touched.discard(bystander)
     touched.update(m.src for m in direct)
     touched.update(m.dst for m in direct)
     return LaneStep(tuple(m for m in members if m in touched), tuple(sent), tuple(received), direct)
@@ -495,7 +505,15 @@ def _action_ends(model: Model | None, lane_set: LaneSet) -> dict[str, _Ends]:
     for every step of a trace."""
     if model is None:
         return {}
-    return {a.name: (_ends_of(a, model, lane_set), _lane_params(a, model, lane_set)) for a in model.actions}
+    out: dict[str, _Ends] = {}
+    for a in model.actions:
+        params = _lane_params(a, model, lane_set)
+        ends = _ends_of(a, model, lane_set)
+        if ends is not None:
+            # a fourth item: the ends whose state the action never reads
+            ends = (*ends, _unread_params(a, params, lane_set.keyed_vars))  # type: ignore[assignment]
+        out[a.name] = (ends, params)
+    return out
 
 
 def _direct_messages(step: Any, model: Model, lane_set: LaneSet, plans: Mapping[str, _Ends],
@@ -507,7 +525,9 @@ def _direct_messages(step: Any, model: Model, lane_set: LaneSet, plans: Mapping[
     values = dict(step.params)
     if ends is None:
         return _told(step.action, params, lane_set, values, prev, cur, step_label(step, model))
-    src_param, dst_param, by_state = ends
+    src_param, dst_param, by_state = ends[:3]
+    if by_state and _bystander(step, lane_set, plans, prev, cur) is not None:
+        return ()       # a local event of the end that changed
     if src_param.name not in values or dst_param.name not in values:
         return ()
     src, dst = values[src_param.name], values[dst_param.name]
@@ -522,6 +542,72 @@ def _direct_messages(step: Any, model: Model, lane_set: LaneSet, plans: Mapping[
     return tuple(Message(s, r, text, step.action)
                  for s in _in_lane_order(senders, members) for r in _in_lane_order(receivers, members)
                  if s != r)
+
+
+def _bystander(step: Any, lane_set: LaneSet, plans: Mapping[str, _Ends],
+               prev: Mapping[str, Any], cur: Mapping[str, Any]) -> Any:
+    """The lane of a two-ended action that is only named: the step changes
+    the other end's state alone and reads nothing of this one's (AddMember(l,
+    n) appends to l's log and reads n only as a value); None when there is
+    none.  Such a step is a local event of the other end, not a message."""
+    if step.action not in plans:
+        return None
+    ends, _ = plans[step.action]
+    if ends is None or not ends[2]:
+        return None
+    values = dict(step.params)
+    a, b = values.get(ends[0].name), values.get(ends[1].name)
+    if a is None or b is None or isinstance(a, (frozenset, tuple)) or isinstance(b, (frozenset, tuple)) \
+            or a == b:
+        return None
+    changed = {m for m in (a, b) if _lane_changed(m, lane_set, prev, cur)}
+    if len(changed) != 1:
+        return None
+    other_param = ends[1] if a in changed else ends[0]
+    other = b if a in changed else a
+    return other if other_param.name in ends[3] else None
+
+
+def _unread_params(action: Action, params: list[tuple[Param, bool]], keyed: tuple[str, ...]) -> frozenset[str]:
+    """The lane parameters whose lane's state the action never reads: no
+    lane-keyed variable is looked up at them (``log[n]``), directly or
+    through a def's argument or a let."""
+    from modelcheck.ir import nodes as ir
+    from modelcheck.ir.ops import Op
+    aliases: dict[str, str] = {}       # a bound name -> the parameter it stands for
+    reads: set[str] = set()
+    keyed_set = set(keyed)
+    names = {p.name for p, _ in params}
+
+    def root(e: Any) -> str | None:
+        if isinstance(e, ir.Local):
+            return e.name if e.name in names else aliases.get(e.name)
+        return None
+
+    def walk(node: Any) -> None:
+        if isinstance(node, (ir.LetExpr, ir.Let)):
+            r = root(node.value)
+            if r is not None:
+                aliases[node.name] = r
+        if isinstance(node, ir.Apply) and node.op is Op.MAP_GET and node.args \
+                and isinstance(node.args[0], ir.Var) and node.args[0].name in keyed_set:
+            r = root(node.args[1])
+            if r is not None:
+                reads.add(r)
+        if isinstance(node, (tuple, list)):
+            for item in node:
+                walk(item)
+            return
+        fields = getattr(node, "__dataclass_fields__", None)
+        if fields is None:
+            return
+        for name in fields:
+            if name in ("span", "type"):
+                continue
+            walk(getattr(node, name))
+
+    walk(action.body)
+    return frozenset(names - reads)
 
 
 def _told(action: str, params: list[tuple[Param, bool]], lane_set: LaneSet, values: Mapping[str, Any],

@@ -437,3 +437,90 @@ def test_message_arrows_carry_labels_and_a_tap_shows_the_message(driver, tmp_pat
         assert driver.save_screenshot(str(shot))
     finally:
         _phone(driver, False)
+
+
+# ------------------------------------------------------------------ five servers, a membership change
+
+#: A quorum queue of five servers, four of them members; the leader adds the
+#: fifth (a change written to its own log), then replicates to it.
+MEMBERSHIP_CONSTS = {"N": "5", "x_quorum_initial_group_size": "4", "max_membership_changes": "1", "L": "2"}
+MEMBERSHIP_STEPS = """\
+Publish(m=1, l=1)
+AppendEntries(l=1, f=2)
+AppendEntries(l=1, f=3)
+AdvanceCommit(l=1, k=1)
+AddMember(l=1, n=5)
+AppendEntries(l=1, f=5)
+"""
+#: Where the screenshots of the test below are kept to be looked at
+#: (default: the test's temporary folder).
+SHOT_DIR = "MODELCHECK_SCREENSHOT_DIR"
+
+
+@pytest.fixture(scope="module")
+def membership_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from modelcheck.cli.runner import load_model
+    from modelcheck.trace.derived import with_lane_defs
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        model = load_model("specs/quorum_queue.mc", MEMBERSHIP_CONSTS)
+    trace = run_scenario(model, parse_scenario(MEMBERSHIP_STEPS, "m.scenario")).trace
+    path = tmp_path_factory.mktemp("membership") / "membership.html"
+    path.write_text(render_html(with_lane_defs(trace, model), model), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("size", [(1400, 900), PHONE], ids=["desktop", "phone"])
+def test_five_servers_a_local_append_and_each_servers_configuration(driver, membership_page, tmp_path,
+                                                                     size):
+    _phone(driver, size == PHONE)
+    try:
+        _open(driver, membership_page, "#step-5")
+        lanes = [t.get_attribute("data-lane")
+                 for t in driver.find_elements("css selector", "#lanes-svg .lane-name")]
+        assert lanes == [f"Node {k}" for k in range(1, 6)]
+        # AddMember(l=1, n=5) appends to the leader's own log: a dot on its
+        # lane, no arrow, and node 5's lane is not touched
+        assert not driver.find_elements("css selector", '#lanes-svg .msg[data-step="5"]')
+        touches = driver.find_elements("css selector", '#lanes-svg .step-mark[data-step="5"] .touch')
+        assert [t.get_attribute("data-lane") for t in touches] == ["Node 1"]
+        # the replication that follows is a message 1 -> 5
+        sent = driver.find_element("css selector", '#lanes-svg .msg[data-step="6"]')
+        assert (sent.get_attribute("data-from"), sent.get_attribute("data-to")) == ("Node 1", "Node 5")
+        panel = driver.find_element("id", "state-5")
+        row = panel.find_element("css selector", 'table.by-lane tr[data-var="config(n)"]')
+        cells = row.find_elements("css selector", "td")
+        assert len(cells) == 5
+        assert "{1, 2, 3, 4, 5}" in cells[0].get_attribute("textContent")
+        assert "changed" in cells[0].get_attribute("class")
+        assert cells[1].get_attribute("textContent").strip() == "{1, 2, 3, 4}"
+        # values keep their lines: some(1) and a log entry are one line each
+        line = driver.execute_script(
+            "return parseFloat(getComputedStyle(arguments[0]).lineHeight);",
+            panel.find_element("css selector", "table.by-lane pre"))
+        voted = panel.find_element("css selector", 'tr[data-var="voted_for"] td[data-lane="Node 2"] pre')
+        assert voted.rect["height"] < 1.5 * line
+        entry_lines = [ln for ln in driver.execute_script(
+            "return arguments[0].textContent;",
+            panel.find_element("css selector", 'tr[data-var="log"] td[data-lane="Node 2"] pre')).split("\n")]
+        assert any("Entry(term=1, op=enqueue, msg=1, node=1)" in ln for ln in entry_lines)
+        log2 = panel.find_element("css selector", 'tr[data-var="log"] td[data-lane="Node 2"] pre')
+        assert log2.rect["height"] < 1.5 * line
+        # the page never scrolls sideways: the table scrolls in its panel,
+        # and the fifth column is there to scroll to
+        width = driver.execute_script("return document.documentElement.clientWidth")
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        box = panel.find_element("css selector", ".by-lane-scroll")
+        assert driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth;", box)
+        driver.execute_script("arguments[0].scrollLeft = arguments[0].scrollWidth;", box)
+        fifth = panel.find_element("css selector", 'table.by-lane thead th.lane:last-child')
+        assert fifth.text == "Node 5"
+        folder = Path(os.environ.get(SHOT_DIR) or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        driver.execute_script("arguments[0].scrollLeft = 0; window.scrollTo(0, 0);", box)
+        shot = folder / f"membership-{'phone' if size == PHONE else 'desktop'}.png"
+        assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        panel_shot = folder / f"membership-{'phone' if size == PHONE else 'desktop'}-state.png"
+        assert panel.screenshot(str(panel_shot))
+    finally:
+        _phone(driver, False)

@@ -7,6 +7,7 @@ the server converts them to the protocol's."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,11 @@ from modelcheck.syntax import ast
 from modelcheck.syntax.parser import parse
 from modelcheck.syntax.source import read_source
 
-__all__ = ["Decl", "Analysis", "analyze", "declarations", "name_span"]
+__all__ = ["Decl", "Analysis", "Superseded", "analyze", "declarations", "name_span"]
+
+
+class Superseded(Exception):
+    """The buffer changed while it was analysed: the analysis stopped."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,10 @@ class Decl:
 class Analysis:
     """The buffer at ``path`` after one compile.  ``module`` and ``decls`` come
     from the last buffer that parsed (a buffer being typed often does not), so
-    navigation keeps working; ``model`` is set only when this buffer compiled."""
+    navigation keeps working; ``model`` is set only when this buffer compiled.
+    ``last_model`` is the model of the last buffer that compiled (this one's
+    when it did): completing ``r.`` asks it for the type of ``r`` while the
+    buffer, half typed, does not compile."""
     path: str
     source: str
     diagnostics: tuple[Diagnostic, ...]
@@ -48,17 +56,25 @@ class Analysis:
     decls: tuple[Decl, ...]
     model: Model | None
     sources: dict[str, str] = field(default_factory=dict)
+    last_model: Model | None = None
 
     def text_of(self, file: str) -> str | None:
         """The text of ``file``: this buffer or an imported file."""
         return self.source if file == self.path else self.sources.get(file)
 
 
-def analyze(source: str, path: str, previous: Analysis | None = None) -> Analysis:
+def analyze(source: str, path: str, previous: Analysis | None = None,
+            stale: Callable[[], bool] | None = None) -> Analysis:
     """Parse, resolve and type-check ``source`` as the file at ``path`` (the
     phases of ``pipeline.load_source``, run one by one to keep the tree;
     imports are read from its folder), collecting diagnostics instead of
-    raising.  ``previous`` supplies the declarations when ``source`` does not parse."""
+    raising.  ``previous`` supplies the declarations when ``source`` does not parse.
+    ``stale()`` is asked between phases: true raises Superseded (a newer
+    text is waiting, so the rest of this one's work would be thrown away)."""
+    def check() -> None:
+        if stale is not None and stale():
+            raise Superseded()
+
     try:
         module = parse(source, path)
     except CompileError as err:
@@ -66,17 +82,21 @@ def analyze(source: str, path: str, previous: Analysis | None = None) -> Analysi
         old_decls = previous.decls if previous else ()
         old_sources = previous.sources if previous else {}
         return Analysis(path, source, tuple(err.diagnostics), old_module, old_decls, None,
-                        old_sources)
+                        old_sources, previous.last_model if previous else None)
+    check()
     imported, sources = _imported_items(module, path)
     decls = tuple(declarations(imported) + declarations(list(module.items)))
     model = None
     try:
-        model = typecheck(resolve(module, path, source), None)
+        resolved = resolve(module, path, source)
+        check()
+        model = typecheck(resolved, None)
         diagnostics: tuple[Diagnostic, ...] = ()
     except CompileError as err:
         diagnostics = tuple(err.diagnostics)
         sources.update({p: t for p, t in err.sources.items() if p != path})
-    return Analysis(path, source, diagnostics, module, decls, model, sources)
+    last_model = model or (previous.last_model if previous else None)
+    return Analysis(path, source, diagnostics, module, decls, model, sources, last_model)
 
 
 def _imported_items(module: ast.Module, path: str) -> tuple[list[Any], dict[str, str]]:

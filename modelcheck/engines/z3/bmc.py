@@ -28,7 +28,9 @@ to depth K"), never HOLDS: BMC does not answer the unbounded question.  An
 open ``sometimes`` is UNKNOWN ("no witness within K steps").  The depth is
 ``options.depth`` (steps); without it, ``options.max_depth - 1`` (TLC levels
 to steps) if set, else ``DEFAULT_DEPTH``.  A timeout (``options.timeout_s``)
-ends the run at the depth reached, saying so.
+ends the run at the depth reached, saying so: each solver call gets the
+time left as its own timeout, and ``budget.watchdog`` interrupts Z3 at the
+deadline whatever it is doing.
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullRe
                                      PropertyResult, Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
+from modelcheck.engines.z3.budget import past, watchdog
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
 from modelcheck.engines.z3.logic import conj, disj, is_false, is_true, neg
@@ -142,23 +145,31 @@ class _Bmc:
         # as the run's reason (an encoding refusal can be long).
         brief = None
         error = None
+        timeout = self.options.timeout_s
+        deadline = None if timeout is None else self.start + timeout
         try:
-            # Variables the configuration never changes are replaced by their
-            # value (exact); traces get them back when decoded.
-            reduced, self.fixed = freeze(self.model)
-            self.props = [reduced.get_property(p.name) for p in self.props]
-            timeout = self.options.timeout_s
-            self.enc = Encoding(reduced, EncodingOptions.from_extra(self.options.extra),
-                                deadline=None if timeout is None else self.start + timeout)
-            for k in range(self.depth + 1):
-                self.at_depth(k)
-                reached = k
-                self.reporter.progress(Progress(0, 0, k + 1, 0, time.monotonic() - self.start,
-                                                phase="bmc"))
-                if self.done():
-                    break
+            with watchdog(deadline):
+                # Variables the configuration never changes are replaced by
+                # their value (exact); traces get them back when decoded.
+                reduced, self.fixed = freeze(self.model)
+                self.props = [reduced.get_property(p.name) for p in self.props]
+                self.enc = Encoding(reduced, EncodingOptions.from_extra(self.options.extra),
+                                    deadline=deadline)
+                for k in range(self.depth + 1):
+                    self.at_depth(k)
+                    reached = k
+                    self.reporter.progress(Progress(0, 0, k + 1, 0,
+                                                    time.monotonic() - self.start, phase="bmc"))
+                    if self.done():
+                        break
+        except z3.Z3Exception:
+            # The watchdog's interrupt can end a call that is not a check
+            # (reading a model) with an exception.
+            if not past(deadline):
+                raise
+            reason = f"timeout after {timeout:g} s at depth {reached + 1}"
         except (_Timeout, EncodingTimeout):
-            reason = f"timeout after {self.options.timeout_s:g} s at depth {reached + 1}"
+            reason = f"timeout after {timeout:g} s at depth {reached + 1}"
         except KeyboardInterrupt:
             reason = f"interrupted at depth {reached + 1}"
         except EncodingUnsupported as err:

@@ -17,7 +17,6 @@ import z3
 from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, is_true, neg
 from modelcheck.engines.z3.ranks import position
 from modelcheck.engines.z3.scalars import SNum
-from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symbolic import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                             SSeq, SSet, SSparse, SSparseBag, SVariant, Sym, Syms)
 from modelcheck.ir.types import BagType, IntType, RecordType, Type, render_type
@@ -116,7 +115,7 @@ class Containers:
 
     def set_of(self, elem: Type, items: list[tuple[z3.BoolRef, Sym]]) -> SSet:
         """The set of the items whose guard holds."""
-        if is_large(elem):
+        if self.sy.is_large(elem):
             return self.sy.sparse.of(elem, items)
         n = len(self.sy.domain(elem))
         bits: list[list[z3.BoolRef]] = [[] for _ in range(n)]
@@ -341,7 +340,7 @@ class Containers:
     # A bag over a large element type is an ``SSparseBag`` (``sparsebags``).
 
     def bag_of(self, elem: Type, items: list[Sym]) -> SBag | SSparseBag:
-        if is_large(elem):
+        if self.sy.is_large(elem):
             return self.sy.sparse_bags.of(elem, [(TRUE, x) for x in items])
         n = self.nums
         dom = self.sy.domain(elem)

@@ -42,12 +42,14 @@ import z3
 
 from modelcheck.engines.initial import demote_vacuous_proof
 from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.engines.z3.budget import past, watchdog
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)
 from modelcheck.engines.z3.logic import conj, disj, is_false, neg
 from modelcheck.engines.z3.proofs import (Conjunct, InvariantProof, Obligation, ProofResult,
                                           ProofStatus, conjuncts)
 from modelcheck.engines.z3.slicing import freeze
+from modelcheck.engines.z3.symbolic import EncodingTimeout
 from modelcheck.engines.z3.traces import EncodingMismatch, decode_trace
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir import nodes as ir
@@ -119,26 +121,29 @@ def prove(model: ir.Model, invariants: Sequence[str] | None = None, lemmas: Sequ
     deadline = None if timeout is None else start + timeout
     notes: list[str] = []
     proofs, obligations = [], []
-    try:
-        # Variables the configuration never changes are replaced by their
-        # value (exact: their values are invariants); traces get them back.
-        reduced, fixed = freeze(model)
-        enc = Encoding(reduced, encoding or EncodingOptions(solver="incremental"))
-    except EncodingUnsupported as err:
-        reason = f"the Z3 encoding does not support this spec: {err}"
-        return ProofResult(model.name, "induction", k,
-                           [InvariantProof(t.name, ProofStatus.UNKNOWN, reason=reason)
-                            for t in targets], [], time.monotonic() - start)
-    ev = Evaluator(model)
-    lemma_conjuncts = [c for p in lemma_props
-                       for c in conjuncts(model, reduced.get_property(p.name), True)]
-    for target in targets:
-        own = conjuncts(model, reduced.get_property(target.name), False)
-        run = _Induction(enc, ev, own + lemma_conjuncts, k, deadline, fixed)
-        proof = run.prove(target.name, tuple(p.name for p in lemma_props))
-        proofs.append(proof)
-        obligations.extend(run.obligations)
-        notes.extend(n for n in run.notes if n not in notes)
+    with watchdog(deadline):
+        try:
+            # Variables the configuration never changes are replaced by their
+            # value (exact: their values are invariants); traces get them back.
+            reduced, fixed = freeze(model)
+            enc = Encoding(reduced, encoding or EncodingOptions(solver="incremental"),
+                           deadline=deadline)
+        except (EncodingUnsupported, EncodingTimeout) as err:
+            reason = ("timeout" if isinstance(err, EncodingTimeout)
+                      else f"the Z3 encoding does not support this spec: {err}")
+            return ProofResult(model.name, "induction", k,
+                               [InvariantProof(t.name, ProofStatus.UNKNOWN, reason=reason)
+                                for t in targets], [], time.monotonic() - start)
+        ev = Evaluator(model)
+        lemma_conjuncts = [c for p in lemma_props
+                           for c in conjuncts(model, reduced.get_property(p.name), True)]
+        for target in targets:
+            own = conjuncts(model, reduced.get_property(target.name), False)
+            run = _Induction(enc, ev, own + lemma_conjuncts, k, deadline, fixed)
+            proof = run.prove(target.name, tuple(p.name for p in lemma_props))
+            proofs.append(proof)
+            obligations.extend(run.obligations)
+            notes.extend(n for n in run.notes if n not in notes)
     # With no initial state every invariant is inductive: say so, not PROVED.
     return demote_vacuous_proof(model, ProofResult(model.name, "induction", k, proofs, obligations,
                                                    time.monotonic() - start, notes))
@@ -177,6 +182,9 @@ class _Induction:
             return solver.model()
         if answer == z3.unsat:
             return None
+        if past(self.deadline):
+            # Z3 says "canceled" or "interrupted" when the watchdog ended it.
+            raise _Undecided("timeout")
         raise _Undecided(solver.reason_unknown() or "the solver could not decide")
 
     def path(self, tag: str, n: int, initial: bool) -> tuple[list[StateCopy], list[StepCopy],
@@ -200,6 +208,13 @@ class _Induction:
             failed = self.consecution()
         except _Undecided as why:
             return InvariantProof(name, ProofStatus.UNKNOWN, reason=str(why), lemmas=lemmas)
+        except EncodingTimeout:
+            # Paths and properties are translated as the proof needs them.
+            return InvariantProof(name, ProofStatus.UNKNOWN, reason="timeout", lemmas=lemmas)
+        except z3.Z3Exception:
+            if not past(self.deadline):
+                raise
+            return InvariantProof(name, ProofStatus.UNKNOWN, reason="timeout", lemmas=lemmas)
         except EncodingUnsupported as err:
             # Properties are translated on first use, after the actions.
             return InvariantProof(name, ProofStatus.UNKNOWN, lemmas=lemmas,
@@ -211,7 +226,7 @@ class _Induction:
                                   failed, lemmas)
         try:
             self.error_note()
-        except _Undecided:
+        except (_Undecided, EncodingTimeout):
             pass
         return InvariantProof(name, ProofStatus.PROVED, lemmas=lemmas)
 

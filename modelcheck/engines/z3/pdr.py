@@ -38,11 +38,13 @@ import z3
 from modelcheck.engines.initial import demote_vacuous_proof
 from modelcheck.engines.base import CheckOptions, NullReporter, Status
 from modelcheck.engines.z3.bmc import BmcEngine
+from modelcheck.engines.z3.budget import past, watchdog
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, EncodingUnsupported, StateCopy
 from modelcheck.engines.z3.induction import prove, select_invariants
 from modelcheck.engines.z3.lemmas import LemmaPrinter, Untranslatable, value_conditions
 from modelcheck.engines.z3.logic import boolean, conj, disj, is_true, neg
 from modelcheck.engines.z3.slicing import freeze, frozen_facts, slice_model
+from modelcheck.engines.z3.symbolic import EncodingTimeout
 from modelcheck.engines.z3.proofs import (InvariantProof, Obligation, ProofResult, ProofStatus,
                                           lemma_declarations)
 from modelcheck.errors import CompileError, ModelcheckError
@@ -73,12 +75,18 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
         reduced, _ = freeze(model)
         sliced = slice_model(reduced, [reduced.get_property(target.name)])
         try:
-            # The property is translated inside run(), after the actions.
-            enc = Encoding(sliced, encoding or PDR_ENCODING)
-            proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
+            with watchdog(deadline):
+                # The property is translated inside run(), after the actions.
+                enc = Encoding(sliced, encoding or PDR_ENCODING, deadline=deadline)
+                proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
         except EncodingUnsupported as err:
             proof = InvariantProof(target.name, ProofStatus.UNKNOWN,
                                    reason=f"the Z3 encoding does not support this spec: {err}")
+        except (EncodingTimeout, z3.Z3Exception):
+            # The watchdog's interrupt may end a call that is not a check.
+            if not past(deadline):
+                raise
+            proof = InvariantProof(target.name, ProofStatus.UNKNOWN, reason="timeout")
         else:
             if proof.status is ProofStatus.PROVED:
                 # Spacer's invariant speaks of the frozen model: the values
@@ -196,7 +204,8 @@ class _Spacer:
             if answer == z3.sat:
                 return what
             if answer != z3.unsat:
-                return f"could not be checked ({s.reason_unknown() or 'unknown'})"
+                why = "timeout" if past(self.deadline) else s.reason_unknown() or "unknown"
+                return f"could not be checked ({why})"
         return None
 
     def solver(self, limit_ms: int | None = None) -> z3.Solver:

@@ -21,7 +21,6 @@ import z3
 
 from modelcheck.engines.z3.logic import FALSE, TRUE, conj, implies, neg
 from modelcheck.engines.z3.scalars import SNum
-from modelcheck.engines.z3.sparse import is_large
 from modelcheck.engines.z3.symvalues import (EncodingUnsupported, SBag, SBool, SMap, SOpt, SProd,
                                              SSeq, SSet, SSparse, SSparseBag, SVariant, Sym,
                                              part_types)
@@ -33,7 +32,8 @@ __all__ = ["Shapes"]
 
 class Shapes:
     """Mixin of ``Syms``: uses its ``nums``, ``domain``, ``position``,
-    ``make_set``, ``within``, ``sparse``, ``sparse_bags``, ``default`` and ``ite``."""
+    ``make_set``, ``within``, ``sparse``, ``sparse_bags``, ``is_large``,
+    ``default`` and ``ite``."""
 
     def join(self, a: Type, b: Type) -> Type:
         if a == b:
@@ -54,7 +54,7 @@ class Shapes:
             if s.atom is not None:
                 return s
             return self.nums.widen(s, t.lo, t.hi)
-        if isinstance(s, SSet) and is_large(t.elem):
+        if isinstance(s, SSet) and self.is_large(t.elem):
             return self.sparse.from_bits(s, t.elem)
         if isinstance(s, SSparse):
             return self.sparse.coerce(s, t.elem)
@@ -72,7 +72,7 @@ class Shapes:
             slots = [self.coerce(x, t.elem) for x in s.slots]
             slots += [self.default(t.elem) for _ in range(t.capacity - s.cap)]
             return SSeq(t.elem, t.capacity, self.nums.widen(s.length, 0, t.capacity), tuple(slots))
-        if isinstance(s, SBag) and is_large(t.elem):
+        if isinstance(s, SBag) and self.is_large(t.elem):
             s = self.sparse_bags.from_counts(s, t.elem)
         if isinstance(s, SSparseBag):
             return self.sparse_bags.coerce(s, t)
@@ -105,7 +105,7 @@ class Shapes:
             return TRUE
         if isinstance(s, SNum):
             return self.nums.in_range(s, t.lo, t.hi)
-        if isinstance(s, SSet) and is_large(t.elem):
+        if isinstance(s, SSet) and self.is_large(t.elem):
             s = self.sparse.from_bits(s, t.elem)
         if isinstance(s, SSparse):
             return self.sparse.in_type(s, t)
@@ -125,7 +125,7 @@ class Shapes:
                 inside = self.nums.cmp(">", s.length, self.nums.const(j))
                 parts.append(implies(inside, self.in_type(x, t.elem)))
             return conj(parts)
-        if isinstance(s, SBag) and is_large(t.elem):
+        if isinstance(s, SBag) and self.is_large(t.elem):
             s = self.sparse_bags.from_counts(s, t.elem)
         if isinstance(s, SSparseBag):
             return self.sparse_bags.in_type(s, t)
@@ -153,7 +153,7 @@ class Shapes:
             if s.atom is not None:
                 return self.nums.exact(s, 0, len(s.atom.members) - 1)
             return self.nums.exact(s, t.lo, t.hi)
-        if isinstance(s, SSet) and is_large(t.elem):
+        if isinstance(s, SSet) and self.is_large(t.elem):
             s = self.sparse.from_bits(s, t.elem)
         if isinstance(s, SSparse):
             return self.sparse.convert(s, t)
@@ -172,7 +172,7 @@ class Shapes:
                 inside = self.nums.cmp(">", length, self.nums.const(j))
                 slots.append(self.ite(inside, self.convert(s.slots[j], t.elem), d, t.elem))
             return SSeq(t.elem, t.capacity, length, tuple(slots))
-        if isinstance(s, SBag) and is_large(t.elem):
+        if isinstance(s, SBag) and self.is_large(t.elem):
             s = self.sparse_bags.from_counts(s, t.elem)
         if isinstance(s, SSparseBag):
             return self.sparse_bags.convert(s, t)

@@ -17,6 +17,16 @@ most ``cap`` of them, never the domain.
 Making a value canonical costs O(n^2) comparisons for n items (n is small:
 capacities and literals), which is where the work of this encoding lies.
 What has no meaning here (``min``/``max``, a set of sets) is declined.
+
+Smaller element types are sparse too when bits would cost far more than
+slots (``sparse_families``): a ``set[Msg, 3]`` of records with a ``0..999``
+field has 3,000 possible elements, and as bits its every ``len`` and
+capacity check adds up 3,000 of them, a query of minutes where three slots
+answer in a second.  The choice is made per *family* of element types
+(records or variants with the same fields, whatever the bounds of their
+ints), so that every shape a value takes in an expression (``val + 1``
+widens the field) has the representation of the declared type it is
+written to.
 """
 from __future__ import annotations
 
@@ -29,15 +39,97 @@ from modelcheck.engines.z3.ranks import position
 from modelcheck.engines.z3.scalars import SNum
 from modelcheck.engines.z3.symvalues import (MAX_DOMAIN, EncodingUnsupported, Leaf, SSet, SSparse,
                                              Sym)
-from modelcheck.ir.types import IntType, SetType, Type, render_type
+from modelcheck.ir import nodes as ir
+from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, ModelType,
+                                 OptionType, RecordType, SeqType, SetType, TupleType, Type,
+                                 VariantType, render_type)
 from modelcheck.ir.values import domain_size
 
-__all__ = ["Sparse", "is_large"]
+__all__ = ["Sparse", "is_large", "family", "sparse_families", "SPARSE_MIN_DOMAIN",
+           "SPARSE_RATIO"]
+
+#: A family is sparse only over at least this many elements...
+SPARSE_MIN_DOMAIN = 256
+#: ... and with every capacity at most this fraction of them.
+SPARSE_RATIO = 16
 
 
-def is_large(elem: Type) -> bool:
-    """Whether sets of ``elem`` are sparse (too many elements for bits)."""
-    return domain_size(elem) > MAX_DOMAIN
+def is_large(elem: Type, families: frozenset = frozenset()) -> bool:
+    """Whether sets of ``elem`` are sparse: too many elements for bits, or
+    of one of the ``families`` chosen by ``sparse_families``."""
+    return domain_size(elem) > MAX_DOMAIN or (bool(families) and family(elem) in families)
+
+
+def family(t: Type) -> Any:
+    """``t`` with the bounds of its ints left out: the shapes a value of a
+    declared type takes in expressions all have the family of that type."""
+    if isinstance(t, IntType):
+        return "int"
+    if isinstance(t, RecordType):
+        # Values are the same whatever the record's name (a join drops it).
+        return ("record", tuple((n, family(ft)) for n, ft in t.fields))
+    if isinstance(t, VariantType):
+        return ("variant", t.name, tuple((c, family(ct)) for c, ct in t.cases))
+    if isinstance(t, TupleType):
+        return ("tuple", tuple(family(e) for e in t.elems))
+    if isinstance(t, OptionType):
+        return ("option", family(t.elem))
+    return t
+
+
+def _plain(t: Type) -> bool:
+    """Whether ``t`` holds no collection (its values rank by arithmetic)."""
+    if isinstance(t, (IntType, BoolType, EnumType, ModelType)):
+        return True
+    if isinstance(t, OptionType):
+        return _plain(t.elem)
+    if isinstance(t, RecordType):
+        return all(_plain(ft) for _, ft in t.fields)
+    if isinstance(t, VariantType):
+        return all(_plain(ct) for _, ct in t.cases)
+    if isinstance(t, TupleType):
+        return all(_plain(e) for e in t.elems)
+    return False
+
+
+def _containers(t: Type) -> list[SetType | BagType]:
+    """The sets and bags in a declared type, at any depth."""
+    out: list[SetType | BagType] = []
+    if isinstance(t, (SetType, BagType)):
+        out.append(t)
+    if isinstance(t, (SetType, BagType, SeqType, OptionType)):
+        out += _containers(t.elem)
+    elif isinstance(t, MapType):
+        out += _containers(t.key) + _containers(t.value)
+    elif isinstance(t, RecordType):
+        out += [c for _, ft in t.fields for c in _containers(ft)]
+    elif isinstance(t, VariantType):
+        out += [c for _, ct in t.cases for c in _containers(ct)]
+    elif isinstance(t, TupleType):
+        out += [c for e in t.elems for c in _containers(e)]
+    return out
+
+
+def sparse_families(model: ir.Model) -> frozenset:
+    """The families of records and variants whose sets and bags are sparse
+    although their element types are small enough for bits: those every
+    declared set or bag of which (in the state variables) has a capacity of
+    at most 1/SPARSE_RATIO of its at least SPARSE_MIN_DOMAIN elements.  A
+    family also held by a set without a capacity stays in bits (a sparse
+    set needs one); so does one with a collection inside its elements,
+    which ranks by comparison with each of its values, not by arithmetic."""
+    verdict: dict[Any, bool] = {}
+    for var in model.vars:
+        for c in _containers(var.type):
+            elem = c.elem
+            if not isinstance(elem, (RecordType, VariantType)):
+                continue
+            key = family(elem)
+            size = domain_size(elem)
+            fits = (_plain(elem) and c.capacity is not None and size >= SPARSE_MIN_DOMAIN
+                    and c.capacity * SPARSE_RATIO <= size)
+            verdict[key] = verdict.get(key, True) and fits
+    return frozenset(k for k, v in verdict.items() if v)
 
 
 class Sparse:

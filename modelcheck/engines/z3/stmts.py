@@ -32,12 +32,19 @@ from modelcheck.engines.z3.logic import FALSE, TRUE, conj, disj, is_false, neg
 from modelcheck.engines.z3.symbolic import SSparse, SSparseBag, Sym, Syms
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import IntType, SeqType, Type, render_type
+from modelcheck.ir.values import domain_size
 
-__all__ = ["Instance", "Choice", "Actions", "PARAM_MODES"]
+__all__ = ["Instance", "Choice", "Actions", "PARAM_MODES", "EXPAND_BINDINGS"]
 
 #: How action parameters are encoded: one instance per binding, or one
 #: instance per action with the parameters as choice unknowns.
 PARAM_MODES = ("expand", "choice")
+
+#: In the ``expand`` mode, an action with more bindings than this still has
+#: its parameters as choice unknowns: ``Send(n: Node, v: 0..999)`` expanded
+#: is 3,000 copies of its body, as unknowns one (no shipped spec has an
+#: action of more than 32 bindings).
+EXPAND_BINDINGS = 256
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,8 @@ class Actions:
         """Every instance of every action, in the reference evaluator's order.
         ``tag`` names this copy's choice unknowns."""
         for action in self.model.actions:
-            if self.param_mode == "expand" or not action.params:
+            if not action.params or (self.param_mode == "expand"
+                                     and _bindings(action) <= EXPAND_BINDINGS):
                 names = [p.name for p in action.params]
                 for values in itertools.product(*(self.sy.domain(p.type) for p in action.params)):
                     params = tuple((n, self.sy.const(v, p.type))
@@ -101,6 +109,13 @@ class Actions:
         scope = Scope(state, None, dict(params))
         alive, writes = run.block(action.body, scope, TRUE, {})
         return Instance(action.name, params, alive, writes, faults, choices)
+
+
+def _bindings(action: ir.Action) -> int:
+    total = 1
+    for p in action.params:
+        total *= domain_size(p.type)
+    return total
 
 
 class _Run:

@@ -58,7 +58,7 @@ class Syms(Shapes):
     Changing a value's shape (join, coerce, convert, in_type) is in ``Shapes``."""
 
     def __init__(self, num_mode: str = "bv", set_mode: str = "bv",
-                 deadline: float | None = None):
+                 deadline: float | None = None, sparse: frozenset = frozenset()):
         if set_mode not in SET_MODES:
             raise ValueError(f"unknown set representation {set_mode!r}")
         self.nums = Nums(num_mode)
@@ -69,6 +69,16 @@ class Syms(Shapes):
         self.sparse = Sparse(self)
         self.sparse_bags = SparseBags(self)
         self.deadline = deadline
+        # The families (``sparse.family``) kept sparse though small.
+        self.sparse_families = sparse
+        self._large: dict[Type, bool] = {}
+
+    def is_large(self, elem: Type) -> bool:
+        """Whether sets and bags of ``elem`` are sparse in this encoding."""
+        large = self._large.get(elem)
+        if large is None:
+            large = self._large[elem] = is_large(elem, self.sparse_families)
+        return large
 
     def tick(self) -> None:
         """EncodingTimeout past the deadline (time.monotonic()).  Encoding
@@ -131,7 +141,7 @@ class Syms(Shapes):
             n = self.nums
             return n.widen(n.const(t.members.index(v), t), 0, len(t.members) - 1, t)
         if isinstance(t, SetType):
-            if is_large(t.elem):
+            if self.is_large(t.elem):
                 return self.sparse.const(v, t)
             dom = self.domain(t.elem)
             return self.make_set(t.elem, [boolean(x in v) for x in dom])
@@ -142,7 +152,7 @@ class Syms(Shapes):
                      for j in range(t.capacity)]
             return SSeq(t.elem, t.capacity, self.nums.widen(self.nums.const(len(v)), 0, t.capacity),
                         tuple(slots))
-        if isinstance(t, BagType) and is_large(t.elem):
+        if isinstance(t, BagType) and self.is_large(t.elem):
             return self.sparse_bags.const(v, t)
         if isinstance(t, BagType):
             counts = [self.nums.widen(self.nums.const(v.get(x, 0)), 0, t.capacity)
@@ -193,7 +203,7 @@ class Syms(Shapes):
             wf.append(ok)
             leaf(num.term, name, t, default_value(t))
             return num
-        if isinstance(t, SetType) and is_large(t.elem):
+        if isinstance(t, SetType) and self.is_large(t.elem):
             return self.sparse.fresh(t, name, wf, leaves, guard, tag)
         if isinstance(t, SetType):
             dom = self.collection_domain(t)
@@ -226,7 +236,7 @@ class Syms(Shapes):
                 wf.append(implies(neg(inside), self.eq(slot, self.default(t.elem))))
                 slots.append(slot)
             return SSeq(t.elem, t.capacity, length, tuple(slots))
-        if isinstance(t, BagType) and is_large(t.elem):
+        if isinstance(t, BagType) and self.is_large(t.elem):
             return self.sparse_bags.fresh(t, name, wf, leaves, guard, tag)
         if isinstance(t, BagType):
             counts = []

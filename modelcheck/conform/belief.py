@@ -18,7 +18,8 @@ from modelcheck.conform.driver import ConformError, Driver
 from modelcheck.engines.reference.evaluator import Evaluator, State
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.itf import encode_value
-from modelcheck.trace.trace import Step, Trace
+from modelcheck.trace.paths import path_steps, path_to
+from modelcheck.trace.trace import Trace
 
 __all__ = ["Belief", "Canon", "PathNode"]
 
@@ -32,12 +33,7 @@ class PathNode:
     params: tuple[tuple[str, Any], ...]
 
     def path(self) -> list[PathNode]:
-        out: list[PathNode] = []
-        node: PathNode | None = self
-        while node is not None:
-            out.append(node)
-            node = node.parent
-        return out[::-1]
+        return path_to(self)
 
 
 class Canon:
@@ -160,5 +156,5 @@ class Belief:
                    for node in self.nodes.values() for t in self.ev.successors(node.state))
 
     def trace(self, node: PathNode, meta: Mapping[str, Any]) -> Trace:
-        steps = [Step(n.action, n.params, self.ev.state_dict(n.state)) for n in node.path()]
+        steps = path_steps(self.ev, node.path())
         return Trace(self.model.name, steps, kind="scenario", meta=dict(meta))

@@ -1,7 +1,9 @@
 """Calls and comprehensions: built-in functions, record constructors, the
 inlining of ``def`` s (a call becomes ``let`` bindings of the arguments around
 the body; recursion is MC4003), ``all``/``any``/``sum`` generators and set and
-map comprehensions.
+map comprehensions.  The TLA+ idioms (``last``, ``elems``, ``index_of``,
+``choose``, sequence comprehensions) are in ``semantics.idioms``; the
+sequence reads they share with expressions in ``semantics.seqs``.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from modelcheck.semantics.context import Env, found_words, show
 from modelcheck.semantics.exprs import needs_context
 from modelcheck.semantics.hints import ACTION_CALL_HINT, bag_function_hint
 from modelcheck.semantics.names import BUILTINS, SOFT_BUILTINS, kind_word
+from modelcheck.semantics.seqs import (SeqBinding, bind_elem, over_seq, positions, seq_elems,
+                                       wrapped)
 from modelcheck.semantics.types import MAX_ENUMERABLE, bounded_size
 from modelcheck.syntax import ast
 
@@ -165,69 +169,6 @@ class CallsMixin:
         s = self._seq_arg(e, args[0], env, expected)
         t = T.SeqType(s.type.elem, max(0, s.type.capacity - 1))
         return ir.Apply(Op.TAIL, (s,), t, e.span)
-
-    def _b_last(self: Any, e: ast.Call, args: list, env: Env, expected: Type | None) -> ir.Expr:
-        # s[len(s) - 1]: MC5003 on an empty sequence, as head
-        s = self._seq_arg(e, args[0], env, None)
-        return self.over_seq(s, env, lambda q: ir.Apply(Op.SEQ_GET, (q, _last_index(q, e.span)),
-                                                        q.type.elem, e.span))
-
-    def _b_elems(self: Any, e: ast.Call, args: list, env: Env,
-                 expected: Type | None) -> ir.Expr:
-        s = self._seq_arg(e, args[0], env, None)
-        return self.over_seq(s, env, lambda q: seq_elems(q, env, e.span))
-
-    def _b_index_of(self: Any, e: ast.Call, args: list, env: Env,
-                    expected: Type | None) -> ir.Expr:
-        """``index_of(s, x)``: the first position of x in s, an option (none
-        when x is not in s; TLA+'s SequencesExt ``SelectInSeq(s, LAMBDA e : e = x)``,
-        0-based).
-        Lowered to ``let h = {i for i in 0..len(s) - 1 if s[i] == x}; if
-        len(h) == 0 then none else some(min(h))``."""
-        s = self._seq_arg(e, args[0], env, None)
-        x = self.expr(args[1], env, s.type.elem)
-        if join(s.type.elem, x.type) is None:
-            self.fail("MC3002", f"index_of() looks for {show(s.type.elem)} in this sequence, "
-                      f"found {found_words(x.type)}", args[1].span)
-        span = e.span
-
-        def body(q: ir.Expr) -> ir.Expr:
-            dom = _positions(q, span)
-            pos = dom.type.elem
-            i = env.unit.fresh("i")
-            test = ir.Apply(Op.EQ, (ir.Apply(Op.SEQ_GET, (q, ir.Local(i, pos, span)),
-                                             q.type.elem, span), held), T.BOOL, span)
-            hits = ir.SetComp(i, dom, test, ir.Local(i, pos, span), T.SetType(pos), span)
-            h = env.unit.fresh("hits")
-            local = ir.Local(h, hits.type, span)
-            count = ir.Apply(Op.LEN, (local,), T.IntType(0, max(0, q.type.capacity)), span)
-            empty = ir.Apply(Op.EQ, (count, ir.Const(0, T.IntType(0, 0), span)), T.BOOL, span)
-            opt = T.OptionType(pos)
-            first = ir.Apply(Op.SOME, (ir.Apply(Op.SET_MIN, (local,), pos, span),), opt, span)
-            return ir.LetExpr(h, hits, ir.IfExpr(empty, ir.Const(None, opt, span), first, opt,
-                                                 span), opt, span)
-
-        if isinstance(x, (ir.Var, ir.Local, ir.Const)):
-            held = x
-            return self.over_seq(s, env, body)
-        name = env.unit.fresh("x")
-        held = ir.Local(name, x.type, x.span)
-        node = self.over_seq(s, env, body)
-        return ir.LetExpr(name, x, node, node.type, span)
-
-    def over_seq(self: Any, s: ir.Expr, env: Env, body: Any) -> ir.Expr:
-        """``body(q)`` where q reads the sequence s, bound once to a fresh
-        name unless it is a variable, a local or a constant already."""
-        if isinstance(s, (ir.Var, ir.Local, ir.Const)):
-            return body(s)
-        name = env.unit.fresh("seq")
-        node = body(ir.Local(name, s.type, s.span))
-        return ir.LetExpr(name, s, node, node.type, s.span)
-
-    def _b_choose(self: Any, e: ast.Call, args: list, env: Env,
-                  expected: Type | None) -> ir.Expr:
-        s = self.iter_domain(args[0], env, "choose()")
-        return ir.Apply(Op.CHOOSE, (s,), s.type.elem, e.span)
 
     def _b_some(self: Any, e: ast.Call, args: list, env: Env, expected: Type | None) -> ir.Expr:
         x = self.expr(args[0], env, expected.elem if isinstance(expected, T.OptionType)
@@ -398,7 +339,7 @@ class CallsMixin:
         """``node`` as a set to range over; a sequence (where ``seqs``) gives
         the set of its elements."""
         if seqs and isinstance(node.type, T.SeqType):
-            return self.over_seq(node, env, lambda q: seq_elems(q, env, node.span))
+            return over_seq(node, env, lambda q: seq_elems(q, env, node.span))
         if isinstance(node.type, T.BagType):
             return ir.Apply(Op.BAG_DISTINCT, (node,), T.SetType(node.type.elem), node.span)
         if not isinstance(node.type, T.SetType):
@@ -437,11 +378,11 @@ class CallsMixin:
                     pre = env.unit.fresh("seq")
                     seq = ir.Local(pre, node.type, node.span)
                 name = env.unit.fresh("i")
-                dom = _positions(seq, clause.span)
+                dom = positions(seq, clause.span)
                 env, var = env.bind(clause.var, seq.type.elem)
                 get = ir.Apply(Op.SEQ_GET, (seq, ir.Local(name, dom.type.elem, clause.span)),
                                seq.type.elem, clause.span)
-                wrap = _SeqBinding(var, get, pre, node)
+                wrap = SeqBinding(var, get, pre, node)
             else:
                 dom = self.domain_of(node, clause.domain, env, "'for'", seqs=True)
                 env, name = env.bind(clause.var, dom.type.elem)
@@ -471,8 +412,8 @@ class CallsMixin:
             body = self.int_expr(e.elem, inner, "to sum")
             for name, dom, cond, wrap in reversed(clauses):
                 t = I.sum_of(body.type, _count_bound(dom))
-                body = _wrapped(wrap, ir.SumComp(name, dom, _bind(wrap, cond),
-                                                 _bind(wrap, body), t, e.span))
+                body = wrapped(wrap, ir.SumComp(name, dom, bind_elem(wrap, cond),
+                                                bind_elem(wrap, body), t, e.span))
             return body
         body = self.bool_expr(e.elem, inner, f"in {e.func}(...)")
         kind = ir.QuantKind.ALL if e.func == "all" else ir.QuantKind.ANY
@@ -481,91 +422,8 @@ class CallsMixin:
                 # all: the filter is a premise; any: a conjunct (docs/design.md).
                 op = Op.IMPLIES if kind is ir.QuantKind.ALL else Op.AND
                 body = ir.Apply(op, (cond, body), BOOL, e.span)
-            body = _wrapped(wrap, ir.Quant(kind, name, dom, _bind(wrap, body), BOOL, e.span))
+            body = wrapped(wrap, ir.Quant(kind, name, dom, bind_elem(wrap, body), BOOL, e.span))
         return body
-
-    def _choose_gen(self: Any, e: ast.GenCall, env: Env, expected: Type | None) -> ir.Expr:
-        """``choose(f(x) for x in S if p(x))``: f of the first x of S (in the
-        canonical order) satisfying p; MC5008 when there is none."""
-        if len(e.fors) != 1:
-            self.fail("MC3011", "choose(...) takes one 'for' clause", e.fors[1].span,
-                      hint="choose a tuple: choose((x, y) for x in S for y in T) is "
-                           "choose(p for p in {(x, y) for x in S for y in T})")
-        clauses, inner = self.gen_fors(e.fors, env)
-        name, dom, cond, wrap = clauses[0]
-        if wrap is not None:
-            self.fail("MC3011", "choose(...) ranges over a set, not a sequence",
-                      e.fors[0].domain.span, hint="choose from elems(s), or pick a position: "
-                      "choose(i for i in 0..len(s) - 1 if ...)")
-        local = ir.Local(name, dom.type.elem, e.span)
-        chosen = dom if cond is None else ir.SetComp(name, dom, cond, local, dom.type, e.span)
-        pick = ir.Apply(Op.CHOOSE, (chosen,), dom.type.elem, e.span)
-        body = self.expr(e.elem, inner, expected)
-        if isinstance(body, ir.Local) and body.name == name:
-            return pick
-        return ir.LetExpr(name, pick, body, body.type, e.span)
-
-    def _e_SeqComp(self: Any, e: ast.SeqComp, env: Env, expected: Type | None) -> ir.Expr:
-        """``[f(x) for x in D if c]``: a sequence in the order of D (a
-        sequence's positions, a set's canonical order, so a range ascends).
-        Lowered to the concatenation, two by two, of one piece per place of
-        D: ``[f(x)]`` where that place holds an x passing c, ``[]`` elsewhere.
-        D is bounded by MAX_UNROLLED places."""
-        if len(e.fors) != 1:
-            self.fail("MC3011", "a sequence comprehension takes one 'for' clause",
-                      e.fors[1].span, hint="build a set of tuples, or nest the sequences")
-        clauses, inner = self.gen_fors(e.fors, env)
-        name, dom, cond, wrap = clauses[0]
-        elem = self.expr(e.elem, inner, expected.elem if isinstance(expected, T.SeqType)
-                         else None)
-        span = e.span
-        one = T.SeqType(elem.type, 1)
-        empty = ir.SeqLit((), one, span)
-        piece = ir.SeqLit((elem,), one, span)
-        if cond is not None:
-            piece = ir.IfExpr(cond, piece, empty, one, span)
-        if wrap is not None:
-            # the places are the positions 0..cap-1 of the sequence
-            seq = wrap.get.args[0]
-            places = range(seq.type.capacity)
-            length = ir.Apply(Op.LEN, (seq,), T.IntType(0, seq.type.capacity), span)
-            idx_t = dom.type.elem
-
-            def at(k: int) -> ir.Expr:
-                inside = ir.Apply(Op.LT, (ir.Const(k, T.IntType(k, k), span), length), BOOL,
-                                  span)
-                body = ir.LetExpr(name, ir.Const(k, idx_t, span), _bind(wrap, piece), one,
-                                  span)
-                return ir.IfExpr(inside, body, empty, one, span)
-        else:
-            elem_t = dom.type.elem
-            places = domain(elem_t) if bounded_size(elem_t, MAX_UNROLLED + 1) <= MAX_UNROLLED \
-                else range(MAX_UNROLLED + 1)
-
-            def at(v: Any) -> ir.Expr:
-                local = ir.Local(name, elem_t, span)
-                test = ir.Apply(Op.IN, (local, dom), BOOL, span)
-                return ir.LetExpr(name, ir.Const(v, elem_t, span),
-                                  ir.IfExpr(test, piece, empty, one, span), one, span)
-        places = list(places)
-        if len(places) > MAX_UNROLLED:
-            self.fail("MC3011", f"a sequence comprehension ranges over at most "
-                      f"{MAX_UNROLLED} places, and this one over more", e.fors[0].domain.span,
-                      hint="narrow the type of the domain (a range with tighter bounds, a "
-                           "sequence of a smaller capacity)")
-        if not places:
-            return _wrapped(wrap, ir.SeqLit((), T.SeqType(elem.type, 0), span))
-        pieces = [at(p) for p in places]
-        while len(pieces) > 1:
-            pairs = []
-            for k in range(0, len(pieces) - 1, 2):
-                a, b = pieces[k], pieces[k + 1]
-                t = T.SeqType(elem.type, a.type.capacity + b.type.capacity)
-                pairs.append(ir.Apply(Op.CONCAT, (a, b), t, span))
-            if len(pieces) % 2:
-                pairs.append(pieces[-1])
-            pieces = pairs
-        return _wrapped(wrap, pieces[0])
 
     def _e_SetComp(self: Any, e: ast.SetComp, env: Env, expected: Type | None) -> ir.Expr:
         clauses, inner = self.gen_fors(e.fors, env)
@@ -582,11 +440,11 @@ class CallsMixin:
                          else None)
         t = T.SetType(elem.type)
         name, dom, cond, wrap = clauses[-1]
-        body: ir.Expr = _wrapped(wrap, ir.SetComp(name, dom, _bind(wrap, cond),
-                                                  _bind(wrap, elem), t, e.span))
+        body: ir.Expr = wrapped(wrap, ir.SetComp(name, dom, bind_elem(wrap, cond),
+                                                 bind_elem(wrap, elem), t, e.span))
         for name, dom, cond, wrap in reversed(clauses[:-1]):
-            body = _wrapped(wrap, _union_over(name, dom, _bind(wrap, cond), _bind(wrap, body),
-                                              e.span))
+            body = wrapped(wrap, _union_over(name, dom, bind_elem(wrap, cond),
+                                             bind_elem(wrap, body), e.span))
         return body
 
     def _e_MapComp(self: Any, e: ast.MapComp, env: Env, expected: Type | None) -> ir.Expr:
@@ -653,47 +511,3 @@ def _union_over(name: str, dom: ir.Expr, cond: ir.Expr | None, body: ir.Expr,
     for term in terms[1:]:
         result = ir.Apply(Op.UNION, (result, term), body.type, span)
     return result
-
-
-class _SeqBinding:
-    """How ``for x in s`` over a sequence binds x: ``let x = s[i]`` (``get``)
-    around what follows the clause, inside ``let pre = seq`` when the
-    sequence is not a name (``pre`` None: it is read where it is)."""
-
-    def __init__(self, var: str, get: ir.Expr, pre: str | None, seq: ir.Expr) -> None:
-        self.var, self.get, self.pre, self.seq = var, get, pre, seq
-
-
-def _bind(wrap: "_SeqBinding | None", e: ir.Expr | None) -> ir.Expr | None:
-    if wrap is None or e is None:
-        return e
-    return ir.LetExpr(wrap.var, wrap.get, e, e.type, e.span)
-
-
-def _wrapped(wrap: "_SeqBinding | None", e: ir.Expr) -> ir.Expr:
-    if wrap is None or wrap.pre is None:
-        return e
-    return ir.LetExpr(wrap.pre, wrap.seq, e, e.type, e.span)
-
-
-def _last_index(seq: ir.Expr, span: Any) -> ir.Expr:
-    """``len(seq) - 1``."""
-    cap = seq.type.capacity
-    length = ir.Apply(Op.LEN, (seq,), T.IntType(0, cap), span)
-    return ir.Apply(Op.SUB, (length, ir.Const(1, T.IntType(1, 1), span)),
-                    T.IntType(-1, cap - 1), span)
-
-
-def _positions(seq: ir.Expr, span: Any) -> ir.Expr:
-    """``0..len(seq) - 1``, the positions of a sequence."""
-    hi = _last_index(seq, span)
-    elem = T.IntType(min(0, hi.type.hi), max(0, hi.type.hi))
-    return ir.Apply(Op.RANGE, (ir.Const(0, T.IntType(0, 0), span), hi), T.SetType(elem), span)
-
-
-def seq_elems(seq: ir.Expr, env: Env, span: Any) -> ir.Expr:
-    """The set of the elements of ``seq`` (a name): {seq[i] for i in 0..len(seq) - 1}."""
-    name = env.unit.fresh("i")
-    dom = _positions(seq, span)
-    get = ir.Apply(Op.SEQ_GET, (seq, ir.Local(name, dom.type.elem, span)), seq.type.elem, span)
-    return ir.SetComp(name, dom, None, get, T.SetType(seq.type.elem), span)

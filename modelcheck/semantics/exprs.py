@@ -5,7 +5,7 @@ expects, used only where an expression cannot type itself (``{}``, ``[]``,
 ``none``, a set literal where a bag is wanted); the caller then checks the
 result against what it needs.  Every int expression gets its static interval
 (``semantics.intervals``).  Calls, comprehensions and generators are in
-``semantics.calls``.
+``semantics.calls``, the TLA+ idioms in ``semantics.idioms``.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from modelcheck.semantics.consts import NotConstant, fold
 from modelcheck.semantics.context import Abort, Env, found_words, show
 from modelcheck.semantics.hints import bag_operator_hint, option_compare_hint
 from modelcheck.semantics.names import kind_word, model_value_index
+from modelcheck.semantics.seqs import over_seq, positions
 from modelcheck.syntax import ast
 
 __all__ = ["ExprMixin", "needs_context"]
@@ -301,7 +302,6 @@ class ExprMixin:
 
     def seq_contains(self: Any, e: ast.BinOp, seq: ir.Expr, env: Env) -> ir.Expr:
         """``x in s`` on a sequence: any(s[i] == x for i in 0..len(s) - 1)."""
-        from modelcheck.semantics.calls import _positions
         elem = self.expr(e.left, env, seq.type.elem)
         if join(elem.type, seq.type.elem) is None:
             self.fail("MC3001", f"'{e.op}' looks for {found_words(elem.type)} in a sequence "
@@ -312,13 +312,13 @@ class ExprMixin:
             x = ir.Local(bound, elem.type, elem.span)
 
         def body(q: ir.Expr) -> ir.Expr:
-            dom = _positions(q, e.span)
+            dom = positions(q, e.span)
             i = env.unit.fresh("i")
             get = ir.Apply(Op.SEQ_GET, (q, ir.Local(i, dom.type.elem, e.span)), q.type.elem,
                            e.span)
             test = ir.Apply(Op.EQ, (get, x), BOOL, e.span)
             return ir.Quant(ir.QuantKind.ANY, i, dom, test, BOOL, e.span)
-        node = self.over_seq(seq, env, body)
+        node = over_seq(seq, env, body)
         if bound is not None:
             node = ir.LetExpr(bound, elem, node, BOOL, e.span)
         return node

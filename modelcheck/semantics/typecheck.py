@@ -21,6 +21,7 @@ from modelcheck.semantics.calls import CallsMixin
 from modelcheck.semantics.consts import normalize_overrides, parse_const_value
 from modelcheck.semantics.context import Abort, CheckerBase, Env, Unit, show
 from modelcheck.semantics.exprs import ExprMixin
+from modelcheck.semantics.idioms import IdiomsMixin
 from modelcheck.semantics.names import Resolved
 from modelcheck.semantics.stmts import StmtsMixin
 from modelcheck.semantics.types import MAX_ENUMERABLE, TypesMixin, bounded_size
@@ -46,7 +47,8 @@ def typecheck(resolved: Resolved, consts: Mapping[str, Any] | None = None) -> ir
     return Checker(resolved, consts).run()
 
 
-class Checker(TypesMixin, ExprMixin, CallsMixin, StmtsMixin, VariantsMixin, CheckerBase):
+class Checker(TypesMixin, ExprMixin, CallsMixin, IdiomsMixin, StmtsMixin, VariantsMixin,
+              CheckerBase):
     """One type-checking run over one resolved spec."""
 
     def __init__(self, resolved: Resolved, consts: Mapping[str, Any] | None) -> None:

@@ -38,6 +38,7 @@ from modelcheck.trace.explain import expr_text, source_text
 from modelcheck.trace.itf import from_itf
 from modelcheck.trace.itf_json import loads_itf
 from modelcheck.trace.lasso import lasso_problem
+from modelcheck.trace.paths import path_steps, path_to
 from modelcheck.trace.replay import behaviour_note, replay
 from modelcheck.trace.verify import verify_trace
 from modelcheck.trace.scenario import BoundStep, Expectation, Scenario, bind
@@ -146,15 +147,6 @@ class _Node:
     depth: int
 
 
-def _path(node: _Node) -> list[_Node]:
-    out = []
-    cur: _Node | None = node
-    while cur is not None:
-        out.append(cur)
-        cur = cur.parent
-    return out[::-1]
-
-
 class _Run:
     def __init__(self, model: ir.Model, scenario: Scenario, bound: list[BoundStep]):
         self.model = model
@@ -165,7 +157,7 @@ class _Run:
         self.first: dict[str, _Node] = {}      # property -> first node where violated / reached
 
     def trace_of(self, node: _Node, kind: str, prop: str | None) -> Trace:
-        steps = [Step(n.action, n.params, self.ev.state_dict(n.state)) for n in _path(node)]
+        steps = path_steps(self.ev, path_to(node))
         trace = Trace(self.model.name, steps, kind=kind, property_name=prop,
                       meta={"scenario": self.scenario.path})
         verify_trace(self.model, trace, f"reference (scenario {self.scenario.path})")
@@ -283,10 +275,10 @@ class _Run:
         # With a loop-back step the scenario has one step per state (the
         # loop-back last); without, the last state (index ``loop``) stutters.
         has_back = len(self.bound) > loop
-        paths = [_path(node) for node in frontier]
+        paths = [path_to(node) for node in frontier]
         back = next((p for p in paths if not has_back or p[-1].state == p[loop].state), paths[0])
         kept = back[:-1] if has_back else back
-        steps = [Step(n.action, n.params, self.ev.state_dict(n.state)) for n in kept]
+        steps = path_steps(self.ev, kept)
         meta: dict[str, Any] = {"scenario": self.scenario.path}
         if instance is not None:
             meta["instance"] = instance

@@ -1,19 +1,16 @@
 """The Spark engine on a real embedded Spark (local[2]) with the compiled
 kernels, as shipped: results equal the reference explorer's, levels move to
 Spark at the threshold, a timeout cancels a running level and the run
-resumes from its checkpoint to the same counts; the JVM's part of a level
-(duplicate removal, the anti joins, folds, Parquet checkpoints) against the
-in-process search; the JVM's settling of new states against the in-process
-code it states.  One SparkContext serves the module."""
+resumes from its checkpoint to the same counts; the Spark levels (the
+co-partitioned union, folds, checkpoints read back by the executors under
+another partition count) against the in-process search, level by level.
+One SparkContext serves the module."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
@@ -88,7 +85,7 @@ def test_runtime_error_on_spark(spark):
 
 
 def test_timeout_then_resume(spark, tmp_path):
-    from modelcheck.engines.spark.checkpoint import PARQUET
+    from modelcheck.engines.spark.checkpoint import NPZ
     model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
     # 14 levels do not fit in 3 s (each costs a Spark job of two stages).
@@ -97,138 +94,78 @@ def test_timeout_then_resume(spark, tmp_path):
         pytest.skip("the whole run fitted in the timeout on this machine")
     assert stopped.reason.startswith("timeout")
     assert all(p.status is Status.UNKNOWN for p in stopped.properties)
-    # The checkpoint was written by the executors, as Parquet.
-    assert json.loads((tmp_path / "manifest.json").read_text())["layout"] == PARQUET
+    # The checkpoint was written by the executors, one part per partition.
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["layout"] == NPZ and len(manifest["sha256"]) == 2
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
 
 
-def _seen_rows(frames) -> dict[int, int]:
-    from modelcheck.engines.spark.arrowpack import from_long
-    rows = frames._seen().collect()
-    fps = from_long(np.array([r.fp for r in rows], dtype=np.int64)).tolist()
-    parents = from_long(np.array([r.parent for r in rows], dtype=np.int64)).tolist()
+def _seen_rows(backend) -> dict[int, int]:
+    from modelcheck.engines.spark.tasks import runs_of
+    seen = backend.union([run.rdd for run in backend.runs])
+    pairs = seen.mapPartitions(lambda elements: [
+        (fp.tolist(), parent.tolist()) for fp, parent in runs_of(elements)]).collect()
+    fps = [f for fp, _ in pairs for f in fp]
+    parents = [p for _, parent in pairs for p in parent]
     assert len(fps) == len(set(fps)), "a state was admitted twice"
     return dict(zip(fps, parents))
 
 
-def test_seen_set_in_the_jvm_matches_the_in_process_one(spark, tmp_path, monkeypatch):
+def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypatch):
     # Level by level against the in-process search: the same new states, so
-    # the anti joins never re-admit a seen state; at the end every state once,
+    # the merge never re-admits a seen state; at the end every state once,
     # with the parent the in-process search keeps (the smallest).  Three runs
-    # at most, so that folds happen; halfway, a Parquet checkpoint is read
-    # back with another partition count and the search goes on from it.
-    from pyspark.sql import SparkSession
-
+    # at most, so that folds happen; halfway, a checkpoint is read back by
+    # the executors with another partition count and the search goes on
+    # from it.  Each level is a co-partitioned union: the runs are read where
+    # they are cached and only the candidates are shuffled.
     from modelcheck.engines.reference.explorer import select_properties
-    from modelcheck.engines.spark import frames as frames_module
-    from modelcheck.engines.spark.checkpoint import PARQUET
+    from modelcheck.engines.spark import rdds as rdds_module
+    from modelcheck.engines.spark.checkpoint import NPZ
     from modelcheck.engines.spark.compiled_adapter import compiled_kernels
-    from modelcheck.engines.spark.frames import SparkFrames
     from modelcheck.engines.spark.inprocess import InProcessLevels
     from modelcheck.engines.spark.kernels import plan_properties
     from modelcheck.engines.spark.partition import initial_candidates
+    from modelcheck.engines.spark.rdds import SparkPartitions
 
-    monkeypatch.setattr(frames_module, "MAX_RUNS", 3)
+    monkeypatch.setattr(rdds_module, "MAX_RUNS", 3)
     model = api.load(str(EXAMPLES / "die_hard.mc"))
     options = CheckOptions(symmetry=False)
     plan = plan_properties(select_properties(model, options))
     kernels = compiled_kernels(model, options, plan)
     local = InProcessLevels(kernels, plan)
     local.seed(initial_candidates(kernels)[0])
-    session = SparkSession.builder.getOrCreate()
-    frames = SparkFrames.from_parts(session, kernels, plan, local.parts(), 2)
+    backend = SparkPartitions.from_parts(spark, kernels, plan, local.parts(), 2)
     depth = 0
     try:
         while local.frontier_size():
-            ours, theirs = frames.step(True, True, None), local.step(True, True)
+            if depth == 2:
+                plan_text = backend.level_rdd(True, True)._jrdd.toDebugString()
+                plan_text = plan_text.decode() if isinstance(plan_text, bytes) else plan_text
+                assert "PartitionerAwareUnionRDD" in plan_text
+                # one shuffle: the candidates' (the runs are cached, not moved)
+                assert plan_text.count("ShuffledRDD") == 1
+                assert plan_text.count("CachedPartitions") >= len(backend.runs)
+                backend.level -= 1
+            ours, theirs = backend.step(True, True, None), local.step(True, True)
             assert ours[1].new_states == theirs[1].new_states
             assert ours[0].generated == theirs[0].generated
             assert ours[1].state_hits == theirs[1].state_hits
-            assert frames.frontier_size() == local.frontier_size()
+            assert backend.frontier_size() == local.frontier_size()
             depth += 1
             if depth == 3:
-                layout, files = frames.save(str(tmp_path), "level-000003")
-                assert layout == PARQUET and any(f.startswith("seen/") for f in files)
-                frames.close()
-                frames = SparkFrames.from_checkpoint(session, kernels, plan, str(tmp_path),
-                                                     "level-000003", 3)
-                assert frames.frontier_size() == local.frontier_size()
-        assert len(frames.runs) <= 3
+                layout, files = backend.save(str(tmp_path), "level-000003")
+                assert layout == NPZ and sorted(files) == ["part-00000.npz", "part-00001.npz"]
+                backend.close()
+                backend = SparkPartitions.from_files(spark, kernels, plan, str(tmp_path),
+                                                     "level-000003", list(files), 3)
+                assert backend.frontier_size() == local.frontier_size()
+                assert backend.seen_size() == local.seen_size()
+        assert len(backend.runs) <= 3
         part = local.part
-        assert _seen_rows(frames) == dict(zip(part.seen_fp.tolist(), part.seen_parent.tolist()))
+        assert _seen_rows(backend) == dict(zip(part.seen_fp.tolist(), part.seen_parent.tolist()))
         some = part.seen_fp[::3].tolist()
-        assert frames.parents(some) == local.parents(some)
+        assert backend.parents(some) == local.parents(some)
     finally:
-        frames.close()
-
-
-class _TableKernels:
-    """state_props read from a table: a state is its row number (word 0)."""
-
-    def __init__(self, values: np.ndarray, failed: np.ndarray):
-        self.values, self.failed = values, failed
-
-    def state_props(self, batch):
-        from modelcheck.engines.spark.kernels import Checked
-        rows = batch[:, 0].astype(np.int64)
-        return Checked(self.values[rows], np.flatnonzero(np.isin(rows, self.failed)))
-
-
-@settings(max_examples=8, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.data())
-def test_the_jvm_settles_new_states_as_settle_fresh_does(spark, data):
-    # The properties evaluated in the expansion (tasks.property_columns),
-    # settled in the JVM by the observation a level's job fills
-    # (plans.settle_columns), read back (plans.read_settled): what
-    # partition.settle_fresh, the in-process search's own code, reports and
-    # keeps.  66 columns put one hit in the sign bit of the first word and
-    # two in a second word.
-    import types
-
-    import pyarrow as pa
-    from pyspark.sql import Observation, SparkSession
-
-    from modelcheck.engines.spark.arrowpack import from_long, to_batch
-    from modelcheck.engines.spark.kernels import PropertyPlan
-    from modelcheck.engines.spark.partition import LevelReport, settle_fresh
-    from modelcheck.engines.spark.plans import kept_column, read_settled, settle_columns
-    from modelcheck.engines.spark.tasks import property_columns
-    from modelcheck.ir.nodes import PropertyKind
-
-    columns = data.draw(st.sampled_from([1, 3, 66]))
-    n = data.draw(st.integers(0, 30))
-    fp = np.array(sorted(data.draw(st.sets(st.integers(0, 2**64 - 1), min_size=n, max_size=n))),
-                  dtype=np.uint64)
-    parent = np.array(data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n)),
-                      dtype=np.uint64)
-    inside = np.array(data.draw(st.lists(st.sampled_from([1, 0, -1]), min_size=n, max_size=n)),
-                      dtype=np.int8)
-    values = np.array(data.draw(st.lists(st.booleans(), min_size=n * columns,
-                                         max_size=n * columns)), dtype=bool).reshape(n, columns)
-    failed = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=3)) if n else []),
-                      dtype=np.int64)
-    kinds = data.draw(st.lists(st.sampled_from([PropertyKind.INVARIANT, PropertyKind.SOMETIMES]),
-                               min_size=columns, max_size=columns))
-    commit = data.draw(st.booleans())
-    plan = PropertyPlan(tuple(types.SimpleNamespace(name=f"P{c}", kind=k)
-                              for c, k in enumerate(kinds)), (), True)
-    kernels = _TableKernels(values, failed)
-    states = np.arange(n, dtype=np.uint64)[:, None]
-
-    expected = LevelReport()
-    keep = settle_fresh(kernels, plan, fp, parent, states, inside, commit, expected)
-    pfail, hits = property_columns(kernels, plan, commit, states)
-    session = SparkSession.builder.getOrCreate()
-    frame = session.createDataFrame(pa.Table.from_batches(
-        [to_batch(fp, parent, inside, states, pfail, hits)])).repartition(2, "fp")
-    observation = Observation("settle")
-    leaf = frame.observe(observation, *settle_columns(columns, kept_column())) \
-        .localCheckpoint(eager=True)
-    got = read_settled(observation.get, columns)
-    assert (got.new_states, got.failed) == (expected.new_states, expected.failed)
-    assert got.state_hits == expected.state_hits
-    assert got.outside_hits == expected.outside_hits
-    kept = from_long(np.array([r.fp for r in leaf.filter(kept_column()).collect()], np.int64))
-    assert sorted(kept.tolist()) == sorted(fp[keep].tolist())
+        backend.close()

@@ -3,12 +3,11 @@
 Layout of a checkpoint directory::
 
     manifest.json                 the driver's state; written last, atomically
-    level-000012/                 the level the manifest names, in one of two layouts:
-      part-00000.npz                "npz": a part (seen set and frontier) per file,
-                                    written by the in-process search
-      seen/part-*.parquet           "parquet": the seen set (fp, parent) and the
-      frontier/part-*.parquet       frontier (fp, parent, inside, s0..), written by
-                                    Spark's executors (``frames.py``)
+    level-000012/                 the level the manifest names:
+      part-00000.npz                a part (seen set and frontier) per file: one
+      part-00001.npz ...            written by the in-process search, or one per
+                                    partition written by Spark's executors
+                                    (``rdds.SparkPartitions.save``)
 
 A checkpoint is taken after a complete level, so resuming re-runs nothing
 and ends with the same counts as an uninterrupted run.  Files are written by
@@ -20,8 +19,9 @@ checkpoint is never resumed against another model.  It also lists every file
 of the level with its sha256, checked on resume, so a torn or changed file is
 refused rather than resumed into another search.  The driver fsyncs every
 file before it writes the manifest (an npz part is also written to a
-temporary name and renamed; Spark commits its Parquet files by renaming
-too); temporary files and level folders a killed run left behind are removed
+temporary name and renamed; on Spark the executor that writes a part
+syncs it and reports its sha256); temporary files and level folders a
+killed run left behind are removed
 when the checkpoint is next read or written.
 """
 from __future__ import annotations
@@ -41,16 +41,17 @@ import numpy as np
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.spark.partition import Part
 from modelcheck.errors import UsageError
-from modelcheck.fsutil import atomic_writer, remove_stale_temps, sha256_file, write_atomic
+from modelcheck.fsutil import (atomic_writer, read_json_file, remove_stale_temps, sha256_file,
+                               write_atomic)
 from modelcheck.ir.nodes import Model
 
-__all__ = ["FORMAT", "NPZ", "PARQUET", "Hit", "LevelLog", "SearchState", "model_digest",
-           "part_name", "level_folder", "write_part", "read_part", "read_parts", "level_files",
+__all__ = ["FORMAT", "NPZ", "Hit", "LevelLog", "SearchState", "model_digest",
+           "part_name", "level_folder", "write_part", "read_part", "read_parts",
            "write_manifest", "read_manifest", "CheckpointManifest"]
 
-FORMAT = "modelcheck-spark-checkpoint/3"
-#: The layouts of a level folder (see the module's docstring).
-NPZ, PARQUET = "npz", "parquet"
+FORMAT = "modelcheck-spark-checkpoint/4"
+#: The layout of a level folder (see the module's docstring).
+NPZ = "npz"
 _FORMAT_FAMILY = "modelcheck-spark-checkpoint/"
 _RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 MANIFEST = "manifest.json"
@@ -74,7 +75,8 @@ class LevelLog:
     """Where one level ran, for the notes: ``level`` is the depth of the
     states it produced (1: the initial states), ``expanded`` how many states
     of the level before were expanded to produce them; on Spark, the bytes
-    of Arrow data its Python tasks read from the JVM and gave back."""
+    of numpy data its Python tasks read from the JVM and gave back, and the
+    bytes of candidates its shuffle moved."""
     level: int
     where: str
     expanded: int
@@ -82,6 +84,7 @@ class LevelLog:
     seconds: float
     to_python: int = 0
     from_python: int = 0
+    shuffled: int = 0
 
 
 @dataclass
@@ -115,7 +118,7 @@ class SearchState:
 class CheckpointManifest:
     digest: str
     folder: str
-    layout: str                 # NPZ or PARQUET
+    layout: str                 # NPZ
     files: tuple[str, ...]      # relative to the level folder
     words: int
     state: SearchState
@@ -186,17 +189,6 @@ def read_parts(directory: str, manifest: "CheckpointManifest") -> list[Part]:
     return [read_part(os.path.join(directory, manifest.folder, name)) for name in manifest.files]
 
 
-def level_files(directory: str, folder: str) -> list[str]:
-    """Every file under a level folder (relative to it, sorted): what a
-    Parquet writer left there once its job committed."""
-    root = os.path.join(directory, folder)
-    out = []
-    for here, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "_temporary")
-        out.extend(os.path.relpath(os.path.join(here, n), root) for n in names)
-    return sorted(out)
-
-
 def _clean_stale(directory: str, keep: str) -> None:
     """Drop what a killed run left: temporary files, and level folders other
     than ``keep`` (the one the manifest names)."""
@@ -208,15 +200,20 @@ def _clean_stale(directory: str, keep: str) -> None:
     remove_stale_temps(os.path.join(directory, keep))
 
 
-def write_manifest(directory: str, digest: str, folder: str, layout: str, files: list[str],
+def write_manifest(directory: str, digest: str, folder: str, layout: str,
+                   files: list[str] | dict[str, str],
                    words: int, state: SearchState) -> None:
     """Point the checkpoint at ``folder`` (whose ``files`` are written), then
     drop the folders of older checkpoints."""
-    checksums = {}
-    for name in files:
-        path = os.path.join(directory, folder, name)
-        _fsync(path)
-        checksums[name] = sha256_file(path)
+    if isinstance(files, dict):
+        # Written, synced and checksummed by the executors (``SparkPartitions.save``).
+        checksums = dict(files)
+    else:
+        checksums = {}
+        for name in files:
+            path = os.path.join(directory, folder, name)
+            _fsync(path)
+            checksums[name] = sha256_file(path)
     body = {"format": FORMAT, "digest": digest, "folder": folder, "layout": layout,
             "words": words, "sha256": checksums, "state": state.to_json()}
     write_atomic(os.path.join(directory, MANIFEST), json.dumps(body, indent=1), durable=True)
@@ -238,8 +235,7 @@ def read_manifest(directory: str, digest: str) -> CheckpointManifest:
     for another model or options, or a part file fails its checksum."""
     path = os.path.join(directory, MANIFEST)
     try:
-        with open(path) as f:
-            body = json.load(f)
+        body = read_json_file(path)
     except FileNotFoundError:
         raise UsageError(f"no checkpoint in {directory!r} (no {MANIFEST})",
                          hint="resume from the directory given as the checkpoint directory "
@@ -259,7 +255,7 @@ def read_manifest(directory: str, digest: str) -> CheckpointManifest:
         manifest = CheckpointManifest(body["digest"], body["folder"], body["layout"],
                                       tuple(sorted(checksums)), body["words"],
                                       SearchState.from_json(body["state"]))
-        if manifest.layout not in (NPZ, PARQUET):
+        if manifest.layout != NPZ:
             raise ValueError(f"unknown layout {manifest.layout!r}")
     except (KeyError, TypeError, ValueError) as err:
         raise UsageError(f"the checkpoint manifest {path} is damaged ({err!r})",

@@ -1,11 +1,13 @@
-"""Deduplicating a batch of successors by fingerprint, with a vectorised sort.
+"""Deduplicating a batch of successors by fingerprint.
 
 A level generates several successors per state, many of them duplicates of
-each other; ``argsort`` of the raw batch was half of the search's time.
-``np.sort`` is vectorised and several times faster, so the batch is sorted
-as keys holding a fingerprint's high bits over the row number, and one
-compiled pass restores the exact fingerprint order (rows that share the
-high bits) and keeps the first row and the smallest parent of each.
+each other; sorting the raw batch was half of the search's time.  A
+compiled pass over an open-addressing hash table first keeps one row (and
+the smallest parent) per fingerprint; only the distinct rows are then
+sorted, with ``np.sort`` (vectorised, several times faster than
+``argsort``) of keys holding a fingerprint's high bits over the row
+number, and one compiled pass restores the exact fingerprint order (rows
+that share the high bits).
 
 Numba is a dependency of the compiled kernels the engine runs on; without
 it (a test's stand-in kernels, say) ``distinct_rows`` falls back to a sort.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["distinct_rows"]
+__all__ = ["distinct_rows", "distinct_unsorted"]
 
 try:
     from numba import njit
@@ -68,6 +70,38 @@ if njit is not None:
                 best[count - 1] = parent[r]
         return rows[:count], best[:count]
 
+    @njit(cache=True, nogil=True)
+    def _hashed(fp: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The first row of each fingerprint and its smallest parent, in the
+        order of first occurrence: one pass over an open-addressing table
+        (fingerprints are hashes already: their low bits index it)."""
+        n = len(fp)
+        size = 1
+        while size < 2 * n:
+            size <<= 1
+        mask = np.uint64(size - 1)
+        table = np.full(size, -1, dtype=np.int32)
+        rows = np.empty(n, dtype=np.int64)
+        best = np.empty(n, dtype=np.uint64)
+        count = 0
+        for i in range(n):
+            f = fp[i]
+            j = np.int64(f & mask)
+            while True:
+                g = table[j]
+                if g < 0:
+                    table[j] = count
+                    rows[count] = i
+                    best[count] = parent[i]
+                    count += 1
+                    break
+                if fp[rows[g]] == f:
+                    if parent[i] < best[g]:
+                        best[g] = parent[i]
+                    break
+                j = (j + 1) & (size - 1)
+        return rows[:count], best[:count]
+
 
 def distinct_rows(fp: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per distinct fingerprint of ``fp`` (non-empty, uint64): one row
@@ -75,7 +109,30 @@ def distinct_rows(fp: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.nd
     fingerprint.  Rows with one fingerprint hold one state, so which row
     stands for it does not matter."""
     n = len(fp)
-    if njit is None or n < 1024 or n >= 1 << 40:
+    if njit is None or n < 1024 or n >= 1 << 31:
+        return _distinct_rows_py(fp, parent)
+    # Duplicates go first, through a hash table (one pass, no sort of the
+    # whole batch); only the distinct rows are then sorted.
+    first, smallest = _hashed(fp, parent)
+    if len(first) < n:
+        rows, best = _sorted_rows(fp[first], smallest)
+        return first[rows], best
+    return _sorted_rows(fp, parent)
+
+
+def distinct_unsorted(fp: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct_rows`` without the sort: one row per fingerprint and the
+    smallest parent, in the order of first occurrence (the expand task,
+    which groups its candidates by owner rather than sorting them)."""
+    if njit is None or len(fp) >= 1 << 31:
+        return distinct_rows(fp, parent)
+    return _hashed(fp, parent)
+
+
+def _sorted_rows(fp: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct_rows`` by a sort."""
+    n = len(fp)
+    if n < 1024:
         return _distinct_rows_py(fp, parent)
     # ``argsort`` of uint64 is several times slower than ``sort`` (which is
     # vectorised): sort keys that carry the row number in their low bits.

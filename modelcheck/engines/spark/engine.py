@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter,
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter, settled_note,
                                      PropertyResult, Reporter, Stats, Status)
 from modelcheck.engines.reference.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import Verdicts, select_properties
-from modelcheck.engines.spark.checkpoint import (PARQUET, Hit, SearchState, model_digest,
-                                                 read_manifest, read_parts)
+from modelcheck.engines.spark.checkpoint import (Hit, SearchState, model_digest, read_manifest,
+                                                 read_parts)
 from modelcheck.engines.spark.inprocess import InProcessLevels
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, plan_properties
 from modelcheck.engines.spark.levels import LevelBackend, LevelSearch
@@ -149,12 +149,12 @@ class _Run:
         """The Spark backend (or the test stand-in) taking over ``parts``."""
         if self.backend_factory is not None:
             return self.backend_factory(self.kernels, self.plan, parts, self.options)
-        from modelcheck.engines.spark.frames import SparkFrames
-        spark, partitions = self._spark()
-        return SparkFrames.from_parts(spark, self.kernels, self.plan, parts, partitions)
+        from modelcheck.engines.spark.rdds import SparkPartitions
+        sc, partitions = self._spark()
+        return SparkPartitions.from_parts(sc, self.kernels, self.plan, parts, partitions)
 
     def _spark(self) -> tuple[Any, int]:
-        """The SparkSession (on the process's SparkContext) and the partition count."""
+        """The process's SparkContext and the partition count."""
         from modelcheck.engines.spark.session import (conf_from_options, default_partitions,
                                                       java_version, spark_context)
         from pyspark import SparkContext
@@ -170,9 +170,7 @@ class _Run:
         self.spark_info = {"master": info.master, "partitions": partitions}
         if info.log_file:
             self.spark_info["spark_log"] = info.log_file
-        from pyspark.sql import SparkSession
-        # Built on the context just made or reused (Spark SQL needs a session).
-        return SparkSession.builder.getOrCreate(), partitions
+        return sc, partitions
 
     # ------------------------------------------------------------ the check
 
@@ -214,12 +212,14 @@ class _Run:
         state = manifest.state
         on_spark = bool(state.levels) and state.levels[-1].where == "spark"
         threshold = self.options.spark_threshold
-        if manifest.layout == PARQUET:
-            # Written by Spark: read back by Spark's executors.
-            from modelcheck.engines.spark.frames import SparkFrames
-            spark, partitions = self._spark()
-            backend: LevelBackend = SparkFrames.from_checkpoint(
-                spark, self.kernels, self.plan, directory, manifest.folder, partitions)
+        backend: LevelBackend
+        if (on_spark or threshold == 0) and self.backend_factory is None:
+            # Read back by Spark's executors, under any partition count.
+            from modelcheck.engines.spark.rdds import SparkPartitions
+            sc, partitions = self._spark()
+            backend = SparkPartitions.from_files(sc, self.kernels, self.plan, directory,
+                                                 manifest.folder, list(manifest.files),
+                                                 partitions)
         else:
             parts = read_parts(directory, manifest)
             if on_spark or threshold == 0:
@@ -299,6 +299,8 @@ class _Run:
         if search is not None:
             notes += level_notes(search.state, self.spark_info, self.options,
                                  bool(getattr(self.kernels, "symmetric", False)))
+            if search.settled_early and reason is None and error is None:
+                notes.insert(0, settled_note(search.state.depth, search.state.distinct))
         return CheckResult(self.model.name, "spark", results, stats, reason=reason,
                            error=error, notes=notes)
 

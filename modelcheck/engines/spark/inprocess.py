@@ -2,8 +2,9 @@
 
 Narrow levels run here: starting Spark and running a level as a Spark job
 costs a fraction of a second at least, which a level of a few thousand
-states does not repay.  Handing over to Spark ships the part's seen set and
-frontier as Arrow tables (``frames.SparkFrames.from_parts``).
+states does not repay.  Handing over to Spark cuts the part's seen set and
+frontier into one piece per owner partition and ships them
+(``rdds.SparkPartitions.from_parts``).
 """
 from __future__ import annotations
 

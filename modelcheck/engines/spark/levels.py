@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from modelcheck.engines.base import DEADLOCK, CheckOptions, Progress, Reporter
+from modelcheck.engines.base import DEADLOCK, CheckOptions, Progress, Reporter, stops_when_settled
 from modelcheck.engines.spark.checkpoint import (Hit, LevelLog, SearchState, level_folder,
                                                  write_manifest)
 from modelcheck.engines.spark.kernels import PropertyPlan
@@ -50,10 +50,10 @@ class LevelBackend(Protocol):
 
     def parents(self, fps: list[int]) -> dict[int, int]: ...
 
-    def save(self, directory: str, folder: str) -> tuple[str, list[str]]:
+    def save(self, directory: str, folder: str) -> tuple[str, list[str] | dict[str, str]]:
         """Write the seen set and the frontier under ``directory/folder``;
-        returns the layout (checkpoint.NPZ or PARQUET) and the files written,
-        relative to the folder."""
+        returns the layout (checkpoint.NPZ) and the files written, relative
+        to the folder (with their sha256 when the writers computed it)."""
         ...
 
     def close(self) -> None: ...
@@ -79,6 +79,8 @@ class LevelSearch:
         self.reason: str | None = None
         self.failed: tuple[int, int] | None = None   # (fingerprint, level) of a failing state
         self.finished = False
+        self.settled_early = False      # ended: every property checked was settled
+        self._checked = len(open_names)
         self._last_checkpoint = (time.monotonic(), state.depth)
         self._written_depth: int | None = None     # the depth of this run's last checkpoint
 
@@ -90,6 +92,10 @@ class LevelSearch:
             while True:
                 if self.backend.frontier_size() == 0:
                     self.finished = True
+                    return
+                if not self.open_names and stops_when_settled(opts, self._checked):
+                    # every verdict is final: end here, as the other engines do
+                    self.finished = self.settled_early = True
                     return
                 if opts.timeout_s is not None and self.elapsed() >= opts.timeout_s:
                     self.reason = (f"timeout after {opts.timeout_s:g} s: {self.state.distinct:,} "
@@ -138,7 +144,8 @@ class LevelSearch:
         st.levels.append(LevelLog(level + 1, self.backend.where, expanded_size, merged.new_states,
                                   round(time.monotonic() - started, 3),
                                   expanded.to_python + merged.to_python,
-                                  expanded.from_python + merged.from_python))
+                                  expanded.from_python + merged.from_python,
+                                  expanded.from_python if self.backend.where == "spark" else 0))
         self.tick()
         if opts.max_states is not None and st.distinct > opts.max_states:
             self.reason = (f"stopped at the state bound: {st.distinct:,} distinct states "

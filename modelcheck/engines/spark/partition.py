@@ -12,11 +12,10 @@ frontier: the packed states found by the last level.  Per level:
   frontier; ``settle_fresh`` checks the state properties on them and applies
   the state constraints (``classify``).
 
-The in-process search runs these on one part.  The Spark search
-(``frames.py``) runs ``expand_batch`` (through ``tasks.py``), ``classify``
-and ``settle_fresh`` in its Python tasks and does the deduplication and the
-seen-set subtraction in the JVM; the shared pieces are what make their
-counts and traces agree.  Where several states could be reported (which
+The in-process search runs these on one part.  The Spark search runs the
+same steps on P parts, one per owner of a range of fingerprints, in its
+Python tasks (``tasks.py``, ``rdds.py``); the shared pieces are what make
+their counts and traces agree.  Where several states could be reported (which
 violation, which parent), the smallest fingerprint wins, so results do not
 depend on the partition count or on the order in which pieces arrive.
 """
@@ -90,7 +89,7 @@ class LevelReport:
     ``outside_hits[c]``: the smallest (fingerprint, parent fingerprint) of a
     state failing a state constraint that settles column c: it is checked,
     never stored (an initial one is its own parent).  ``to_python`` and
-    ``from_python``: the bytes of Arrow data the level's Python tasks read
+    ``from_python``: the bytes of numpy data the level's Python tasks read
     from the JVM and gave back (0 in-process).
     """
     expanded: int = 0

@@ -62,7 +62,6 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         "spark.ui.showConsoleProgress": "true" if verbose else "false",
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
-        "spark.sql.shuffle.partitions": "8",
         # Each level is a short job over cached parts: waiting seconds for a
         # busy executor that holds a part costs more than fetching the part.
         "spark.locality.wait": "100ms",
@@ -70,9 +69,8 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         # A Python worker loads the kernels once (seconds); a fresh worker
         # per task would pay that every level.
         "spark.python.worker.reuse": "true",
-        # What is written to disk (a level or a run that does not fit in
-        # storage memory) is serialised: Kryo is several times faster and
-        # smaller than Java serialisation, and Spark's rows support it.
+        # The JVM's own records (the shuffle's (key, bytes) pairs) are
+        # serialised: Kryo is faster and smaller than Java serialisation.
         "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
     }
     host = urlparse(master).hostname if "://" in master else None

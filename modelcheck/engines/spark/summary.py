@@ -69,12 +69,15 @@ def stats_extras(state: SearchState, elapsed: float, spark: dict[str, Any]) -> d
     if spark_levels:
         mean = sum(lv.seconds for lv in spark_levels) / len(spark_levels)
         extras["spark_level_s"] = round(mean, 3)
-        # The JVM/Python traffic, the cost the design keeps to the frontier
-        # and the new states (docs/engines/spark.md, "How it works").
+        # The JVM/Python traffic (numpy buffers: the runs and candidates a
+        # level reads, the candidates and new states it returns) and the
+        # candidates' shuffle (docs/engines/spark.md, "How it works").
         extras["spark_bytes_to_python"] = sum(lv.to_python for lv in spark_levels)
         extras["spark_bytes_from_python"] = sum(lv.from_python for lv in spark_levels)
         extras["spark_bytes_per_level"] = round(
             (extras["spark_bytes_to_python"] + extras["spark_bytes_from_python"])
             / len(spark_levels))
+        extras["spark_shuffle_bytes"] = sum(lv.shuffled for lv in spark_levels)
+        extras["spark_shuffle_bytes_max_level"] = max(lv.shuffled for lv in spark_levels)
     extras.update(spark)
     return extras

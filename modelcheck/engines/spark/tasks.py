@@ -1,114 +1,259 @@
-"""What a Spark level runs in its Python workers: a pure function from Arrow
-batches to Arrow batches and a report, with no Spark in it (``plans.py``
-wraps it as a ``mapInArrow`` function; tests run it directly).
+"""What a Spark level runs in its Python workers: pure functions on numpy
+blocks, with no Spark in them (``rdds.py`` wraps them as RDD partition
+functions; the unit tests' stand-in, ``tests/unit/spark/many_parts.py``, runs
+them directly on P parts in this process).
 
-``expand_batches``: a partition of the frontier in, its successors out,
-deduplicated within the task (the smallest parent kept), classified under
-the state constraints and, unless the level is past the depth bound, with
-the state properties evaluated on each (the ``pfail`` and ``h`` columns of
-``arrowpack``); the report holds the expansion's figures.  The JVM then
-removes the duplicates across tasks and the seen states, and settles the
-new states from those columns alone (``plans.LevelPlans.settle``), as
-``partition.settle_fresh`` does in-process: the new states never go back
-through Python.
+The fingerprint space is cut into P equal ranges: partition ``i`` owns the
+fingerprints whose high 32 bits, scaled to P, are ``i`` (``owner``).  The
+function is monotone in the fingerprint, so a sorted array of fingerprints
+is split by owner with one ``searchsorted`` (``split_sorted``), and a
+partition's seen set is one contiguous range of the space.
 
-It is built from the in-process search's pieces (``partition.py``), so the
+Every RDD element is a pair ``(partition, payload)`` whose payload is a
+whole batch of fixed-width numpy arrays, never a Python object per state:
+
+    ("r", fp, parent)              a run of the seen set (sorted, disjoint from
+                                   the other runs): fingerprints and parents
+    ("l", fp, parent, states)      a level: the states first found by a level,
+                                   a run of the seen set and the next frontier
+    ("f", fp, states)              a frontier that is not a run (the hand-over
+                                   from the driver, a resumed checkpoint)
+    ("c", block)                   candidates for the owner: one (n, 2 + words)
+                                   uint64 array of fp, parent, state words
+
+``expand_block`` (a frontier in, one candidate block per owner out),
+``merge_blocks`` (a partition's runs and candidates in, its new level out)
+and ``fold_runs`` (several runs in, one run out) are a level's work; the
+rest serve the hand-over, the checkpoints and the walk back.  They are
+built from the in-process search's own steps (``partition.py``), so the
 two searches count and report alike.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from modelcheck.engines.spark.arrowpack import batch_rows, from_batches, pack_hits, to_batch
+from modelcheck.engines.spark.dedupe import distinct_unsorted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
-from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates, LevelReport,
-                                                classify, dedupe_pieces, expand_batch,
-                                                property_hits)
+from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
+                                                LevelReport, Part, _member, _merge_sorted,
+                                                classify, dedupe, expand_batch, settle_fresh)
 
-if TYPE_CHECKING:
-    import pyarrow as pa
+__all__ = ["owner", "split_sorted", "pack_candidates", "unpack_candidates", "expand_block",
+           "merge_blocks", "fold_runs", "runs_of", "frontier_of", "part_of", "split_part",
+           "combine_pieces", "lookup", "RUN", "LEVEL", "FRONTIER", "CANDIDATES"]
 
-__all__ = ["expand_batches", "property_columns"]
+RUN, LEVEL, FRONTIER, CANDIDATES = "r", "l", "f", "c"
 
-
-def _chunks(batches: Iterable["pa.RecordBatch"], rows: int) -> Iterator[list["pa.RecordBatch"]]:
-    """Groups of whole batches holding at least ``rows`` rows (the last may
-    hold fewer): the kernels run on large batches whatever Arrow delivers."""
-    group: list["pa.RecordBatch"] = []
-    held = 0
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        group.append(batch)
-        held += batch.num_rows
-        if held >= rows:
-            yield group
-            group, held = [], 0
-    if group:
-        yield group
+_U64 = np.uint64
 
 
-def expand_batches(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: bool,
-                   commit: bool, batches: Iterable["pa.RecordBatch"], report: LevelReport,
-                   flush_rows: int = FLUSH_ROWS,
-                   expand_rows: int = EXPAND_BATCH) -> Iterator["pa.RecordBatch"]:
-    """Expand frontier batches; yields candidate batches (``arrowpack`` rows)."""
-    words = kernels.words
+def owner(fps: np.ndarray, partitions: int) -> np.ndarray:
+    """The partition owning each fingerprint: its high 32 bits scaled to the
+    partition count (monotone in the fingerprint)."""
+    return ((np.asarray(fps, dtype=_U64) >> _U64(32)) * _U64(partitions) >> _U64(32)) \
+        .astype(np.int64)
+
+
+def split_sorted(fps: np.ndarray, partitions: int) -> np.ndarray:
+    """For sorted ``fps``: the P + 1 bounds of each owner's rows."""
+    return np.searchsorted(owner(fps, partitions), np.arange(partitions + 1), side="left")
+
+
+def pack_candidates(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """Candidates as one fixed-width block (the shuffle moves one per task and owner)."""
+    block = np.empty((len(fp), 2 + states.shape[1]), dtype=_U64)
+    block[:, 0] = fp
+    block[:, 1] = parent
+    block[:, 2:] = states
+    return block
+
+
+def unpack_candidates(block: np.ndarray) -> Candidates:
+    return Candidates(block[:, 0], block[:, 1], block[:, 2:])
+
+
+# ------------------------------------------------------------------ a level
+
+def frontier_of(elements: Iterable[tuple[int, tuple]], words: int) -> tuple[np.ndarray, np.ndarray]:
+    """The frontier (fingerprints, states) held by a partition's elements."""
+    fps, states = [], []
+    for _, payload in elements:
+        if payload[0] == LEVEL:
+            fps.append(payload[1])
+            states.append(payload[3])
+        elif payload[0] == FRONTIER:
+            fps.append(payload[1])
+            states.append(payload[2])
+    if not fps:
+        return np.empty(0, _U64), np.empty((0, words), _U64)
+    if len(fps) == 1:
+        return fps[0], states[0]
+    fp = np.concatenate(fps)
+    order = np.argsort(fp, kind="stable")
+    return fp[order], np.concatenate(states)[order]
+
+
+def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: bool,
+                 partitions: int, frontier_fp: np.ndarray, frontier: np.ndarray,
+                 report: LevelReport, flush_rows: int = FLUSH_ROWS,
+                 batch_rows: int = EXPAND_BATCH) -> Iterator[tuple[int, tuple]]:
+    """Expand a partition's frontier with the kernels (step invariants,
+    deadlocks and run-time errors go to ``report``), remove the duplicates
+    within the task (a hash table per flush of ``flush_rows`` successors,
+    the smallest parent kept; no sort) and yield one candidate block per
+    owner partition: ``(owner, ("c", block))``.  Duplicates across flushes
+    are left to the owner's merge, which removes them with the others."""
     if report.action_counts is None:
         report.action_counts = np.zeros(kernels.n_action_instances, dtype=np.int64)
-    out_rows = batch_rows(words, expand_rows)
-    pieces: list[Candidates] = []
+    kept: list[Candidates] = []
+    raw: list[Candidates] = []
     pending = 0
-    for group in _chunks(batches, expand_rows):
-        report.to_python += sum(b.nbytes for b in group)
-        rows = from_batches(group, words)
-        report.expanded += len(rows)
-        for lo in range(0, len(rows), expand_rows):
-            found = expand_batch(kernels, plan, rows.states[lo:lo + expand_rows],
-                                 rows.fp[lo:lo + expand_rows], check_deadlock, pieces)
-            report.add(found)
-            pending += found.generated
-            if pending >= flush_rows:
-                yield from _emit(kernels, plan, commit, pieces, out_rows, report)
-                pieces, pending = [], 0
-    if pieces:
-        yield from _emit(kernels, plan, commit, pieces, out_rows, report)
+    for lo in range(0, len(frontier_fp), batch_rows):
+        found = expand_batch(kernels, plan, frontier[lo:lo + batch_rows],
+                             frontier_fp[lo:lo + batch_rows], check_deadlock, raw)
+        report.add(found)
+        pending += found.generated
+        if pending >= flush_rows:
+            kept.append(_flush(raw))
+            raw, pending = [], 0
+    report.expanded += len(frontier_fp)
+    if raw:
+        kept.append(_flush(raw))
+    if not kept:
+        return
+    cands = kept[0] if len(kept) == 1 else Candidates(
+        np.concatenate([c.fp for c in kept]), np.concatenate([c.parent for c in kept]),
+        np.concatenate([c.states for c in kept]))
+    owners = owner(cands.fp, partitions)
+    # A stable sort of small integers is a radix sort in numpy: linear.
+    order = np.argsort(owners.astype(np.uint16 if partitions < 1 << 16 else np.int64),
+                       kind="stable")
+    bounds = np.searchsorted(owners[order], np.arange(partitions + 1), side="left")
+    for part in range(partitions):
+        lo, hi = int(bounds[part]), int(bounds[part + 1])
+        if hi > lo:
+            rows = order[lo:hi]
+            yield part, (CANDIDATES, pack_candidates(cands.fp[rows], cands.parent[rows],
+                                                     cands.states[rows]))
 
 
-def property_columns(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
-                     states: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """``pfail`` (int8) and the packed hit bits of each state, as
-    ``partition.settle_fresh`` would find them: no property is evaluated
-    past the depth bound, and a state whose evaluation failed settles none.
-    (None, None) for a plan without state properties."""
-    if not plan.state:
-        return None, None
-    n = len(states)
-    pfail = np.zeros(n, dtype=np.int8)
-    hits = np.zeros((n, len(plan.state)), dtype=bool)
-    if commit and n:
-        hits, failed = property_hits(kernels, plan, states)
-        pfail[failed] = 1
-    return pfail, pack_hits(hits)
+def _flush(raw: list[Candidates]) -> Candidates:
+    """Successors without their duplicates (unsorted)."""
+    if len(raw) == 1:
+        fp, parent, states = raw[0].fp, raw[0].parent, raw[0].states
+    else:
+        fp = np.concatenate([c.fp for c in raw])
+        parent = np.concatenate([c.parent for c in raw])
+        states = np.concatenate([c.states for c in raw])
+    rows, best = distinct_unsorted(fp, parent)
+    return Candidates(fp[rows], best, states[rows])
 
 
-def _emit(kernels: SearchKernels, plan: PropertyPlan, commit: bool, pieces: list[Candidates],
-          out_rows: int, report: LevelReport) -> Iterator["pa.RecordBatch"]:
-    cands = dedupe_pieces(pieces)
-    # Constraints and properties are evaluated here, on every distinct
-    # successor, rather than after the seen set is subtracted: that would
-    # take one more pass of the new states through Python.  A seen state
-    # gave the same answers when it was first found (the kernels are
-    # deterministic), so the extra work changes no answer.
-    inside = classify(kernels, plan, cands.states)
-    pfail, hits = property_columns(kernels, plan, commit, cands.states)
-    for lo in range(0, len(cands.fp), out_rows):
-        hi = lo + out_rows
-        batch = to_batch(cands.fp[lo:hi], cands.parent[lo:hi], inside[lo:hi],
-                         cands.states[lo:hi], None if pfail is None else pfail[lo:hi],
-                         None if hits is None else hits[lo:hi])
-        report.from_python += batch.nbytes
-        yield batch
+def runs_of(elements: Iterable[tuple[int, tuple]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The seen-set runs (fingerprints, parents) among a partition's elements."""
+    return [(p[1], p[2]) for _, p in elements if p[0] in (RUN, LEVEL)]
+
+
+def merge_blocks(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
+                 elements: Iterable[tuple[int, tuple]], report: LevelReport,
+                 words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A partition's part of a level: its candidates (from every task), less
+    the duplicates (the smallest parent kept) and the fingerprints its runs
+    hold, settled as in-process (``settle_fresh``: constraints, properties,
+    run-time errors, into ``report``).  Returns the states it keeps (fp,
+    parent, states), the level's new run and frontier."""
+    runs: list[tuple[np.ndarray, np.ndarray]] = []
+    blocks: list[np.ndarray] = []
+    for _, payload in elements:
+        if payload[0] in (RUN, LEVEL):
+            runs.append((payload[1], payload[2]))
+        elif payload[0] == CANDIDATES:
+            blocks.append(payload[1])
+    if not blocks:
+        return np.empty(0, _U64), np.empty(0, _U64), np.empty((0, words), _U64)
+    block = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    cands = unpack_candidates(block)
+    # Across tasks (and flushes) a state may come more than once; the
+    # blocks are not sorted: the sort here is what the lookups and the new
+    # run need.
+    cands = dedupe(cands.fp, cands.parent, cands.states)
+    fp, parent, rows = cands.fp, cands.parent, np.arange(len(cands.fp))
+    # The newest runs first: most duplicates of a level are states of the
+    # levels just before it, and each run leaves fewer to look up.
+    for run_fp, _ in sorted(runs, key=lambda r: len(r[0])):
+        if not len(fp):
+            break
+        fresh = ~_member(run_fp, fp)
+        fp, parent, rows = fp[fresh], parent[fresh], rows[fresh]
+    states = np.ascontiguousarray(cands.states[rows])
+    keep = settle_fresh(kernels, plan, fp, parent, states, classify(kernels, plan, states),
+                        commit, report)
+    return fp[keep], parent[keep], np.ascontiguousarray(states[keep])
+
+
+def fold_runs(runs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Several disjoint sorted runs as one (linear merges, smallest first)."""
+    if not runs:
+        return np.empty(0, _U64), np.empty(0, _U64)
+    runs = sorted(runs, key=lambda r: len(r[0]))
+    fp, parent = runs[0]
+    for other_fp, other_parent in runs[1:]:
+        fp, parent = _merge_sorted(other_fp, other_parent, fp, parent)
+    return np.asarray(fp, _U64), np.asarray(parent, _U64)
+
+
+# ------------------------------------------------------------------ parts
+
+def part_of(elements: list[tuple[int, tuple]], words: int) -> Part:
+    """A partition's seen set and frontier as one ``Part`` (a checkpoint file)."""
+    seen_fp, seen_parent = fold_runs(runs_of(elements))
+    front_fp, front = frontier_of(elements, words)
+    return Part(seen_fp, seen_parent, front_fp, np.ascontiguousarray(front))
+
+
+def split_part(part: Part, partitions: int) -> Iterator[tuple[int, tuple]]:
+    """A part (from the driver or a checkpoint file, under any partitioning)
+    cut into the pieces each owner holds: a run and a frontier."""
+    seen = split_sorted(part.seen_fp, partitions)
+    order = np.argsort(part.frontier_fp, kind="stable")
+    front_fp, front = part.frontier_fp[order], part.frontier[order]
+    fronts = split_sorted(front_fp, partitions)
+    for p in range(partitions):
+        lo, hi = int(seen[p]), int(seen[p + 1])
+        flo, fhi = int(fronts[p]), int(fronts[p + 1])
+        if hi > lo:
+            yield p, (RUN, part.seen_fp[lo:hi].copy(), part.seen_parent[lo:hi].copy())
+        if fhi > flo:
+            yield p, (FRONTIER, front_fp[flo:fhi].copy(), np.ascontiguousarray(front[flo:fhi]))
+
+
+def combine_pieces(part: int, elements: Iterable[tuple[int, tuple]],
+                   words: int) -> list[tuple[int, tuple]]:
+    """A partition's pieces (``split_part``) as one run and one frontier."""
+    elements = list(elements)
+    runs = runs_of(elements)
+    if len(runs) > 1:
+        fp = np.concatenate([r[0] for r in runs])
+        parent = np.concatenate([r[1] for r in runs])
+        order = np.argsort(fp, kind="stable")
+        runs = [(fp[order], parent[order])]
+    front_fp, front = frontier_of(elements, words)
+    out: list[tuple[int, tuple]] = []
+    if runs:
+        out.append((part, (RUN, runs[0][0], runs[0][1])))
+    out.append((part, (FRONTIER, front_fp, np.ascontiguousarray(front))))
+    return out
+
+
+def lookup(elements: Iterable[tuple[int, tuple]], fps: np.ndarray) -> dict[int, int]:
+    """The parent of each of ``fps`` that a partition's runs hold."""
+    found: dict[int, int] = {}
+    fps = np.asarray(fps, dtype=_U64)
+    for run_fp, run_parent in runs_of(elements):
+        if not len(run_fp):
+            continue
+        hit = _member(run_fp, fps)
+        pos = np.searchsorted(run_fp, fps[hit])
+        found.update(zip(fps[hit].tolist(), run_parent[pos].tolist()))
+    return found

@@ -63,7 +63,7 @@ def test_package_zip_holds_the_package_and_is_reused():
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
     assert "modelcheck/__init__.py" in names
-    assert "modelcheck/engines/spark/frames.py" in names
+    assert "modelcheck/engines/spark/rdds.py" in names
     assert "modelcheck/engines/spark/__init__.py" in names      # zipimport needs it
     assert not any("__pycache__" in n for n in names)
     assert package_zip() == path

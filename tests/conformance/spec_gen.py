@@ -14,12 +14,22 @@ values, a set of capacity 2 over 0..99999 (the compiled engine holds these
 as sorted element ranks, not bitsets).  Each action writes only a few of
 their values, so they add few states.
 
+Every spec may also use the newer constructs: sequence comprehensions,
+``x in q``, ``elems``, ``last`` and ``index_of`` on the sequence, ``choose``
+over a range, a set of model values or of records (always from a set that is
+not empty, so never MC5008), ``pick each`` as an action's guard, and with
+variants narrowing by case (``pick r: Req in net``, ``for w: Req in net`` in
+``all``/``any``/``sum``/comprehensions/``choose``, ``if v is Req as r``,
+``require v is Ack as a``).  ``specs(choose=False)`` leaves ``choose`` out,
+for engines that decline it (Z3: "operation choose").
+
 With ``specs(liveness=True)`` a spec also declares liveness properties of
 every form (one with a parameter) and random ``fair weak``/``fair strong``
 conditions on its actions (as a whole, per binding, one value, ``_``, for-
-binders); ``liveness_decls`` and ``fair_decls`` draw them on their own, so a
-test can vary the fairness of one spec (the compiled engine's kernel does not
-depend on it, so that costs no new compile).
+binders, groups as ``fair weak A0 | A1(_)``); ``liveness_decls`` and
+``fair_decls`` draw them on their own, so a test can vary the fairness of
+one spec (the compiled engine's kernel does not depend on it, so that costs
+no new compile).
 """
 from __future__ import annotations
 
@@ -66,13 +76,27 @@ class _Ctx:
         return feature in self.features
 
 
+#: Not a FEATURES entry (it declares nothing): whether expressions may use ``choose``.
+CHOOSE = "choose"
+
+
 def _int(draw, ctx, depth=0):
     n = ctx.node
-    leaves = ["x", "y", "0", "1", "3", f"m[{n}]", "min(len(s), 3)", "len(q)"]
+    leaves = ["x", "y", "0", "1", "3", f"m[{n}]", "min(len(s), 3)", "len(q)",
+              "(if len(q) > 0 then last(q) else 0)", "(if x in q then index_of(q, x).value else 3)",
+              "len(elems(q))", "len([e for e in q if e != y])"]
+    if ctx.has(CHOOSE):
+        # never from an empty set: e == 3 always passes, node2 is always there
+        leaves += ["choose(e for e in 0..3 if e >= y)", "choose((0..3) - {x})",
+                   "choose(m[k] for k in Node if k in s or k == node2)"]
     if ctx.has("variant"):
-        leaves += ["len(net)"]
+        leaves += ["len(net)", "sum(w.t for w: Req in net)"]
+        if ctx.has(CHOOSE):
+            leaves += ["(if any(w is Req for w in net) then choose(w.t for w: Req in net) else 2)"]
     if ctx.has("records"):
         leaves += ["len(rs)", "len(bg)"]
+        if ctx.has(CHOOSE):
+            leaves += [f"choose(rs | {{R(k={n}, c=1)}}).c"]
     if ctx.has("sparse"):
         leaves += ["len(bs)", "len(bb)", f"count(bb, Big(k={n}, w=0))",
                    "sum(g.w // 5000 for g in bs)"]
@@ -107,10 +131,16 @@ def _match_expr(draw, ctx, depth):
 
 def _bool(draw, ctx, depth=0):
     n = ctx.node
-    leaves = ["b", f"{n} in s", "is_some(o)", "len(q) == 2", "s == {}", f"o == some({n})"]
+    leaves = ["b", f"{n} in s", "is_some(o)", "len(q) == 2", "s == {}", f"o == some({n})",
+              "x in q", "y not in q", "elems(q) <= {0, 1}", "index_of(q, y) == none",
+              "[e for e in q if e > 0] == q"]
+    if ctx.has(CHOOSE):
+        leaves += [f"o == some(choose(s | {{{n}}}))"]
     if ctx.has("variant"):
         leaves += ["v is Stop", "not (v is Req)", "any(w is Req for w in net)",
-                   "all(not (w is Ack) for w in net)", "v in net"]
+                   "all(not (w is Ack) for w in net)", "v in net",
+                   "all(w.t == 0 for w: Req in net)", f"any(w.src == {n} for w: Req in net)",
+                   "any(w.ok for w: Ack in net)"]
     if ctx.has("records"):
         leaves += [f"any(w.k == {n} for w in rs)", f"count(bg, R(k={n}, c=0)) > 0",
                    "all(w.c == 0 for w in rs)"]
@@ -167,6 +197,7 @@ def _assignment(draw, ctx, var):
             "require len(net) < 2\n    net := net | {v}",
             "net := net - {v}",
             "net := {w for w in net if not (w is Stop)}",
+            "net := {w for w: Req in net if w.t == 0}",
             "require len(net) < 2\n    net := net | {Req(t=1, src=n)}",
         ]))
     if var == "rs":
@@ -205,6 +236,8 @@ def _assignment(draw, ctx, var):
         "require len(q) < 2\n    q := append(q, x)",
         "require len(q) > 0\n    q := tail(q)",
         "q := []",
+        "q := [min(e + 1, 3) for e in q if e != x]",
+        "q := [e for e in 0..1 if e != y]",
     ]))
 
 
@@ -244,7 +277,15 @@ def _action(draw, ctx, names, index):
     lines = []
     if draw(st.booleans()):
         lines.append(f"require {_bool(draw, ctx)}")
-    shape = draw(st.integers(0, 5 if ctx.has("variant") else 3))
+    if draw(st.integers(0, 3)) == 0:
+        # a witness for each element: a guard, one outcome per combination
+        lines.append(draw(st.sampled_from([
+            "pick each k in s: u in 0..3 if u == m[k] or u == x",
+            "pick each k in Node: u in 0..1 if u <= m[k]",
+            "pick each e in q: u in 0..3 if u >= e and u <= y",
+            "pick each k in s: u in 0..3 if u < m[k]",
+        ])))
+    shape = draw(st.integers(0, 7 if ctx.has("variant") else 3))
     if shape == 1:
         # nondeterministic choice among the members of a set
         lines.append("pick p in s")
@@ -264,6 +305,17 @@ def _action(draw, ctx, names, index):
         lines.append("pick e in net")
         lines.extend(body)
         lines.append(_match_stmt(draw, ctx, "e", free))
+    elif shape == 6:
+        # narrowed to one case: r reads Req's fields
+        lines.append("pick r: Req in net")
+        lines.extend(body)
+        lines.append(_arm_body(draw, ctx, free, "r"))
+    elif shape == 7:
+        # narrowed by a test, and by a require for the rest of the block
+        lines.extend(body)
+        lines.append(f"if v is Req as r {{\n        {_arm_body(draw, ctx, free, 'r')}\n    }} "
+                     f"else {{\n        require v is Ack as a\n        "
+                     f"{_arm_body(draw, ctx, free, 'a')}\n    }}")
     else:
         lines.extend(body)
     return f"action A{index}(n: Node) {{\n    " + "\n    ".join(lines) + "\n}\n"
@@ -296,6 +348,15 @@ def fair_decls(draw, actions: int):
     out = []
     for _ in range(draw(st.integers(0, 3))):
         kind = draw(st.sampled_from(["weak", "strong"]))
+        if draw(st.integers(0, 3)) == 0:
+            # a group: one condition on several actions together
+            first, second = (f"A{draw(st.integers(0, actions - 1))}" for _ in range(2))
+            group = draw(st.sampled_from([
+                f"{first} | {second}", f"{first} | {second}(_)", f"{first}(node1) | {second}",
+                f"{first}(k) | {second}(k) for k in Node", f"{first}(_) | {second}(node2)",
+            ]))
+            out.append(f"fair {kind} {group}\n")
+            continue
         name = f"A{draw(st.integers(0, actions - 1))}"
         args = draw(st.sampled_from(["", "(*)", "(_)", "(node1)", "(node2)", "(k) for k in Node",
                                      "(k) for k in Node if k != node1"]))
@@ -304,10 +365,11 @@ def fair_decls(draw, actions: int):
 
 
 @st.composite
-def specs(draw, liveness: bool = False):
+def specs(draw, liveness: bool = False, choose: bool = True):
     """A small complete spec: one model-value type, all VARS and those of its
     features, 2-4 actions, one invariant and one sometimes property (and,
-    with ``liveness``, liveness properties and fairness)."""
+    with ``liveness``, liveness properties and fairness).  ``choose=False``
+    keeps ``choose`` out of its expressions."""
     features = frozenset(draw(st.sets(st.sampled_from(sorted(FEATURES)), max_size=2)))
     if liveness and draw(st.booleans()):
         # A constraint's cut steps still enable their action: worth drawing often.
@@ -321,6 +383,8 @@ def specs(draw, liveness: bool = False):
         declared.update(more)
     for name, (typ, init) in declared.items():
         parts.append(f"var {name}: {typ} = {init}\n")
+    if choose:
+        features = features | {CHOOSE}
     in_action = _Ctx("n", features)
     names = sorted(declared)
     actions = draw(st.integers(2, 4))

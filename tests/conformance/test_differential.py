@@ -69,8 +69,12 @@ BMC_BUDGET_S = 15.0
 BMC_MAX_DEPTH = 6
 
 
+# choose is left out: the Z3 encoding declines it (a declared limit, "does not
+# support this spec: operation choose"), which would make an honest UNKNOWN of
+# most examples and leave BMC's answers untested; tests/unit/z3/test_bmc.py
+# checks that decline.
 @pytest.mark.slow
-@given(source=specs())
+@given(source=specs(choose=False))
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_bmc_matches_reference_on_generated_specs(source):
     """Where the reference found a trace of d <= depth steps, BMC finds one of

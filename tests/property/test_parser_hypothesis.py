@@ -29,7 +29,11 @@ TOKENS = sorted({t for text in EXAMPLES for t in TOKEN.findall(text)} |
                 {"{", "}", "(", ")", "[", "]", "'", "none", "some", "pick", "either", "or",
                  "with", "if", "then", "else", "let", ";", "-", "int", "0", "99999", "seq",
                  "bag", "step", "sometimes", "import", "symmetric", "model", "variant",
-                 "match", "is", "as", "_", "|", "=>"})
+                 "match", "is", "as", "_", "|", "=>",
+                 # the newer forms: choose, pick each, sequence helpers and
+                 # comprehensions, narrowing by case, fairness groups
+                 "choose", "each", "elems", "last", "index_of", "for", "in", "not", ":",
+                 "require", "fair", "weak", "strong", "*", "all", "any"})
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 

@@ -255,7 +255,9 @@ def _opening_step(trace: Trace, window: StepWindow, failing: int | None) -> int:
         failing = trace.loop
     if failing is None and trace.kind in ("counterexample", "error"):
         failing = len(trace.steps) - 1
-    return failing if failing in shown else shown[0]
+    if failing in shown:
+        return failing
+    return shown[0] if shown else 0     # a trace of no state: an empty page
 
 
 # ------------------------------------------------------------------ the page

@@ -8,7 +8,7 @@ import importlib.util
 from modelcheck.engines.base import Engine
 from modelcheck.errors import UsageError
 
-__all__ = ["ENGINES", "EXTRAS", "ALSO_NEEDS", "get_engine", "require_extra"]
+__all__ = ["ENGINES", "EXTRAS", "get_engine", "require_extra"]
 
 #: engine name -> "module:ClassName"
 ENGINES: dict[str, str] = {
@@ -30,9 +30,6 @@ EXTRAS: dict[str, tuple[str, str, str]] = {
     "pdr": ("z3", "z3-solver", "z3"),
     "spark": ("pyspark", "pyspark", "spark"),
 }
-#: Further packages an engine's extra installs and the engine imports (the
-#: Spark engine moves its levels over Arrow): checked the same way.
-ALSO_NEEDS: dict[str, tuple[str, ...]] = {"spark": ("pyarrow", "pandas")}
 
 
 def require_extra(name: str) -> None:
@@ -44,14 +41,13 @@ def require_extra(name: str) -> None:
     if needs is None:
         return
     module, package, extra = needs
-    for module, package in [(module, package)] + [(m, m) for m in ALSO_NEEDS.get(name, ())]:
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            raise UsageError(f"the {name} engine needs {package}: "
-                             f"pip install 'modelcheck[{extra}]'")
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError(f"the {name} engine needs {package}: "
+                         f"pip install 'modelcheck[{extra}]'")
 
 
 def get_engine(name: str) -> Engine:

@@ -21,7 +21,7 @@ depend on the partition count or on the order in which pieces arrive.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,12 +161,14 @@ def initial_candidates(kernels: SearchKernels) -> tuple[Candidates, int]:
 
 def expand_part(kernels: SearchKernels, plan: PropertyPlan, frontier_fp: np.ndarray,
                 frontier: np.ndarray, check_deadlock: bool, report: LevelReport,
-                flush_rows: int = FLUSH_ROWS,
-                batch_rows: int = EXPAND_BATCH) -> Iterator[Candidates]:
-    """Expand a frontier, yielding its successors deduplicated (a group at
-    least every ``flush_rows`` successors, to bound the memory of a wide
-    level); ``report`` receives the level's expansion figures: generated,
-    action counts, step invariant violations, deadlocks, run-time errors."""
+                flush_rows: int = FLUSH_ROWS, batch_rows: int = EXPAND_BATCH,
+                flush: Callable[[list[Candidates]], Candidates] = dedupe_pieces,
+                ) -> Iterator[Candidates]:
+    """Expand a frontier, yielding its successors deduplicated by ``flush``
+    (a group at least every ``flush_rows`` successors, to bound the memory
+    of a wide level); ``report`` receives the level's expansion figures:
+    generated, action counts, step invariant violations, deadlocks, run-time
+    errors."""
     if report.action_counts is None:
         report.action_counts = np.zeros(kernels.n_action_instances, dtype=np.int64)
     pieces: list[Candidates] = []
@@ -177,11 +179,11 @@ def expand_part(kernels: SearchKernels, plan: PropertyPlan, frontier_fp: np.ndar
         report.add(found)
         pending += found.generated
         if pending >= flush_rows:
-            yield dedupe_pieces(pieces)
+            yield flush(pieces)
             pieces, pending = [], 0
     report.expanded += len(frontier_fp)
     if pieces:
-        yield dedupe_pieces(pieces)
+        yield flush(pieces)
 
 
 def expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,

@@ -37,7 +37,7 @@ from modelcheck.engines.spark.dedupe import distinct_unsorted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
                                                 LevelReport, Part, _member, _merge_sorted,
-                                                classify, dedupe, expand_batch, settle_fresh)
+                                                classify, dedupe, expand_part, settle_fresh)
 
 __all__ = ["owner", "split_sorted", "pack_candidates", "unpack_candidates", "expand_block",
            "merge_blocks", "fold_runs", "runs_of", "frontier_of", "part_of", "split_part",
@@ -104,22 +104,8 @@ def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: boo
     the smallest parent kept; no sort) and yield one candidate block per
     owner partition: ``(owner, ("c", block))``.  Duplicates across flushes
     are left to the owner's merge, which removes them with the others."""
-    if report.action_counts is None:
-        report.action_counts = np.zeros(kernels.n_action_instances, dtype=np.int64)
-    kept: list[Candidates] = []
-    raw: list[Candidates] = []
-    pending = 0
-    for lo in range(0, len(frontier_fp), batch_rows):
-        found = expand_batch(kernels, plan, frontier[lo:lo + batch_rows],
-                             frontier_fp[lo:lo + batch_rows], check_deadlock, raw)
-        report.add(found)
-        pending += found.generated
-        if pending >= flush_rows:
-            kept.append(_flush(raw))
-            raw, pending = [], 0
-    report.expanded += len(frontier_fp)
-    if raw:
-        kept.append(_flush(raw))
+    kept = list(expand_part(kernels, plan, frontier_fp, frontier, check_deadlock, report,
+                            flush_rows, batch_rows, flush=_flush))
     if not kept:
         return
     cands = kept[0] if len(kept) == 1 else Candidates(

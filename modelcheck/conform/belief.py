@@ -54,7 +54,9 @@ class Canon:
                                f"its type in the spec: {err}") from None
 
     def of(self, observation: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: self.value(k, v) for k, v in observation.items()}
+        """Keys that start with an underscore are the driver's own (for
+        ``holds``): neither compared nor logged."""
+        return {k: self.value(k, v) for k, v in observation.items() if not k.startswith("_")}
 
 
 def _sorted(v: Any) -> Any:
@@ -94,7 +96,8 @@ class Belief:
             nxt = []
             for node in frontier:
                 for t in self.ev.successors(node.state):
-                    if t.state in seen or self.driver.drives(t.action):
+                    if t.state in seen or (self.driver.drives(t.action) and
+                                           not self.driver.waits_for(t.action, dict(t.params))):
                         continue
                     if len(seen) >= self.max_closure:
                         self.truncated = True
@@ -106,11 +109,14 @@ class Belief:
         return seen
 
     def after(self, action: str, params: tuple[tuple[str, Any], ...]) -> dict[State, PathNode]:
-        """Every state the driven action instance, then the system's own
-        actions, lead to from a state of the belief."""
-        seeds = [PathNode(new, node, action, params)
+        """Every state the driven action instance (or any instance the
+        driver does the same way: ``Driver.instance_key``), then the
+        system's own actions, lead to from a state of the belief."""
+        key = self.driver.instance_key(action, dict(params))
+        seeds = [PathNode(t.state, node, t.action, t.params)
                  for node in self.nodes.values()
-                 for new in self.ev.outcomes(action, params, node.state)]
+                 for t in self.ev.successors(node.state)
+                 if t.action == action and self.driver.instance_key(t.action, dict(t.params)) == key]
         return self.close(seeds)
 
     # ------------------------------------------------------------ matching
@@ -139,20 +145,22 @@ class Belief:
         """Driven action instances enabled in every state of the belief, in
         canonical order: performing one is then possible whatever state the
         system is really in."""
-        common: list[tuple[str, tuple]] | None = None
+        common: dict[Any, tuple[str, tuple]] | None = None
         for node in self.nodes.values():
-            here = []
+            here: dict[Any, tuple[str, tuple]] = {}
             for t in self.ev.successors(node.state):
-                key = (t.action, t.params)
-                if self.driver.drives(t.action) and key not in here:
-                    here.append(key)
-            common = here if common is None else [k for k in common if k in here]
+                if self.driver.drives(t.action) \
+                        and not self.driver.waits_for(t.action, dict(t.params)) \
+                        and self.driver.can_perform(t.action, dict(t.params)):
+                    here.setdefault(self.driver.instance_key(t.action, dict(t.params)),
+                                    (t.action, t.params))
+            common = here if common is None else {k: v for k, v in common.items() if k in here}
             if not common:
                 return []
-        return common or []
+        return list((common or {}).values())
 
     def any_driveable(self) -> bool:
-        return any(self.driver.drives(t.action)
+        return any(self.driver.drives(t.action) and not self.driver.waits_for(t.action, dict(t.params))
                    for node in self.nodes.values() for t in self.ev.successors(node.state))
 
     def trace(self, node: PathNode, meta: Mapping[str, Any]) -> Trace:

@@ -68,6 +68,30 @@ class Driver:
         rather than waiting for the system to take it."""
         return callable(getattr(self, f"do_{action}", None))
 
+    def instance_key(self, action: str, params: Mapping[str, Any]) -> Any:
+        """What the driver really does for this action instance.  Two
+        instances with the same key are one operation on the system, whose
+        outcome the system decides: a publish the client sends to any node,
+        which the broker hands to whichever node leads (Publish(m, l) for
+        every l is one key).  A walk may then perform it when every state
+        the system may be in enables some instance with that key.  Default:
+        the instance itself."""
+        return (action, tuple(sorted(params.items())))
+
+    def waits_for(self, action: str, params: Mapping[str, Any]) -> bool:
+        """Whether this instance of a driven action is nonetheless the
+        system's own (waited for, never performed): a node that pauses
+        itself under pause_minority is NodeDown(n, pause), while
+        NodeDown(n, crash) is driven.  Default: no instance."""
+        return False
+
+    def can_perform(self, action: str, params: Mapping[str, Any]) -> bool:
+        """Whether a random walk may pick this driven action instance (default:
+        every one the model enables).  A driver narrows it where the system
+        under test cannot stay within the spec's assumptions (the spec's
+        consumer stays connected: its node is not crashed)."""
+        return True
+
     def perform(self, action: str, params: Mapping[str, Any]) -> None:
         """Perform one driven action instance on the real system."""
         getattr(self, f"do_{action}")(**dict(params))

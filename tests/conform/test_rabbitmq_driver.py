@@ -19,6 +19,7 @@ SPEC = ROOT / "specs" / "classic_mirrored_queue.mc"
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.broker,
     pytest.mark.skipif(not rabbitmq_installed(),
                        reason="rabbitmq-server is not installed (apt-get install "
                               "rabbitmq-server; .ci/run installs it)"),

@@ -49,7 +49,7 @@ def _free(port: int) -> bool:
 class RabbitCluster:
     def __init__(self, size: int, workdir: str | Path, base_port: int | None = None,
                  tag: str | None = None, partition_handling: str = "ignore",
-                 timeout_s: float = 60.0):
+                 timeout_s: float = 120.0):
         self.size = size
         self.workdir = Path(workdir)
         self.base = base_port if base_port is not None else free_port_base(size)
@@ -100,8 +100,75 @@ class RabbitCluster:
                                 f"{done.returncode}: {(done.stderr or done.stdout).strip()[-400:]}")
         return done.stdout
 
+    def queues(self, i: int, *args: str, check: bool = True) -> str:
+        """``rabbitmq-queues -n NODE ARGS`` (quorum queue membership)."""
+        try:
+            done = subprocess.run([str(RABBIT_BIN / "rabbitmq-queues"), "-n", self.node(i), *args],
+                                  env=self._env(i), capture_output=True, text=True,
+                                  timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            raise DriverFailure(f"rabbitmq-queues {' '.join(args)} on {self.node(i)} timed out") \
+                from None
+        if check and done.returncode != 0:
+            raise DriverFailure(f"rabbitmq-queues {' '.join(args)} on {self.node(i)} exited "
+                                f"{done.returncode}: {(done.stderr or done.stdout).strip()[-400:]}")
+        return done.stdout
+
+    def eval(self, i: int, expr: str, check: bool = True, timeout_s: float | None = None) -> str:
+        """Evaluate an Erlang expression on node ``i`` (``rabbitmqctl eval``)."""
+        return self.ctl(i, "eval", expr, check=check, timeout_s=timeout_s)
+
+    # ------------------------------------------------------------ partitions
+
+    # A partition cuts the Erlang distribution between two sets of nodes:
+    # each node of one side is told to use a wrong cookie for the nodes of
+    # the other side, then disconnects from them.  The nodes see nodedown
+    # (RabbitMQ's partition handling and ra see a real partition), and every
+    # reconnection, which the distribution tries at the next message, fails
+    # the handshake, until ``heal`` restores the cookie.  No privileges are
+    # needed (CI runs unprivileged containers; iptables and network
+    # namespaces need CAP_NET_ADMIN), and the clients' AMQP links and the
+    # operators' CLI links are not cut.
+
+    def partition(self, side: set[int] | frozenset, other: set[int] | frozenset,
+                  running: set[int] | frozenset) -> None:
+        for a in side:
+            self._cut(a, other, running)
+        for b in other:
+            self._cut(b, side, running)
+
+    def _cut(self, a: int, peers, running) -> None:
+        if a not in running or not peers:
+            return
+        atoms = ", ".join(f"'{self.node(b)}'" for b in sorted(peers))
+        self.eval(a, f"[begin erlang:set_cookie(P, mc_partitioned), erlang:disconnect_node(P) end"
+                     f" || P <- [{atoms}]], ok.")
+
+    def heal(self, running: set[int] | frozenset) -> None:
+        nodes = sorted(running)
+        atoms = ", ".join(f"'{self.node(b)}'" for b in range(1, self.size + 1))
+        for a in nodes:
+            self.eval(a, f"[erlang:set_cookie(P, erlang:get_cookie()) || P <- [{atoms}]], ok.")
+        for a in nodes:
+            self.eval(a, f"[net_adm:ping(P) || P <- [{atoms}], P =/= node()], ok.")
+
+    def wipe(self, i: int, only: str | None = None) -> None:
+        """Remove node ``i``'s data (its disk is lost), or with ``only`` one
+        folder of it (``quorum``: the quorum queues' ra data); the node must
+        be down."""
+        base = self.workdir / f"n{i}" / "mnesia"
+        if only is None:
+            shutil.rmtree(base, ignore_errors=True)
+            return
+        for d in base.glob(f"*/{only}"):
+            shutil.rmtree(d, ignore_errors=True)
+
     def launch(self, i: int) -> None:
         """Start node ``i``'s Erlang VM and the broker in it, and wait for it."""
+        self._spawn(i)
+        self._await(i)
+
+    def _spawn(self, i: int) -> None:
         d = self.workdir / f"n{i}"
         d.mkdir(parents=True, exist_ok=True)
         (d / "enabled_plugins").write_text("[].\n")
@@ -111,8 +178,11 @@ class RabbitCluster:
         with open(d / "launch.log", "ab") as log:
             subprocess.run([str(RABBIT_BIN / "rabbitmq-server"), "-detached"], env=self._env(i),
                            stdout=log, stderr=log, timeout=self.timeout_s, check=False)
+
+    def _await(self, i: int) -> None:
         # await_startup fails at once while the VM has not registered with
         # epmd yet; ``wait PIDFILE`` waits for the VM, then the broker.
+        d = self.workdir / f"n{i}"
         self.ctl(i, "wait", str(d / "pid"), "--timeout", str(int(self.timeout_s)),
                  timeout_s=self.timeout_s + 10)
 
@@ -123,8 +193,11 @@ class RabbitCluster:
         if not cookie.exists():
             cookie.write_text(f"MODELCHECKCOOKIE{self.tag}")
             cookie.chmod(0o400)
+        # The VMs boot side by side (a node's boot mostly waits), then join.
         for i in range(1, self.size + 1):
-            self.launch(i)
+            self._spawn(i)
+        for i in range(1, self.size + 1):
+            self._await(i)
         for i in range(2, self.size + 1):
             self.ctl(i, "stop_app")
             self.ctl(i, "join_cluster", self.node(1))

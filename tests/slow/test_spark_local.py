@@ -112,6 +112,62 @@ def _seen_rows(backend) -> dict[int, int]:
     return dict(zip(fps, parents))
 
 
+def _plan(rdd) -> str:
+    text = rdd._jrdd.toDebugString()
+    return text.decode() if isinstance(text, bytes) else text
+
+
+class _Clearing:
+    """A reporter that removes or spoils the executors' resident copies
+    between levels (local mode: the executor's directory is this process's)."""
+
+    def __init__(self):
+        self.levels = 0
+
+    def progress(self, progress):
+        import glob
+        import os
+        import shutil
+
+        from modelcheck.engines.spark.resident import resident_root
+        self.levels += 1
+        root = resident_root()
+        if self.levels % 3 == 0:
+            shutil.rmtree(root, ignore_errors=True)            # missing
+        elif self.levels % 3 == 1:
+            for path in glob.glob(os.path.join(root, "*", "p0", "gen-*.json")):
+                # stale: a copy that claims another generation
+                with open(path) as f:
+                    text = f.read()
+                with open(path, "w") as f:
+                    f.write(text.replace('"gen": ', '"gen": 1000'))
+
+    def note(self, message):
+        pass
+
+
+def test_counts_stay_exact_when_resident_copies_are_missing_or_stale(spark):
+    # The resident copies only make a level faster: cleared or spoiled
+    # between levels, the merge runs again from the cached runs.
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
+    whole = api.check(model, "compiled", CheckOptions(symmetry=False))
+    reporter = _Clearing()
+    result = api.check(model, "spark", _options(), reporter)
+    assert _summary(result) == _summary(whole)
+    extras = result.stats.extras
+    assert extras["spark_resident"] is True
+    assert extras["spark_fallback_levels"] >= 4
+    assert extras["spark_resident_levels"] >= 3
+    # Untouched, every level is merged against the resident copies.
+    clean = api.check(model, "spark", _options())
+    assert _summary(clean) == _summary(whole)
+    assert clean.stats.extras["spark_fallback_levels"] == 0
+    # And off, every level reads the cached runs.
+    off = api.check(model, "spark", _options(extra={"spark_resident": False}))
+    assert _summary(off) == _summary(whole)
+    assert off.stats.extras["spark_resident_levels"] == 0
+
+
 def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypatch):
     # Level by level against the in-process search: the same new states, so
     # the merge never re-admits a seen state; at the end every state once,
@@ -141,12 +197,18 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
     try:
         while local.frontier_size():
             if depth == 2:
-                plan_text = backend.level_rdd(True, True)._jrdd.toDebugString()
-                plan_text = plan_text.decode() if isinstance(plan_text, bytes) else plan_text
+                shuffled = backend.candidates(True)
+                plan_text = _plan(backend.level_rdd(shuffled, True, True))
+                # The fallback: a co-partitioned union of the cached runs
+                # and the candidates; one shuffle, the candidates' (the runs
+                # are cached, not moved).
                 assert "PartitionerAwareUnionRDD" in plan_text
-                # one shuffle: the candidates' (the runs are cached, not moved)
                 assert plan_text.count("ShuffledRDD") == 1
                 assert plan_text.count("CachedPartitions") >= len(backend.runs)
+                # The resident merge reads the candidates only.
+                plan_text = _plan(backend.level_rdd(shuffled, True, False))
+                assert "UnionRDD" not in plan_text
+                assert plan_text.count("ShuffledRDD") == 1
                 backend.level -= 1
             ours, theirs = backend.step(True, True, None), local.step(True, True)
             assert ours[1].new_states == theirs[1].new_states

@@ -151,7 +151,15 @@ class _Run:
             return self.backend_factory(self.kernels, self.plan, parts, self.options)
         from modelcheck.engines.spark.rdds import SparkPartitions
         sc, partitions = self._spark()
-        return SparkPartitions.from_parts(sc, self.kernels, self.plan, parts, partitions)
+        return SparkPartitions.from_parts(sc, self.kernels, self.plan, parts, partitions,
+                                          resident=self._resident())
+
+    def _resident(self) -> bool | None:
+        """Whether the executors keep resident copies of the seen set
+        (``extra["spark_resident"]``; by default on with a local master
+        only; off, every level's merge reads the cached runs)."""
+        value = self.options.extra.get("spark_resident")
+        return None if value is None else bool(value)
 
     def _spark(self) -> tuple[Any, int]:
         """The process's SparkContext and the partition count."""
@@ -219,7 +227,7 @@ class _Run:
             sc, partitions = self._spark()
             backend = SparkPartitions.from_files(sc, self.kernels, self.plan, directory,
                                                  manifest.folder, list(manifest.files),
-                                                 partitions)
+                                                 partitions, resident=self._resident())
         else:
             parts = read_parts(directory, manifest)
             if on_spark or threshold == 0:
@@ -322,6 +330,9 @@ class _Run:
             counts[self.kernels.action_label(action_id)[0]] += n
         never = tuple(name for name, n in counts.items() if n == 0)
         extras = stats_extras(st, elapsed, self.spark_info)
+        stats = getattr(search.backend, "resident_stats", None)
+        if stats is not None:
+            extras.update(stats())
         return Stats(distinct_states=st.distinct, generated_states=st.generated, depth=st.depth,
                      elapsed_s=elapsed, action_counts=counts, never_enabled=never, extras=extras)
 

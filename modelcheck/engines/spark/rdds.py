@@ -26,6 +26,14 @@ returns them as the level's element, ``("l", fp, parent, states)``: the
 next frontier and a new run.  The JVM only moves and stores the batches
 (pickled numpy buffers); it never sorts or compares a state.
 
+With resident copies (``resident.py``; by default with a local master)
+the merge reads only the candidates: each executor keeps the fingerprints
+of the partitions it merged in files of its own scratch directory, and a
+task that finds no valid copy (the generation and size the driver
+expects) says so; the driver then runs that level's merge again over the
+union above (the cached runs: the lineage), which writes the copies
+afresh.  The counts never depend on the copies.
+
 Runs are log-structured: each level adds one, and a level of FOLD_ROWS
 states or more, or any level once MAX_RUNS runs are held, is folded with the
 older runs no larger than twice it into one run of (fp, parent) (a linear
@@ -46,12 +54,14 @@ import os
 import re
 import shutil
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from modelcheck.engines.spark import resident
 from modelcheck.engines.spark.checkpoint import NPZ, part_name, read_part, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
@@ -82,6 +92,12 @@ EXPAND_FLUSH_ROWS = 1 << 23
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 #: The frontier's elements, as the save job sees them (also a run, or not).
 _FRONT_LEVEL, _FRONT_ONLY = "L", "F"
+#: A resident merge's element for a partition without a valid resident copy.
+MISS = "x"
+#: After this many levels in a row that fell back to the cached runs (the
+#: merge tasks keep landing on executors without the copies), the search
+#: stops trying the resident copies and reads the runs at once.
+RESIDENT_GIVE_UP = 3
 
 
 class SparkJobError(RuntimeError):
@@ -121,16 +137,55 @@ def _expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, part
 
 
 def _merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, level: int,
-                index: int, elements: Any) -> Any:
+                search: str | None, index: int, elements: Any) -> Any:
+    """The merge from the cached runs (read through the pipe): the design's
+    fallback when the resident copies are off or missing.  With ``search``
+    it writes partition ``index``'s resident copy afresh."""
     kernels = kernels_bc.value
     elements = list(elements)
     report = LevelReport(to_python=sum(a.nbytes for _, p in elements for a in p[1:]
                                        if isinstance(a, np.ndarray)))
-    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words)
+    runs: list[np.ndarray] = []
+    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
+                                      runs_out=runs)
     del elements
+    if search is not None and commit:
+        resident.store(resident.ResidentKey(search, index), level, runs, fp, fresh=True)
     report.from_python = fp.nbytes + parent.nbytes + states.nbytes
     reports.add({("m", level, index): report})
     return [(index, (LEVEL, fp, parent, states))]
+
+
+def _resident_merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any,
+                         level: int, search: str, expected: list[int], index: int,
+                         elements: Any) -> Any:
+    """The merge against the executor's resident copy of the partition's
+    seen set: only the candidates cross the pipe.  Without a valid copy it
+    reads its input to the end and says so (the driver then runs the
+    level's merge from the cached runs)."""
+    kernels = kernels_bc.value
+    key = resident.ResidentKey(search, index)
+    runs = resident.load(key, level - 1, expected[index])
+    if runs is None:
+        for _ in elements:
+            pass
+        reports.add({("miss", level, index): True})
+        return [(index, (MISS,))]
+    elements = list(elements)
+    report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
+    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
+                                      resident=runs)
+    del elements
+    if commit:
+        resident.store(key, level, runs, fp)
+    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
+    reports.add({("m", level, index): report})
+    return [(index, (LEVEL, fp, parent, states))]
+
+
+def _clear_task(search: str, index: int, elements: Any) -> Any:
+    resident.clear(search)
+    return []
 
 
 def _fold_task(index: int, elements: Any) -> Any:
@@ -138,9 +193,13 @@ def _fold_task(index: int, elements: Any) -> Any:
     return [(index, (RUN, fp, parent))]
 
 
-def _combine_task(words: int, reports: Any, index: int, elements: Any) -> Any:
+def _combine_task(words: int, reports: Any, search: str | None, index: int,
+                  elements: Any) -> Any:
     out = combine_pieces(index, elements, words)
     seen = sum(len(p[1]) for _, p in out if p[0] == RUN)
+    if search is not None:
+        resident.store(resident.ResidentKey(search, index), 0,
+                       [p[1] for _, p in out if p[0] == RUN], np.empty(0, np.uint64), fresh=True)
     front = sum(len(p[1]) for _, p in out if p[0] == FRONTIER)
     reports.add({("s", 0, index): (seen, front)})
     return out
@@ -217,7 +276,8 @@ class SparkPartitions:
     where = "spark"
 
     def __init__(self, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
-                 partitions: int, base: "RDD", seen_n: int, frontier_n: int):
+                 partitions: int, base: "RDD", seen_n: int, frontier_n: int,
+                 resident: bool | None = None):
         from pyspark import StorageLevel
 
         from modelcheck.engines.spark.session import is_local
@@ -234,47 +294,89 @@ class SparkPartitions:
         self.frontier_n = frontier_n
         self.level = 0
         self.reports = sc.accumulator({}, _ReportsParam())   # type: ignore[arg-type]
+        # The executors' resident copies of the seen set (resident.py):
+        # ``search`` names them, ``part_n`` is what each partition holds.
+        # By default on with a local master only: on a cluster Spark may
+        # place a merge on an executor without the partition's copy (the
+        # level then falls back), measured in docs/engines/spark.md.
+        if resident is None:
+            resident = is_local(sc.master)
+        self.search = uuid.uuid4().hex if resident else None
+        self.part_n = [0] * partitions
+        self.resident_levels = 0        # levels merged against resident copies only
+        self.fallback_levels = 0        # levels whose merge ran again from the cached runs
+        self.resident_misses = 0        # partitions (over all levels) without a valid copy
+        self._fallbacks_in_a_row = 0
+        # On a cluster, where each partition's last merge ran (an empty RDD
+        # cached there, one replica): the next merge's preferred location.
+        self.local = is_local(sc.master)
+        self.anchor: "RDD | None" = None
 
     # ------------------------------------------------------------ construction
 
     @classmethod
     def from_parts(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
-                   parts: list[Part], partitions: int) -> "SparkPartitions":
+                   parts: list[Part], partitions: int, resident: bool | None = None
+                   ) -> "SparkPartitions":
         """Hand the parts held by the driver (the in-process search) to Spark."""
         whole = concat_parts(parts, kernels.words)
         pieces = list(split_part(whole, partitions))
         source = sc.parallelize(pieces, max(1, min(partitions, len(pieces))))
-        return cls._start(sc, kernels, plan, partitions, source)
+        return cls._start(sc, kernels, plan, partitions, source, resident)
 
     @classmethod
     def from_files(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                    directory: str, folder: str, files: list[str],
-                   partitions: int) -> "SparkPartitions":
+                   partitions: int, resident: bool | None = None) -> "SparkPartitions":
         """Read a checkpoint's part files on the executors (written under any
         partition count) and hand each owner its pieces."""
         root = os.path.abspath(os.path.join(directory, folder))
         paths = [os.path.join(root, name) for name in files]
         source = sc.parallelize(paths, max(1, len(paths))) \
             .flatMap(functools.partial(_read_pieces, partitions))
-        return cls._start(sc, kernels, plan, partitions, source)
+        return cls._start(sc, kernels, plan, partitions, source, resident)
 
     @classmethod
     def _start(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
-               partitions: int, source: "RDD") -> "SparkPartitions":
-        backend = cls(sc, kernels, plan, partitions, source, 0, 0)
+               partitions: int, source: "RDD",
+               resident: bool | None = None) -> "SparkPartitions":
+        backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident)
         shuffled = _plain(sc, source.partitionBy(partitions, _owner_key))
         base = shuffled.mapPartitionsWithIndex(
-            functools.partial(_combine_task, kernels.words, backend.reports),
+            functools.partial(_combine_task, kernels.words, backend.reports, backend.search),
             preservesPartitioning=True)
         backend._keep(base)
         backend.reports.value = {}
-        backend._run(base._jrdd.count, None)
+        backend._run(backend._job(base), None)
         sizes = [v for k, v in backend.reports.value.items() if k[0] == "s"]
+        for (stage, _, index), (seen, _) in backend.reports.value.items():
+            if stage == "s":
+                backend.part_n[index] = seen
         base = _plain(sc, base)
         backend.runs = [_Run(base, sum(s for s, _ in sizes), False)]
         backend.frontier = base
         backend.frontier_n = sum(f for _, f in sizes)
         return backend
+
+    def _job(self, rdd: "RDD") -> Any:
+        """The job computing ``rdd``: a count of it, or on a cluster with
+        resident copies a count of its anchor (an empty sample of it, cached
+        with one replica by the task that computed ``rdd``'s partition: so
+        its location is where the partition's resident copy was written)."""
+        if self.search is None or self.local:
+            return rdd._jrdd.count
+        from pyspark import RDD, StorageLevel
+        anchor = RDD(rdd._jrdd.sample(False, 0.0), self.sc, self.sc.serializer)
+        anchor.partitioner = rdd.partitioner
+        anchor.persist(StorageLevel.MEMORY_ONLY)
+
+        def job() -> int:
+            count = anchor._jrdd.count()
+            if self.anchor is not None:
+                self.anchor.unpersist(False)
+            self.anchor = anchor
+            return count
+        return job
 
     def _keep(self, rdd: "RDD") -> None:
         """Cache ``rdd`` and cut its lineage once a job has computed it."""
@@ -298,26 +400,63 @@ class SparkPartitions:
         ``i`` of each, where it is cached, nothing shuffled)."""
         return self.sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
-    def level_rdd(self, check_deadlock: bool, commit: bool) -> "RDD":
-        """The next level's RDD (not yet computed)."""
+    def candidates(self, check_deadlock: bool) -> "RDD":
+        """The next level's candidates, shuffled to their owners (not yet
+        computed): the level's first stage."""
         self.level += 1
-        level, partitions = self.level, self._partitions
         cands = self.frontier.mapPartitionsWithIndex(functools.partial(
-            _expand_task, self.kernels_bc, self.plan, check_deadlock, partitions, self.reports,
-            level))
-        shuffled = _plain(self.sc, cands.partitionBy(partitions, _owner_key))
+            _expand_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
+            self.reports, self.level))
+        return _plain(self.sc, cands.partitionBy(self._partitions, _owner_key))
+
+    def level_rdd(self, shuffled: "RDD", commit: bool, from_runs: bool) -> "RDD":
+        """The level's merge over ``shuffled``: against the resident copies
+        (only the candidates are read), or ``from_runs``, the co-partitioned
+        union of the cached runs and the candidates."""
+        level = self.level
+        if not from_runs and self.search is not None:
+            # On a cluster the union with the anchor (no element) makes the
+            # task prefer the executor holding the partition's resident copy.
+            source = shuffled if self.anchor is None else self.union([self.anchor, shuffled])
+            return source.mapPartitionsWithIndex(functools.partial(
+                _resident_merge_task, self.kernels_bc, self.plan, commit, self.reports, level,
+                self.search, list(self.part_n)), preservesPartitioning=True)
         union = self.union([run.rdd for run in self.runs] + [shuffled])
+        # Past RESIDENT_GIVE_UP the copies are no longer written either.
+        search = None if self._fallbacks_in_a_row >= RESIDENT_GIVE_UP else self.search
         return union.mapPartitionsWithIndex(functools.partial(
-            _merge_task, self.kernels_bc, self.plan, commit, self.reports, level),
+            _merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search),
             preservesPartitioning=True)
 
     def step(self, check_deadlock: bool, commit: bool,
              time_left_s: float | None) -> tuple[LevelReport, LevelReport]:
-        nxt = self.level_rdd(check_deadlock, commit)
+        started = time.monotonic()
+        shuffled = self.candidates(check_deadlock)
+        from_runs = self.search is None or self._fallbacks_in_a_row >= RESIDENT_GIVE_UP
+        nxt = self.level_rdd(shuffled, commit, from_runs)
         self._keep(nxt)
         self.reports.value = {}
         try:
-            self._run(nxt._jrdd.count, time_left_s)
+            self._run(self._job(nxt), time_left_s)
+            misses = [k for k in self.reports.value if k[0] == "miss" and k[1] == self.level]
+            if misses:
+                # Some partition had no valid resident copy: the merge runs
+                # again from the cached runs (the candidates' shuffle is
+                # kept: the expand stage is not run again).
+                self.resident_misses += len(misses)
+                self.fallback_levels += 1
+                self._fallbacks_in_a_row += 1
+                nxt.unpersist(False)
+                self.reports.value = {k: v for k, v in self.reports.value.items()
+                                      if k[0] == "x"}
+                nxt = self.level_rdd(shuffled, commit, True)
+                self._keep(nxt)
+                left = None if time_left_s is None else \
+                    max(0.0, time_left_s - (time.monotonic() - started))
+                self._run(self._job(nxt), left)
+            elif not from_runs:
+                self.resident_levels += 1
+                self._fallbacks_in_a_row = 0
         except BaseException:
             nxt.unpersist(False)
             raise
@@ -327,6 +466,9 @@ class SparkPartitions:
             # this level again).
             nxt.unpersist(False)
             return expanded, merged
+        for (stage, lvl, index), report in self.reports.value.items():
+            if stage == "m" and lvl == self.level:
+                self.part_n[index] += report.new_states
         new = _plain(self.sc, nxt)
         self.runs.append(_Run(new, merged.new_states, False))
         self.frontier, self.frontier_n = new, merged.new_states
@@ -337,7 +479,7 @@ class SparkPartitions:
         expanded, merged = LevelReport(), LevelReport()
         for (stage, lvl, _), report in sorted(self.reports.value.items(),
                                               key=lambda kv: (kv[0][0], kv[0][2])):
-            if lvl == level:
+            if lvl == level and stage in ("x", "m"):
                 (expanded if stage == "x" else merged).add(report)
         return expanded, merged
 
@@ -394,7 +536,8 @@ class SparkPartitions:
         return NPZ, dict(sorted(written))
 
     def close(self) -> None:
-        held = {id(r): r for r in [*(run.rdd for run in self.runs), self.frontier]}
+        held = {id(r): r for r in [*(run.rdd for run in self.runs), self.frontier,
+                                   *([self.anchor] if self.anchor is not None else [])]}
         for rdd in held.values():
             try:
                 rdd.unpersist(False)
@@ -405,6 +548,29 @@ class SparkPartitions:
             self.kernels_bc.unpersist()
         except Exception:           # pragma: no cover
             pass
+        if self.search is not None:
+            self._clear_resident()
+
+    def _clear_resident(self) -> None:
+        """Remove the resident copies: in local mode the driver's executor
+        directory is this process's; on a cluster a best-effort job (each
+        executor's directory also goes with the application)."""
+        from modelcheck.engines.spark.session import is_local
+        try:
+            if is_local(self.sc.master):
+                resident.clear(self.search)
+            else:
+                n = max(1, self.sc.defaultParallelism)
+                self.sc.parallelize(range(n), n).mapPartitionsWithIndex(
+                    functools.partial(_clear_task, self.search)).count()
+        except Exception:           # pragma: no cover - a stopped context
+            pass
+
+    def resident_stats(self) -> dict[str, int]:
+        return {"spark_resident": self.search is not None,
+                "spark_resident_levels": self.resident_levels,
+                "spark_fallback_levels": self.fallback_levels,
+                "spark_resident_misses": self.resident_misses}
 
     # ------------------------------------------------------------ jobs
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from modelcheck.engines.spark.dedupe import distinct_unsorted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
+from modelcheck.engines.spark.resident import member_sorted
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
                                                 LevelReport, Part, _member, _merge_sorted,
                                                 classify, dedupe, expand_part, settle_fresh)
@@ -143,19 +144,27 @@ def runs_of(elements: Iterable[tuple[int, tuple]]) -> list[tuple[np.ndarray, np.
 
 def merge_blocks(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
                  elements: Iterable[tuple[int, tuple]], report: LevelReport,
-                 words: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 words: int, resident: list[np.ndarray] | None = None,
+                 runs_out: list | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A partition's part of a level: its candidates (from every task), less
     the duplicates (the smallest parent kept) and the fingerprints its runs
     hold, settled as in-process (``settle_fresh``: constraints, properties,
     run-time errors, into ``report``).  Returns the states it keeps (fp,
-    parent, states), the level's new run and frontier."""
-    runs: list[tuple[np.ndarray, np.ndarray]] = []
+    parent, states), the level's new run and frontier.
+
+    With ``resident`` (the partition's seen fingerprints as sorted arrays,
+    from the executor's resident copy) the elements hold candidates only
+    and the lookups are in those arrays.  ``runs_out``, if given, receives
+    the fingerprint arrays of the runs the elements held."""
+    runs: list[np.ndarray] = [] if resident is None else list(resident)
     blocks: list[np.ndarray] = []
     for _, payload in elements:
         if payload[0] in (RUN, LEVEL):
-            runs.append((payload[1], payload[2]))
+            runs.append(payload[1])
         elif payload[0] == CANDIDATES:
             blocks.append(payload[1])
+    if runs_out is not None:
+        runs_out.extend(runs)
     if not blocks:
         return np.empty(0, _U64), np.empty(0, _U64), np.empty((0, words), _U64)
     block = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
@@ -167,10 +176,10 @@ def merge_blocks(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
     fp, parent, rows = cands.fp, cands.parent, np.arange(len(cands.fp))
     # The newest runs first: most duplicates of a level are states of the
     # levels just before it, and each run leaves fewer to look up.
-    for run_fp, _ in sorted(runs, key=lambda r: len(r[0])):
+    for run_fp in sorted(runs, key=len):
         if not len(fp):
             break
-        fresh = ~_member(run_fp, fp)
+        fresh = ~member_sorted(run_fp, fp)
         fp, parent, rows = fp[fresh], parent[fresh], rows[fresh]
     states = np.ascontiguousarray(cands.states[rows])
     keep = settle_fresh(kernels, plan, fp, parent, states, classify(kernels, plan, states),

@@ -53,7 +53,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Progress, Reporter)
-from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+from modelcheck.engines.liveness_scope import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
 __all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "KERNEL_WANTED",
@@ -431,7 +431,7 @@ def _ask(model: Model, options: CheckOptions, question: Callable[[Model, Any], b
 def _kernel_hinted(model: Model, options: CheckOptions) -> bool:
     """Whether some configuration of the spec has a compiled kernel in the
     cache (a look of one file)."""
-    from modelcheck.engines.compiled.kcache import spec_warm
+    from modelcheck.engines.compiled.cache.kcache import spec_warm
     return _ask(model, options, lambda m, ko: spec_warm(ko.cache_dir, m.name))
 
 
@@ -446,17 +446,17 @@ def _kernel_look(model: Model, options: CheckOptions) -> bool:
 def _kernel_known(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has an entry for this run, warm or not (an
     earlier run made the kernel's code)."""
-    from modelcheck.engines.compiled.plan_key import kernel_indexed
+    from modelcheck.engines.compiled.cache.plan_key import kernel_indexed
     return _ask(model, options, kernel_indexed)
 
 
 def _kernel_warm(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has the compiled engine's kernel for this
     run, compiled."""
-    from modelcheck.engines.compiled.plan_key import kernel_known_warm
+    from modelcheck.engines.compiled.cache.plan_key import kernel_known_warm
     return _ask(model, options, kernel_known_warm)
 
 
 def _background(model: Model, options: CheckOptions) -> CompileJob:
-    from modelcheck.engines.compiled.background import BackgroundCompile
+    from modelcheck.engines.compiled.cache.background import BackgroundCompile
     return BackgroundCompile(model, options)

@@ -47,6 +47,7 @@ and its notes say how it came about.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -117,6 +118,8 @@ class CompileJob(Protocol):
     def stop(self) -> None: ...
     def detach(self) -> None: ...          # let it finish after this process ends
     def look(self) -> None: ...            # let it finish looking, not compiling
+    # Optional: ``boost_after_s`` (float) and ``boost()``, lifting the
+    # build's lower priority once the search has run that long.
 
     @property
     def pid(self) -> int | None: ...
@@ -157,6 +160,7 @@ class _Race:
         self.looking = False                  # the job finishes its look after the run
         self.again = False                    # an earlier run of this configuration made its kernel's code
         self.warm_grace_s = engine.grace_s
+        self.boost_asked = False              # the build's priority was lifted (or tried)
 
     # ------------------------------------------------------------ Reporter
 
@@ -171,6 +175,14 @@ class _Race:
             else:
                 self.started_at = time.monotonic()
                 self.begin()
+        if self.job is not None and not self.boost_asked \
+                and time.monotonic() - self.start >= getattr(self.job, "boost_after_s", math.inf):
+            # The search has run longer than a build takes: the kernel is
+            # now the quicker way to the answer, so its build stops yielding.
+            self.boost_asked = True
+            boost = getattr(self.job, "boost", None)
+            if boost is not None:
+                boost()
         if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
             self.announced_at = time.monotonic()
             self.reporter.note(f"compiling the kernel for {self.model.name} in the background "

@@ -23,6 +23,7 @@ import itertools
 import os
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import domain
 
 __all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError",
-           "compile_model", "kernel_index_key", "kernel_known_warm", "kernel_looks_warm"]
+           "compile_model", "kernel_file", "kernel_index_key", "kernel_known_warm", "kernel_looks_warm"]
 
 #: The most packed words per state the kernels are generated for.  The code
 #: is unrolled per word: a set over 65,536 values (1,025 words) took 4 minutes
@@ -95,7 +96,7 @@ class _KernelPlan:
     @classmethod
     def cached(cls, model: ir.Model, options: KernelOptions) -> "_KernelPlan":
         """``of``, loaded from the kernel cache when an earlier run made it
-        for the same model (source positions included) and code (kcache.py,
+        for the same model (source positions included) and code (cache/kcache.py,
         "the index"); made and stored otherwise.  Loading takes a tenth of
         generating (0.3-0.8 s for the quorum queue).  Either way the index
         names the plan's kernel, so that a later run knows from the model
@@ -137,6 +138,14 @@ def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
     from modelcheck.engines.compiled.cache.kcache import looks_warm
     return looks_warm(_KernelPlan.cached(model, options).generated.source, options.cache_dir,
                       options.backend)
+
+
+def kernel_file(model: ir.Model, options: KernelOptions) -> Path:
+    """Where the kernel module of ``model`` is (or will be) cached; its
+    ``.lock`` beside it is held while a process builds it.  Generates the
+    source (or reads the plan) as ``kernel_looks_warm`` does."""
+    from modelcheck.engines.compiled.cache.kcache import kernel_key, kernel_path
+    return kernel_path(options.cache_dir, kernel_key(_KernelPlan.cached(model, options).generated.source))
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -185,7 +194,7 @@ class CompiledModel:
         self.V = np.zeros(max(1, n), dtype=np.int64)
         self.S = np.zeros(max(1, self.generated.scratch), dtype=np.int64)
         # The spec's flags: the source, and so the cached kernel, is the same
-        # for every value; this run's values go in here (params.py).
+        # for every value; this run's values go in here (codegen/params.py).
         for at, value in self.generated.params:
             self.S[self.module.PARAM_OFF + at] = value
         wanted = options.live_wanted
@@ -311,7 +320,7 @@ class CompiledModel:
 
     def _warm_live(self, rows: np.ndarray, t: Any, i64: np.ndarray, frows: np.ndarray,
                    crow: np.ndarray, opts: np.ndarray) -> None:
-        """Compile the liveness search's entry points (live_driver.py)."""
+        """Compile the liveness search's entry points (kernel/templates/live_driver.py)."""
         deg = np.zeros(1, dtype=np.uint32)
         lp = np.zeros((1, 1), dtype=np.uint8)
         masks = np.zeros((1, 1), dtype=np.uint8)

@@ -645,3 +645,30 @@ def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(
     assert result.engine == "reference" and result.complete and made[0].stopped
     assert ("the background compile could not start (OSError: no more processes); the "
             "reference explorer answered") in result.notes
+
+
+def test_a_search_longer_than_a_build_lifts_the_builds_priority(load, tmp_path):
+    # issue 39: on a busy machine a build at the lower priority starves; once
+    # the reference search has run longer than a build takes, it stops yielding.
+    class Boostable(FakeJob):
+        boost_after_s = 0.0
+        boosts = 0
+
+        def boost(self) -> bool:
+            self.boosts += 1
+            return True
+
+    made: list[Boostable] = []
+
+    def start(model, options):
+        made.append(Boostable("never"))
+        return made[-1]
+    result = _engine(start, grace_s=0.0).check(load("two_phase", N=3), _cold(tmp_path))
+    assert result.engine == "reference" and made and made[0].boosts == 1   # asked once
+
+    class Patient(Boostable):
+        boost_after_s = 3600.0
+    patient: list[Patient] = []
+    _engine(lambda m, o: patient.append(Patient("never")) or patient[-1], grace_s=0.0).check(
+        load("two_phase", N=3), _cold(tmp_path))
+    assert patient and patient[0].boosts == 0

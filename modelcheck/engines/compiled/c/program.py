@@ -3,7 +3,7 @@
 tuple of argument types, and the module's constant arrays.
 
 The functions are read from their Python source (the kernel module's file,
-runtime.py, table.py), as numba reads them; globals are frozen at
+kernel/runtime.py, kernel/table.py), as numba reads them; globals are frozen at
 translation, as numba freezes them at compile time.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One numba function, for one tuple of argument types, translated to C.
 
-The kernel module (codegen/module.py) and the runtime it calls (runtime.py,
-table.py) are numba's subset of Python, and a narrow one: int64 arithmetic,
+The kernel module (codegen/module.py) and the runtime it calls (kernel/runtime.py,
+kernel/table.py) are numba's subset of Python, and a narrow one: int64 arithmetic,
 bools, C-contiguous arrays, loops over ``range``, tuples as results.  This
 module turns one such function into C with Python's meaning kept where C's
 differs: ``//`` and ``%`` round towards minus infinity (and give 0 for a zero

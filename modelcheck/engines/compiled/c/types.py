@@ -110,7 +110,7 @@ def unify(a: CType | None, b: CType | None, where: str) -> CType | None:
 
 
 #: The kernel module's entry points, as the engine calls them from Python
-#: (kernels.py, search.py, parallel.py, search/claims.py, live_search.py): one
+#: (kernels.py, search/serial.py, search/parallel.py, search/claims.py, liveness/graph.py): one
 #: signature each.  A call with other argument types is refused with the
 #: name of the argument (c/build.py), which a test of every entry catches.
 ENTRY_SIGNATURES: dict[str, str] = {

@@ -30,7 +30,7 @@ class KernelOptions:
     jobs: int | None = None        # processes compiling a new kernel (None: one per core)
     timeout_s: float | None = None  # bounds a cold compile (the compiled engine passes --timeout)
     # Liveness predicates (closed state predicates): they add live_props and
-    # the liveness search to the module (live_driver.py).
+    # the liveness search to the module (kernel/templates/live_driver.py).
     live_preds: tuple[ir.Expr, ...] = ()
     # The columns of live_preds a run checks (None: all).  Set at run time:
     # the others are not evaluated, as the reference never evaluates them.

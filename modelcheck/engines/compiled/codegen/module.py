@@ -62,7 +62,7 @@ PERM_OFF = NSCRATCH + {canon_scratch}
 NPERM = {nperm}
 # canon() counts there the states whose tied orderings it could not all try
 INEXACT_OFF = PERM_OFF + NPERM
-# the spec's flags, read at run time (params.py), at S[PARAM_OFF:PARAM_OFF + NPARAMS]
+# the spec's flags, read at run time (codegen/params.py), at S[PARAM_OFF:PARAM_OFF + NPARAMS]
 PARAM_OFF = INEXACT_OFF + 1
 NPARAMS = {nparams}
 # S[LIVE_OFF + q] != 0: this run checks liveness predicate q (live_props)
@@ -109,7 +109,7 @@ def generate(model: ir.Model, layout: Layout, symmetric: list[ModelType],
              folder: Folder | None = None, live: tuple[ir.Expr, ...] = ()) -> GeneratedModule:
     """The kernel module for ``model``; ``symmetric``: the types to reduce by;
     ``folder``: the constant folder (one is made if none is given); ``live``:
-    the liveness predicates, which add the liveness search (live_driver.py)."""
+    the liveness predicates, which add the liveness search (kernel/templates/live_driver.py)."""
     src, consts, nodes = Source(), Consts(), NodeTable()
     body = Source()
     body._names = 0

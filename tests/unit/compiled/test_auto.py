@@ -617,7 +617,7 @@ def test_a_second_process_waits_for_the_compile_of_the_same_kernel(tmp_path):
     kernel = str(tmp_path / "kernels" / "mc_0.py")
     waiter = ("import sys, time\n"
               "from pathlib import Path\n"
-              "from modelcheck.engines.compiled import kcache\n"
+              "from modelcheck.engines.compiled.cache import kcache\n"
               "try:\n"
               "    with kcache.compile_lock(Path(sys.argv[1]), time.monotonic() + 0.5):\n"
               "        print('got it')\n"

@@ -180,18 +180,25 @@ def _set_extreme(lowest: bool) -> Callable:
                 g.fail("MC5006", e)
             at = "1" if lowest else count
             return Scalar(g.src.let(f"{slot(region, at)} + {t.elem.lo}", "i"))
-        n = rank_size(t.elem)
-        found, r = g.src.fresh("f"), g.src.fresh("r")
-        g.src.line(f"{found} = -1")
-        order = f"range({n})" if lowest else f"range({n - 1}, -1, -1)"
-        with g.src.block(f"for {r} in {order}:"):
-            with g.src.block(f"if bit({region.arr}, {region.off}, {r}):"):
-                g.src.line(f"{found} = {r}")
-                g.src.line("break")
-        with g.src.block(f"if {found} < 0:"):
-            g.fail("MC5006", e)
+        found = _first_present(g, region, rank_size(t.elem), lowest, "MC5006", e)
         return Scalar(g.src.let(f"{found} + {t.elem.lo}", "i"))
     return lower
+
+
+def _first_present(g, region: Val, n: int, lowest: bool, code: str, e: ir.Apply) -> str:
+    """The rank of the first element present in a set held in bits, of ``n``
+    ranks: the lowest, or with ``lowest`` False the highest (min, max,
+    choose); the run-time error ``code`` when the set is empty."""
+    found, r = g.src.fresh("f"), g.src.fresh("r")
+    g.src.line(f"{found} = -1")
+    order = f"range({n})" if lowest else f"range({n - 1}, -1, -1)"
+    with g.src.block(f"for {r} in {order}:"):
+        with g.src.block(f"if bit({region.arr}, {region.off}, {r}):"):
+            g.src.line(f"{found} = {r}")
+            g.src.line("break")
+    with g.src.block(f"if {found} < 0:"):
+        g.fail(code, e)
+    return found
 
 
 def _choose(g, e: ir.Apply) -> Val:
@@ -209,16 +216,7 @@ def _choose(g, e: ir.Apply) -> Val:
         with g.src.block(f"if {count} == 0:"):
             g.fail("MC5008", e)
         return g.unrank(g.src.let(slot(region, "1"), "r"), t.elem)
-    n = rank_size(t.elem)
-    found, r = g.src.fresh("f"), g.src.fresh("r")
-    g.src.line(f"{found} = -1")
-    with g.src.block(f"for {r} in range({n}):"):
-        with g.src.block(f"if bit({region.arr}, {region.off}, {r}):"):
-            g.src.line(f"{found} = {r}")
-            g.src.line("break")
-    with g.src.block(f"if {found} < 0:"):
-        g.fail("MC5008", e)
-    return g.unrank(found, t.elem)
+    return g.unrank(_first_present(g, region, rank_size(t.elem), True, "MC5008", e), t.elem)
 
 
 def _len(g, e: ir.Apply) -> Val:

@@ -32,7 +32,7 @@ from modelcheck.cli.verdict_file import read_verdict_file
 from modelcheck.cli.verdicts import row_options
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter
 from modelcheck.engines.compiled.kernels import compile_model
-from modelcheck.engines.compiled.search import CompiledSearch
+from modelcheck.engines.compiled.search.serial import CompiledSearch
 from modelcheck.engines.reference.engine import ReferenceEngine
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,6 +3,7 @@ a cold kernel cache against the reference explorer, row by row.
 
     .venv/bin/python bench/first_verdict.py [--only ID ...] [--every N] [--large]
                                             [--no-examples] [--warm] [--repeat N]
+                                            [--load N] [--baseline]
 
 Rows: every row of specs/examples/verdicts.toml and specs/verdicts.toml
 (the large ones with --large), then each example spec with its default
@@ -19,7 +20,10 @@ time, whichever is larger.  With --warm the default engine is timed again
 once the row's kernel is compiled (an untimed compiled run first; minutes
 for the whole sweep).  On a shared machine wall-clock figures depend on what
 else runs: compare ratios, and rerun a row that looks off (``--repeat 3``
-keeps the best of three runs of each engine, each on a cold cache).
+keeps the best of three runs of each engine, each on a cold cache).  --load N
+runs every case beside N busy processes (bench/busy.py); --baseline also
+times the default engine without the build queue and the priority lift
+(issue 39), so the two compare in one run.
 """
 from __future__ import annotations
 
@@ -32,6 +36,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from busy import busy
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICT_FILES = (ROOT / "specs" / "examples" / "verdicts.toml", ROOT / "specs" / "verdicts.toml")
@@ -93,10 +99,11 @@ def run_one(case: Case, engine: str) -> dict:
             "handed_over": "handed_over_after_s" in result.stats.extras}
 
 
-def in_child(case: Case, engine: str, cache: str) -> tuple[dict, float]:
+def in_child(case: Case, engine: str, cache: str,
+             extra_env: dict[str, str] | None = None) -> tuple[dict, float]:
     """``run_one`` in a fresh process with ``cache`` as its kernel cache;
     (figures, the process's wall seconds)."""
-    env = dict(os.environ, MODELCHECK_CACHE=cache, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, MODELCHECK_CACHE=cache, PYTHONPATH=str(ROOT), **(extra_env or {}))
     argv = [sys.executable, __file__, "--child", engine, json.dumps(case.__dict__)]
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
@@ -112,18 +119,24 @@ def target_met(auto_s: float, ref_s: float) -> bool:
     return auto_s <= max(FLOOR_S, RATIO * ref_s)
 
 
-def best_of(repeat: int, case: Case, engine: str) -> tuple[dict, float]:
+#: The default engine as it was before issue 39's queue and priority lift.
+_BASELINE_ENV = {"MODELCHECK_BUILD_SLOTS": "0", "MODELCHECK_BUILD_BOOST": "0"}
+
+
+def best_of(repeat: int, case: Case, engine: str,
+            env: dict[str, str] | None = None) -> tuple[dict, float]:
     """The fastest of ``repeat`` runs, each on a fresh cold cache."""
     runs = []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(prefix="mc-first-verdict-") as cache:
-            runs.append(in_child(case, engine, cache))
+            runs.append(in_child(case, engine, cache, env))
     return min(runs, key=lambda run: run[0]["s"])
 
 
-def bench(case: Case, warm: bool, repeat: int) -> tuple[str, bool]:
+def bench(case: Case, warm: bool, repeat: int, baseline: bool = False) -> tuple[str, bool]:
     ref, ref_wall = best_of(repeat, case, "reference")
     auto, auto_wall = best_of(repeat, case, "row")
+    old = best_of(repeat, case, "row", _BASELINE_ENV)[0] if baseline else None
     with tempfile.TemporaryDirectory(prefix="mc-first-verdict-") as cache:
         same = ref["verdicts"] == auto["verdicts"]
         met = target_met(auto["s"], ref["s"])
@@ -132,6 +145,9 @@ def bench(case: Case, warm: bool, repeat: int) -> tuple[str, bool]:
                 f"x{auto['s'] / max(ref['s'], 1e-9):5.2f}  {how:<24} "
                 f"{'met' if met else 'MISSED':<6} proc {ref_wall:5.1f}/{auto_wall:5.1f} s"
                 + ("" if same else "  VERDICTS DIFFER"))
+        if old is not None:
+            line += (f"  (no queue, no lift: auto {old['s']:7.2f} s, "
+                     f"x{old['s'] / max(auto['s'], 1e-9):5.2f} this one)")
         if warm:
             in_child(case, "compiled", cache)            # compile, untimed
             hot, _ = in_child(case, "row", cache)
@@ -151,13 +167,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--warm", action="store_true", help="also time a warm cache")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each case this many times, each on a cold cache; keep the best")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="run beside N busy processes (bench/busy.py)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also time the default engine without the build queue and the "
+                             "priority lift (MODELCHECK_BUILD_SLOTS=0, MODELCHECK_BUILD_BOOST=0)")
     args = parser.parse_args(argv)
+    with busy(args.load):
+        return _sweep(args)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     todo = cases(args)
     print(f"first verdict on a cold kernel cache, {len(todo)} cases "
-          f"(target: at most {FLOOR_S:g} s or {RATIO:g}x the reference explorer)", flush=True)
+          f"(target: at most {FLOOR_S:g} s or {RATIO:g}x the reference explorer); "
+          f"busy processes beside it: {args.load}", flush=True)
     missed = 0
     for case in todo:
-        line, ok = bench(case, args.warm, max(1, args.repeat))
+        line, ok = bench(case, args.warm, max(1, args.repeat), args.baseline)
         missed += not ok
         print(line, flush=True)
     print(f"{len(todo) - missed} of {len(todo)} cases meet the target")

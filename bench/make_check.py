@@ -2,6 +2,7 @@
 files (the large rows left out, the mutants run), cold and warm.
 
     .venv/bin/python bench/make_check.py [--jobs N ...] [--reference] [--backend c ...]
+                                         [--queue SLOTS ...] [--load N]
 
 For each number of jobs (default: 1 and every core), a run on a fresh,
 empty ``MODELCHECK_CACHE`` (cold: every kernel the default engine wants is
@@ -13,7 +14,12 @@ script.  Each line gives wall and CPU seconds (the command and its children:
 worker processes, background compiles), whether every row came out as
 expected, and the ratio to issue 13's targets: at most 3 min cold and 20 s
 warm.  --backend c and --backend numba measure each kernel backend in turn
-(MODELCHECK_KERNEL_BACKEND), each on its own cache, with their ratios.  Wall-clock figures depend on what else runs on the machine.
+(MODELCHECK_KERNEL_BACKEND), each on its own cache, with their ratios.
+--queue 0 --queue 1 measures the background builds without the machine's
+build queue (0: every build at once, as before issue 39) and with one slot,
+each on its own cache, with their ratios; --load N runs every measurement
+beside N busy processes (bench/busy.py).  Wall-clock figures depend on what
+else runs on the machine.
 """
 from __future__ import annotations
 
@@ -25,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from busy import busy
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICT_FILES = ("specs/examples/verdicts.toml", "specs/verdicts.toml")
@@ -46,9 +54,11 @@ def _compiles_left() -> bool:
 
 
 def run(args: list[str], cache: str, out: str,
-        backend: str = "auto") -> tuple[float, float, int]:
+        backend: str = "auto", queue: str = "") -> tuple[float, float, int]:
     env = dict(os.environ, MODELCHECK_CACHE=cache, NO_COLOR="1",
                MODELCHECK_KERNEL_BACKEND=backend)
+    if queue:
+        env["MODELCHECK_BUILD_SLOTS"] = queue
     cpu0, t0 = _children_cpu(), time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "modelcheck", "verdicts", *VERDICT_FILES,
                            "--out", out, *args], cwd=ROOT, env=env, capture_output=True,
@@ -75,10 +85,22 @@ def main() -> int:
     parser.add_argument("--backend", action="append", choices=["c", "numba"], default=[],
                         help="kernel backends to measure (repeatable; default: the default, "
                              "auto)")
+    parser.add_argument("--queue", action="append", default=[], metavar="SLOTS",
+                        help="build slots to measure (repeatable; 0: no queue; default: the "
+                             "default)")
+    parser.add_argument("--load", type=int, default=0, metavar="N",
+                        help="run beside N busy processes")
     args = parser.parse_args()
+    with busy(args.load):
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     jobs = args.jobs or [1, 0]
-    backends = args.backend or ["auto"]
-    print(f"make check's rows: {', '.join(VERDICT_FILES)}; cores: {len(os.sched_getaffinity(0))}")
+    backends = [f"{b}/q{q}" if q else b for b in (args.backend or ["auto"])
+                for q in (args.queue or [""])]
+    print(f"make check's rows: {', '.join(VERDICT_FILES)}; cores: {len(os.sched_getaffinity(0))}"
+          f"; busy processes beside it: {args.load}")
     with tempfile.TemporaryDirectory(prefix="mc-bench-check-") as tmp:
         out = str(Path(tmp) / "out")
         if args.reference:
@@ -88,7 +110,7 @@ def main() -> int:
         walls: dict[tuple[str, int, str], float] = {}
         for b in backends:
             for n in jobs:
-                _measure(b, n, str(Path(tmp) / f"cache-{b}-{n}"), out, walls)
+                _measure(b, n, str(Path(tmp) / f"cache-{b.replace('/', '-')}-{n}"), out, walls)
     for b in backends:
         first = jobs[0]
         for n in jobs[1:]:
@@ -108,7 +130,8 @@ def _measure(backend: str, n: int, cache: str, out: str,
              walls: dict[tuple[str, int, str], float]) -> None:
     """Cold, then (once the compiles it left have ended) warm and steady."""
     label = f"{backend}, {n or 'all'} jobs"
-    wall, cpu, rc = run(["--jobs", str(n)], cache, out, backend)
+    kernel_backend, _, queue = backend.partition("/q")
+    wall, cpu, rc = run(["--jobs", str(n)], cache, out, kernel_backend, queue)
     walls[backend, n, "cold"] = wall
     print(_line(f"{label}, cold", wall, cpu, rc, COLD_TARGET_S))
     waited = time.monotonic()
@@ -116,7 +139,7 @@ def _measure(backend: str, n: int, cache: str, out: str,
         time.sleep(2)
     print(f"{'':28} (the compiles it left ended {time.monotonic() - waited:.0f} s later)")
     for kind in ("warm", "steady"):
-        wall, cpu, rc = run(["--jobs", str(n)], cache, out, backend)
+        wall, cpu, rc = run(["--jobs", str(n)], cache, out, kernel_backend, queue)
         walls[backend, n, kind] = wall
         print(_line(f"{label}, {kind}", wall, cpu, rc, WARM_TARGET_S))
         while _compiles_left():

@@ -41,7 +41,7 @@ from modelcheck import api
 from modelcheck.engines.base import CheckOptions, NullReporter
 from modelcheck.engines.compiled.kernels import compile_model
 from modelcheck.engines.compiled.reps import Unsupported
-from modelcheck.engines.compiled.parallel import make_search
+from modelcheck.engines.compiled.search.parallel import make_search
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tlc_constraints import find_jar  # noqa: E402  (one jar finder for the benches)

@@ -29,7 +29,7 @@ from pathlib import Path
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, NullReporter
 from modelcheck.engines.compiled.kernels import compile_model
-from modelcheck.engines.compiled.parallel import make_search
+from modelcheck.engines.compiled.search.parallel import make_search
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "examples" / "two_phase.mc"

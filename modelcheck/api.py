@@ -17,9 +17,9 @@ from typing import Any
 from modelcheck.engines import get_engine
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter
 from modelcheck.engines.initial import demote_vacuous
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
-from modelcheck.engines.temporal import settle_unchecked
+from modelcheck.engines.liveness_scope import settle_unchecked
 from modelcheck.ir.nodes import Model
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.verify import verify_trace

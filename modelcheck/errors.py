@@ -1,12 +1,8 @@
 """The exception hierarchy: one root, so callers can catch everything modelcheck raises."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from modelcheck.behaviour import Behaviour
 from modelcheck.diagnostics import Diagnostic
-
-if TYPE_CHECKING:
-    from modelcheck.trace.trace import Trace
 
 __all__ = ["ModelcheckError", "CompileError", "EvalError", "UsageError"]
 
@@ -30,7 +26,7 @@ class EvalError(ModelcheckError):
     zero, index out of range...  Engines attach the trace that leads to the
     step that failed."""
 
-    def __init__(self, diagnostic: Diagnostic, trace: "Trace | None" = None):
+    def __init__(self, diagnostic: Diagnostic, trace: Behaviour | None = None):
         self.diagnostic = diagnostic
         self.trace = trace
         super().__init__(str(diagnostic))

@@ -186,5 +186,5 @@ class VerdictMutant(VerdictRow):
 
 
 def _error_text(exc: Exception) -> str:
-    from modelcheck.cli.main import render_error
+    from modelcheck.cli.render import render_error
     return render_error(exc)

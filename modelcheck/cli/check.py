@@ -11,13 +11,13 @@ from rich.console import Console
 from rich.text import Text
 
 from modelcheck.engines import ENGINES
-from modelcheck.errors import ModelcheckError, UsageError
+from modelcheck.errors import ModelcheckError
 from modelcheck.ir.nodes import Model
 from modelcheck.cli.bounds_note import bounds_notes, known_violations
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
-from modelcheck.cli.options import (POSITIVE, REFERENCE, CheckFlags, build_options,
-                                    default_engine, parse_defines, parse_sweeps, trace_output)
+from modelcheck.cli.options import (POSITIVE, CheckFlags, build_options, choose_engine, parse_defines,
+                                    parse_sweeps, trace_output)
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (consts_text, print_run_error, print_summary, print_traces,
                                    print_write_errors)
@@ -29,27 +29,11 @@ from modelcheck.cli.trace_render import deadlock_hint
 from modelcheck.trace.deadlock import is_deadlock_trace
 from modelcheck.trace.store import write_trace
 
-__all__ = ["check_cmd", "parse_cmd", "choose_engine", "json_failure", "show_outcome",
+__all__ = ["check_cmd", "parse_cmd", "json_failure", "show_outcome",
            "model_summary", "DEFAULT_OUT"]
 
 #: Where traces go unless --out says otherwise.
 DEFAULT_OUT = "counterexamples"
-
-
-def choose_engine(requested: str | None, flags: CheckFlags, err: Console) -> str:
-    """The engine to run: the one asked for, else the reference engine for a
-    simulation, else the default engine (with a notice when it falls back)."""
-    if flags.simulate is not None:
-        if requested not in (None, REFERENCE):
-            raise UsageError(f"--simulate runs on the reference engine, not {requested}",
-                             hint="drop --engine, or drop --simulate for an exhaustive check")
-        return REFERENCE
-    if requested is not None:
-        return requested
-    engine, notice = default_engine()
-    if notice:
-        err.print(f"note: {notice}")
-    return engine
 
 
 @contextmanager
@@ -186,7 +170,6 @@ def check_cmd(ctx: click.Context, **kw: Any) -> None:
         axes = parse_sweeps(kw["sweeps"], defines)
         out_dir, naming = trace_output(kw["out"], kw["no_write"], kw["latest"])
     if axes:
-        # sweep.py builds on this module (choose_engine), so it is imported here.
         # A sweep's trace names carry the configuration, not the time.
         from modelcheck.cli.sweep import run_sweep
         ctx.exit(run_sweep(spec, axes, defines, engine, flags, json_mode, out_dir))

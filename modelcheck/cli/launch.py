@@ -55,7 +55,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     if not callable(handler):
         _end_as_killed(signum)
         return
-    kcache = sys.modules.get("modelcheck.engines.compiled.kcache")
+    kcache = sys.modules.get("modelcheck.engines.compiled.cache.kcache")
     if kcache is not None and kcache.in_native_callback(frame):
         import threading
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()

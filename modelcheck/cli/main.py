@@ -14,11 +14,10 @@ from typing import Any
 import click
 from rich.console import Console
 
-from modelcheck.diagnostics import render_diagnostic
-from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
+from modelcheck.errors import ModelcheckError, UsageError
 from modelcheck.cli.check import check_cmd, parse_cmd
 from modelcheck.cli.console import err_console
-from modelcheck.cli.render import source_for
+from modelcheck.cli.render import render_error
 from modelcheck.cli.verdicts import verdicts_cmd
 from modelcheck.cli.replay_cmd import replay
 from modelcheck.cli.trace_cmds import trace
@@ -34,22 +33,6 @@ EXIT_VIOLATED = 1
 EXIT_USAGE = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
-
-
-def render_error(exc: ModelcheckError) -> str:
-    """A modelcheck error as the user sees it: diagnostics with the source line
-    and a caret, or ``error: ...`` with a hint."""
-    if isinstance(exc, CompileError):
-        parts = [render_diagnostic(d, source_for(d, exc.sources)) for d in exc.diagnostics]
-        if len(exc.diagnostics) > 1:
-            parts.append(f"{len(exc.diagnostics)} errors")
-        return "\n\n".join(parts)
-    if isinstance(exc, EvalError):
-        return render_diagnostic(exc.diagnostic, source_for(exc.diagnostic, {}))
-    lines = [f"error: {exc}"]
-    if isinstance(exc, UsageError) and exc.hint:
-        lines.append(f"   = hint: {exc.hint}")
-    return "\n".join(lines)
 
 
 class ModelcheckGroup(click.Group):
@@ -106,7 +89,7 @@ def cli(debug: bool) -> None:
 def _check_backend_env() -> None:
     """A bad $MODELCHECK_KERNEL_BACKEND is bad input, told before any run
     (the default engine may answer without ever reading it)."""
-    from modelcheck.engines.compiled.plan_key import BACKEND_ENV, BACKENDS
+    from modelcheck.engines.compiled.cache.plan_key import BACKEND_ENV, BACKENDS
     raw = os.environ.get(BACKEND_ENV, "").strip()
     if raw and raw.lower() not in BACKENDS:
         raise UsageError(f"{BACKEND_ENV}={raw!r} is not a kernel backend",

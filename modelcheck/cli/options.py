@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,9 +18,12 @@ from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 __all__ = ["REFERENCE", "CheckFlags", "SweepAxis", "parse_defines", "parse_sweeps", "sweep_configs",
            "build_options", "default_engine", "const_key", "PositiveAmount", "POSITIVE",
-           "trace_output"]
+           "trace_output", "choose_engine"]
 
 #: The engine every run falls back to; it is always importable.
 REFERENCE = "reference"
@@ -217,3 +220,19 @@ def default_engine() -> tuple[str, str | None]:
     when it falls back: ``modelcheck.api.default_engine``, the one choice
     that ``modelcheck.check()`` makes too."""
     return api.default_engine()
+
+
+def choose_engine(requested: str | None, flags: CheckFlags, err: Console) -> str:
+    """The engine to run: the one asked for, else the reference engine for a
+    simulation, else the default engine (with a notice when it falls back)."""
+    if flags.simulate is not None:
+        if requested not in (None, REFERENCE):
+            raise UsageError(f"--simulate runs on the reference engine, not {requested}",
+                             hint="drop --engine, or drop --simulate for an exhaustive check")
+        return REFERENCE
+    if requested is not None:
+        return requested
+    engine, notice = default_engine()
+    if notice:
+        err.print(f"note: {notice}")
+    return engine

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from modelcheck.cli.trace_render import deadlock_hint, render_lasso_report, render_trace
 from modelcheck.diagnostics import Diagnostic, render_diagnostic
+from modelcheck.errors import CompileError, EvalError, ModelcheckError, UsageError
 from modelcheck.engines.base import CheckResult, PropertyResult, Status
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.ir.values import render_value
@@ -20,7 +21,7 @@ from modelcheck.trace.lasso import analyse_lasso, lasso_phrase
 from modelcheck.trace.trace import Trace
 
 __all__ = ["verdict_phrase", "status_phrase", "status_style", "kind_name", "consts_text", "print_summary",
-           "print_trace", "print_traces", "print_run_error", "print_write_errors", "source_for", "figures_text", "format_seconds", "steps_text"]
+           "print_trace", "print_traces", "print_run_error", "print_write_errors", "source_for", "render_error", "figures_text", "format_seconds", "steps_text"]
 
 
 def steps_text(n: int) -> str:
@@ -202,3 +203,18 @@ def print_trace(console: Console, model: Model, trace: Trace, trace_file: str | 
     if is_deadlock_trace(trace):
         console.print(deadlock_hint(trace_file))
 
+
+def render_error(exc: ModelcheckError) -> str:
+    """A modelcheck error as the user sees it: diagnostics with the source line
+    and a caret, or ``error: ...`` with a hint."""
+    if isinstance(exc, CompileError):
+        parts = [render_diagnostic(d, source_for(d, exc.sources)) for d in exc.diagnostics]
+        if len(exc.diagnostics) > 1:
+            parts.append(f"{len(exc.diagnostics)} errors")
+        return "\n\n".join(parts)
+    if isinstance(exc, EvalError):
+        return render_diagnostic(exc.diagnostic, source_for(exc.diagnostic, {}))
+    lines = [f"error: {exc}"]
+    if isinstance(exc, UsageError) and exc.hint:
+        lines.append(f"   = hint: {exc.hint}")
+    return "\n".join(lines)

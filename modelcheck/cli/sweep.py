@@ -9,10 +9,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, failure_json, outcome_json
-from modelcheck.cli.options import CheckFlags, SweepAxis, build_options, sweep_configs
+from modelcheck.cli.options import CheckFlags, SweepAxis, build_options, choose_engine, sweep_configs
 from modelcheck.cli.progress import ProgressDisplay
 from modelcheck.cli.render import (print_run_error, print_write_errors, status_phrase,
                                    status_style)

@@ -118,8 +118,8 @@ def make_server(directory: str, port: int, spec: str | None, defines: Mapping[st
     folder = Path(directory).resolve()
 
     def page_for(rel: str) -> str:
-        from modelcheck.cli.main import render_error
-        from modelcheck.cli.trace_cmds import load_trace
+        from modelcheck.cli.render import render_error
+        from modelcheck.cli.trace_load import load_trace
         from modelcheck.trace.html import render_html
         target = _inside(folder, rel)
         if target is None:

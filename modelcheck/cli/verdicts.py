@@ -14,11 +14,10 @@ from modelcheck.engines import ENGINES
 from modelcheck.engines.auto import KERNEL_WANTED
 from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.ir.nodes import Model, PropertyKind
-from modelcheck.cli.check import choose_engine
 from modelcheck.cli.console import err_console, out_console
 from modelcheck.cli.json_out import dumps, error_json, plain_value
 from modelcheck.cli.heap import settle
-from modelcheck.cli.options import CheckFlags
+from modelcheck.cli.options import CheckFlags, choose_engine
 from modelcheck.cli.render import consts_text, print_run_error, print_write_errors, verdict_phrase
 from modelcheck.cli.verdict_file import Expectation, Row, read_verdict_file, select_rows
 from modelcheck.cli.verdict_jobs import JobResult, RowJob, default_jobs, run_jobs
@@ -102,7 +101,7 @@ def verdicts_cmd(ctx: click.Context, files: tuple[str, ...], engine: str | None,
     done = [r.outcome for r in results]
     wanted = _kernels_wanted(done) if compile_after and not interrupted else []
     if wanted:
-        from modelcheck.engines.compiled.background import compile_after_run
+        from modelcheck.engines.compiled.cache.background import compile_after_run
         try:
             pid = compile_after_run(wanted).pid
         except OSError as exc:      # no process to be had: only the next run's speed is lost

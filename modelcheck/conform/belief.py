@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.conform.driver import ConformError, Driver
-from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.evaluate.evaluator import Evaluator, State
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.itf import encode_value
 from modelcheck.trace.paths import path_steps, path_to

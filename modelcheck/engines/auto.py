@@ -47,13 +47,14 @@ and its notes say how it came about.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
 from modelcheck.engines.base import (CheckOptions, CheckResult, NullReporter, Progress, Reporter)
-from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+from modelcheck.engines.liveness_scope import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import Model
 
 __all__ = ["AutoEngine", "CompileJob", "DETACH_AFTER_S", "GRACE_S", "KERNEL_WANTED",
@@ -117,6 +118,8 @@ class CompileJob(Protocol):
     def stop(self) -> None: ...
     def detach(self) -> None: ...          # let it finish after this process ends
     def look(self) -> None: ...            # let it finish looking, not compiling
+    # Optional: ``boost_after_s`` (float) and ``boost()``, lifting the
+    # build's lower priority once the search has run that long.
 
     @property
     def pid(self) -> int | None: ...
@@ -157,6 +160,7 @@ class _Race:
         self.looking = False                  # the job finishes its look after the run
         self.again = False                    # an earlier run of this configuration made its kernel's code
         self.warm_grace_s = engine.grace_s
+        self.boost_asked = False              # the build's priority was lifted (or tried)
 
     # ------------------------------------------------------------ Reporter
 
@@ -171,6 +175,14 @@ class _Race:
             else:
                 self.started_at = time.monotonic()
                 self.begin()
+        if self.job is not None and not self.boost_asked \
+                and time.monotonic() - self.start >= getattr(self.job, "boost_after_s", math.inf):
+            # The search has run longer than a build takes: the kernel is
+            # now the quicker way to the answer, so its build stops yielding.
+            self.boost_asked = True
+            boost = getattr(self.job, "boost", None)
+            if boost is not None:
+                boost()
         if self.job is not None and self.announced_at is None and self.job.compiling.is_set():
             self.announced_at = time.monotonic()
             self.reporter.note(f"compiling the kernel for {self.model.name} in the background "
@@ -431,7 +443,7 @@ def _ask(model: Model, options: CheckOptions, question: Callable[[Model, Any], b
 def _kernel_hinted(model: Model, options: CheckOptions) -> bool:
     """Whether some configuration of the spec has a compiled kernel in the
     cache (a look of one file)."""
-    from modelcheck.engines.compiled.kcache import spec_warm
+    from modelcheck.engines.compiled.cache.kcache import spec_warm
     return _ask(model, options, lambda m, ko: spec_warm(ko.cache_dir, m.name))
 
 
@@ -446,17 +458,17 @@ def _kernel_look(model: Model, options: CheckOptions) -> bool:
 def _kernel_known(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has an entry for this run, warm or not (an
     earlier run made the kernel's code)."""
-    from modelcheck.engines.compiled.plan_key import kernel_indexed
+    from modelcheck.engines.compiled.cache.plan_key import kernel_indexed
     return _ask(model, options, kernel_indexed)
 
 
 def _kernel_warm(model: Model, options: CheckOptions) -> bool:
     """Whether the kernel index has the compiled engine's kernel for this
     run, compiled."""
-    from modelcheck.engines.compiled.plan_key import kernel_known_warm
+    from modelcheck.engines.compiled.cache.plan_key import kernel_known_warm
     return _ask(model, options, kernel_known_warm)
 
 
 def _background(model: Model, options: CheckOptions) -> CompileJob:
-    from modelcheck.engines.compiled.background import BackgroundCompile
+    from modelcheck.engines.compiled.cache.background import BackgroundCompile
     return BackgroundCompile(model, options)

@@ -11,15 +11,13 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from modelcheck.behaviour import DEADLOCK
 from modelcheck.ir.nodes import Model, PropertyKind
 from modelcheck.trace.trace import Trace
 
 __all__ = ["Status", "PropertyResult", "CheckOptions", "Stats", "Progress", "CheckResult",
            "Reporter", "NullReporter", "Engine", "DEADLOCK", "report_found", "settled_note",
            "is_settled_note", "stops_when_settled"]
-
-#: The name under which deadlock appears among the property results.
-DEADLOCK = "deadlock"
 
 
 class Status(enum.Enum):

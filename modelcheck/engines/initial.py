@@ -20,7 +20,7 @@ def has_initial_state(model: Model) -> bool:
     """Whether the product of the variables' initial values is not empty.
     Initial values read only consts, so this needs no search; a value that
     fails to evaluate is left to the engine, which reports it as an error."""
-    from modelcheck.engines.reference.evaluator import Evaluator
+    from modelcheck.evaluate.evaluator import Evaluator
     evaluator = Evaluator(model)
     for decl in model.vars:
         if decl.init_kind is not InitKind.IN:

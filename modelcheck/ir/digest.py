@@ -8,7 +8,7 @@ digest: fields that equality leaves out (source spans, a model's path and
 text) are left out here too, unless ``positions`` asks for them.
 
 The compiled engine keys its kernel index and its cached kernel plans with
-it, positions included (kcache.py): whether a model's kernel is in the
+it, positions included (engines/compiled/cache/kcache.py): whether a model's kernel is in the
 cache can then be known without generating the kernel's source, and its
 plan, whose IR nodes carry the spans that run-time errors are reported at,
 loaded instead of generated.

@@ -87,6 +87,12 @@ def _binders(item: Any) -> list[_Binder]:
             scope = Span(end.file, node.span.line, node.span.col, end.end_line, end.end_col)
             out.append(_Binder(Decl(node.name, "local", node.name_span, node,
                                     _LOCAL_WORDS[type(node)]), scope))
+        elif isinstance(node, ast.PickEachStmt):
+            # ``pick each x in S: y in T if P``: x and y name nothing after
+            # the statement (x is read in T and P, y in P).
+            for name, span in ((node.var, node.var_span), (node.witness, node.witness_span)):
+                if span is not None:
+                    out.append(_Binder(Decl(name, "local", span, node, "pick"), node.span))
         elif isinstance(node, ast.LetExpr) and node.name_span:
             out.append(_Binder(Decl(node.name, "local", node.name_span, node, "let"), node.span))
         elif isinstance(node, ast.CompFor) and node.var_span:

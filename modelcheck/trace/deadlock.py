@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modelcheck.diagnostics import Span
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.explain import expr_text, source_text, state_tuple, vars_of

@@ -69,7 +69,7 @@ def lane_defs(model: ir.Model | None) -> list[LaneDef]:
 
 
 def _lane_defs(model: ir.Model) -> list[LaneDef]:
-    from modelcheck import api
+    from modelcheck import pipeline
     from modelcheck.syntax import ast
     from modelcheck.syntax.parser import parse
     sources = dict(model.sources)
@@ -91,7 +91,7 @@ def _lane_defs(model: ir.Model) -> list[LaneDef]:
     extra = "".join(f"\ninvariant {_PREFIX}{d}: all({d}(__x) == {d}(__x) for __x in {t})\n"
                     for d, _, t in wanted)
     consts = {n: (v if isinstance(v, (bool, int)) else str(v)) for n, _, v in model.consts}
-    compiled = api.load_source(text + extra, model.path, consts=consts)
+    compiled = pipeline.load_source(text + extra, path=model.path, consts=consts)
     out = []
     for d, param, tname in wanted:
         prop = compiled.get_property(_PREFIX + d)
@@ -112,7 +112,7 @@ def with_lane_defs(trace: Trace, model: ir.Model | None) -> Trace:
     defs = lane_defs(model)
     if not defs:
         return trace
-    from modelcheck.engines.reference.evaluator import Evaluator
+    from modelcheck.evaluate.evaluator import Evaluator
     from modelcheck.trace.explain import state_tuple
     evaluator = Evaluator(defs[0].compiled)
     values: list[dict[str, Any]] = []

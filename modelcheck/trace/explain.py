@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.diagnostics import Span, did_you_mean
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.errors import UsageError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op

@@ -33,13 +33,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.engines.reference.evaluator import Evaluator, State
-from modelcheck.engines.temporal import ANY, FairCondition, LivenessCheck, fair_conditions, liveness_checks
+from modelcheck.evaluate.evaluator import Evaluator, State
+from modelcheck.evaluate.temporal import ANY, FairCondition, LivenessCheck, fair_conditions, liveness_checks
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import render_value
 from modelcheck.trace.replay import TraceReplayError, replay
-from modelcheck.trace.trace import Step, Trace
+from modelcheck.behaviour import Behaviour, Step
 
 __all__ = ["FairnessNote", "Advice", "advice_condition", "LassoReport", "is_failure_action", "FAILURE_WORDS", "analyse_lasso", "lasso_problem", "liveness_check_of",
            "complete_loop_back", "binding_label", "lasso_phrase", "cycle_end_phrase", "MAX_STARVED"]
@@ -114,7 +114,7 @@ class LassoReport:
         return 0 if self.loop_back is None else self.last - self.loop + 1
 
 
-def liveness_check_of(model: ir.Model, trace: Trace) -> LivenessCheck | None:
+def liveness_check_of(model: ir.Model, trace: Behaviour) -> LivenessCheck | None:
     """The binding of the liveness property the trace is about: by name and,
     for a property with parameters, by ``meta["instance"]`` (its label)."""
     checks = [c for c in liveness_checks(model.temporals) if c.name == trace.property_name]
@@ -127,7 +127,7 @@ def liveness_check_of(model: ir.Model, trace: Trace) -> LivenessCheck | None:
     return None
 
 
-def analyse_lasso(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> LassoReport:
+def analyse_lasso(model: ir.Model, trace: Behaviour, evaluator: Evaluator | None = None) -> LassoReport:
     """The report on a lasso (see the module doc).  Raises TraceReplayError,
     an internal error, when the trace is not a fair lasso violating its
     property: an engine must never hand one back."""
@@ -137,14 +137,14 @@ def analyse_lasso(model: ir.Model, trace: Trace, evaluator: Evaluator | None = N
     return found
 
 
-def lasso_problem(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> str | None:
+def lasso_problem(model: ir.Model, trace: Behaviour, evaluator: Evaluator | None = None) -> str | None:
     """None when the trace is a fair lasso violating its property; otherwise
     why not, as a phrase ("is not fair: ...")."""
     found = _analyse(model, trace, evaluator if evaluator is not None else Evaluator(model))
     return found if isinstance(found, str) else None
 
 
-def complete_loop_back(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> None:
+def complete_loop_back(model: ir.Model, trace: Behaviour, evaluator: Evaluator | None = None) -> None:
     """Fill in the loop-back step of a lasso read from a file that gives the
     loop index but not the step (Apalache writes only ``loop``): the first
     action, in canonical order, that leads from the last state back to
@@ -173,7 +173,7 @@ def binding_label(model: ir.Model, action: str, params: tuple[tuple[str, Any], .
     return action + "(" + ", ".join(f"{k}={render_value(types[k], v)}" for k, v in params) + ")"
 
 
-def lasso_phrase(trace: Trace) -> str:
+def lasso_phrase(trace: Behaviour) -> str:
     """``a lasso of 4 steps, cycle of 3 (from state 1)``: the shape of a
     lasso in words (the loop-back step counted in the cycle, not in the
     steps)."""
@@ -187,7 +187,7 @@ def lasso_phrase(trace: Trace) -> str:
     return f"{head}, cycle of {last - (trace.loop or 0) + 1} (from state {trace.loop})"
 
 
-def cycle_end_phrase(trace: Trace, back: str | None = None) -> str:
+def cycle_end_phrase(trace: Behaviour, back: str | None = None) -> str:
     """What follows the last state: ``↻ back to state 1 by Reset`` (``back``,
     the loop-back step's label, defaults to the step's own) or ``↻ the last
     state stutters forever``."""
@@ -198,7 +198,7 @@ def cycle_end_phrase(trace: Trace, back: str | None = None) -> str:
 
 # ------------------------------------------------------------------ checking
 
-def _analyse(model: ir.Model, trace: Trace, ev: Evaluator) -> LassoReport | str:
+def _analyse(model: ir.Model, trace: Behaviour, ev: Evaluator) -> LassoReport | str:
     check = liveness_check_of(model, trace)
     if check is None:
         return _unknown_property(model, trace)
@@ -240,7 +240,7 @@ def _analyse(model: ir.Model, trace: Trace, ev: Evaluator) -> LassoReport | str:
                        tuple(advice))
 
 
-def _unknown_property(model: ir.Model, trace: Trace) -> str:
+def _unknown_property(model: ir.Model, trace: Behaviour) -> str:
     names = {t.name for t in model.temporals}
     if trace.property_name not in names:
         return f"names '{trace.property_name}', which is not a liveness property of {model.name}"
@@ -248,7 +248,7 @@ def _unknown_property(model: ir.Model, trace: Trace) -> str:
             f"(#meta instance {trace.meta.get('instance')!r} names none)")
 
 
-def _shape_problem(trace: Trace) -> str | None:
+def _shape_problem(trace: Behaviour) -> str | None:
     last = len(trace.steps) - 1
     if trace.loop is None:
         return "is not a lasso: it has no loop index"
@@ -266,7 +266,7 @@ def _shape_problem(trace: Trace) -> str | None:
     return None
 
 
-def _loop_back_problem(model: ir.Model, trace: Trace, ev: Evaluator,
+def _loop_back_problem(model: ir.Model, trace: Behaviour, ev: Evaluator,
                        states: list[State]) -> str | None:
     step = trace.loop_back
     if step is None:
@@ -291,7 +291,7 @@ class _Cycle:
     the action bindings with a step that leaves it, outside the constraints
     included (they count for enabledness)."""
 
-    def __init__(self, model: ir.Model, trace: Trace, ev: Evaluator, states: list[State]):
+    def __init__(self, model: ir.Model, trace: Behaviour, ev: Evaluator, states: list[State]):
         self.model = model
         self.ev = ev
         self.loop = trace.loop or 0

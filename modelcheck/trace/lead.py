@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op
 from modelcheck.trace.exprtext import bool_word, source_text

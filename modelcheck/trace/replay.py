@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.evaluate.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.types import BagType, SeqType, SetType, Type, render_type
 from modelcheck.ir.values import in_type, render_value
-from modelcheck.trace.trace import Step, Trace
+from modelcheck.behaviour import Behaviour, Step
 from modelcheck.trace.view import format_value
 
 __all__ = ["ReplayResult", "ReplayStream", "TraceReplayError", "replay", "check_replays",
@@ -34,7 +34,7 @@ class ReplayResult:
     ok: bool
     step: int | None = None
     reason: str | None = None
-    trace: Trace | None = None
+    trace: Behaviour | None = None
 
 
 def behaviour_note(model: ir.Model, result: ReplayResult) -> str | None:
@@ -52,7 +52,7 @@ class TraceReplayError(RuntimeError):
     engine, never a problem with the spec (so not a ModelcheckError)."""
 
 
-def check_replays(model: ir.Model, trace: Trace, what: str) -> None:
+def check_replays(model: ir.Model, trace: Behaviour, what: str) -> None:
     """Raise TraceReplayError unless ``trace`` replays (``what`` names its origin)."""
     result = replay(model, trace)
     if not result.ok:
@@ -68,9 +68,9 @@ class ReplayStream:
     not replay.  ``trace`` is the trace the result names."""
 
     def __init__(self, model: ir.Model, evaluator: Evaluator | None = None,
-                 trace: Trace | None = None):
+                 trace: Behaviour | None = None):
         ev = evaluator if evaluator is not None else Evaluator(model)
-        self._replay = _Replay(model, ev, trace if trace is not None else Trace(model.name, []))
+        self._replay = _Replay(model, ev, trace if trace is not None else Behaviour(model.name, []))
         self._before: State | None = None
         self._count = 0
         self._failure: ReplayResult | None = None
@@ -103,14 +103,14 @@ class ReplayStream:
         return ReplayResult(True, None, None, self._replay.trace)
 
 
-def replay(model: ir.Model, trace: Trace, evaluator: Evaluator | None = None) -> ReplayResult:
+def replay(model: ir.Model, trace: Behaviour, evaluator: Evaluator | None = None) -> ReplayResult:
     """Check that ``trace`` is a behaviour of ``model`` (see the module doc)."""
     ev = evaluator if evaluator is not None else Evaluator(model)
     return _Replay(model, ev, trace).run()
 
 
 class _Replay:
-    def __init__(self, model: ir.Model, ev: Evaluator, trace: Trace):
+    def __init__(self, model: ir.Model, ev: Evaluator, trace: Behaviour):
         self.model = model
         self.ev = ev
         self.trace = trace

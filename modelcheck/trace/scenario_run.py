@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelcheck.diagnostics import Span
-from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.evaluate.evaluator import Evaluator, State
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.explain import expr_text, source_text

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from modelcheck.fsutil import write_atomic, write_new
 from modelcheck.ir import nodes as ir
-from modelcheck.trace.itf import dumps_itf
+from modelcheck.trace.itf_write import dumps_itf
 from modelcheck.trace.replay import TraceReplayError
 from modelcheck.trace.verify import trace_problem, verified_for
-from modelcheck.trace.trace import Trace
+from modelcheck.behaviour import Behaviour
 
 __all__ = ["write_trace", "default_trace_name", "DEFAULT_DIRECTORY"]
 
@@ -23,7 +23,7 @@ _EXT = ".itf.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 
 
-def default_trace_name(trace: Trace, model: ir.Model, when: float | None = None) -> str:
+def default_trace_name(trace: Behaviour, model: ir.Model, when: float | None = None) -> str:
     """``<spec>-<property>-<YYYYmmddTHHMMSS>.itf.json`` (``error`` or the trace
     kind stands in for the property of a trace that is about none)."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(when))
@@ -31,7 +31,7 @@ def default_trace_name(trace: Trace, model: ir.Model, when: float | None = None)
     return f"{_UNSAFE.sub('_', model.name)}-{_UNSAFE.sub('_', about)}-{stamp}.itf.json"
 
 
-def write_trace(trace: Trace, model: ir.Model, directory: str | Path = DEFAULT_DIRECTORY,
+def write_trace(trace: Behaviour, model: ir.Model, directory: str | Path = DEFAULT_DIRECTORY,
                 name: str | None = None, *, fresh: bool = False) -> Path:
     """Replay and verify ``trace`` under the reference semantics (unless
     ``verify.verify_trace`` has passed it for ``model`` as it is), then write it as ITF JSON

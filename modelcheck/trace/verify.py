@@ -27,14 +27,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from modelcheck.engines.base import DEADLOCK
-from modelcheck.engines.reference.evaluator import Evaluator, State
-from modelcheck.engines.temporal import liveness_checks
+from modelcheck.behaviour import DEADLOCK, Behaviour
+from modelcheck.evaluate.evaluator import Evaluator, State
+from modelcheck.evaluate.temporal import liveness_checks
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.trace.lasso import lasso_problem
 from modelcheck.trace.replay import TraceReplayError, replay
-from modelcheck.trace.trace import Trace
 
 __all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_problem", "verified_for",
            "verify_trace"]
@@ -43,7 +42,7 @@ __all__ = ["VIOLATION_KINDS", "violation_kind", "check_violation", "trace_proble
 VIOLATION_KINDS = ("invariant", "step invariant", "deadlock", "sometimes", "error", "lasso")
 
 
-def violation_kind(model: ir.Model, trace: Trace) -> str | None:
+def violation_kind(model: ir.Model, trace: Behaviour) -> str | None:
     """What ``trace`` claims, as one of VIOLATION_KINDS; None for a trace that
     claims nothing beyond being a behaviour (a scenario, or no property)."""
     if trace.kind == "error":
@@ -61,7 +60,7 @@ def violation_kind(model: ir.Model, trace: Trace) -> str | None:
         return f"unknown property '{trace.property_name}'"
 
 
-def check_violation(model: ir.Model, trace: Trace, kind: str, name: str | None = None,
+def check_violation(model: ir.Model, trace: Behaviour, kind: str, name: str | None = None,
                     error_code: str | None = None, evaluator: Evaluator | None = None) -> str | None:
     """None when ``trace`` (already known to replay) shows ``kind`` for the
     property ``name``; otherwise why it does not, in plain words.  ``kind`` is
@@ -143,7 +142,7 @@ def _error_problem(model: ir.Model, ev: Evaluator, before: State | None, last: S
     return f"nothing evaluated in its last state raises {error_code}"
 
 
-def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None,
+def trace_problem(model: ir.Model, trace: Behaviour, error_code: str | None = None,
                   evaluator: Evaluator | None = None) -> str | None:
     """None when ``trace`` replays and shows what it claims (see the module
     doc); otherwise why not, as a phrase ("does not replay ...").
@@ -180,7 +179,7 @@ def trace_problem(model: ir.Model, trace: Trace, error_code: str | None = None,
     return f"does not show {_claim(kind, trace.property_name, code)}: {problem}"
 
 
-def _first_outside_constraints(model: ir.Model, ev: Evaluator, trace: Trace) -> int | None:
+def _first_outside_constraints(model: ir.Model, ev: Evaluator, trace: Behaviour) -> int | None:
     """The first state before the last that fails a ``constraint`` (TLC's
     CONSTRAINT: such a state is checked, never expanded), or None."""
     if not model.constraints:
@@ -203,21 +202,21 @@ def _claim(kind: str, name: str | None, code: str | None) -> str:
     return f"a violation of the {kind} {name}"
 
 
-def _claims(trace: Trace) -> tuple:
+def _claims(trace: Behaviour) -> tuple:
     """Everything of ``trace`` that ``trace_problem`` judges, copied (states
     are dicts, which a caller could change in place)."""
     return (tuple((s.action, s.params, dict(s.state)) for s in trace.steps), trace.kind,
             trace.property_name, trace.loop, trace.loop_back, trace.meta.get("error"))
 
 
-def verified_for(model: ir.Model, trace: Trace) -> bool:
+def verified_for(model: ir.Model, trace: Behaviour) -> bool:
     """Whether ``verify_trace`` passed this trace for this model object, and
     the trace still says what it said then."""
     return (trace.verified is not None and trace.verified[0] is model
             and trace.verified[1] == _claims(trace))
 
 
-def verify_trace(model: ir.Model, trace: Trace, engine: str,
+def verify_trace(model: ir.Model, trace: Behaviour, engine: str,
                  error_code: str | None = None, evaluator: Evaluator | None = None) -> None:
     """Raise TraceReplayError (an internal error naming ``engine``) unless
     ``trace`` replays and shows what it claims (see ``trace_problem``).  A

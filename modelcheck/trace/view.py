@@ -20,7 +20,7 @@ from modelcheck.ir.types import (BagType, BoolType, EnumType, IntType, MapType, 
                                  OptionType, RecordType, SeqType, SetType, TupleType, Type,
                                  VariantType)
 from modelcheck.ir.values import Variant, render_value, sort_values
-from modelcheck.trace.trace import Step, Trace
+from modelcheck.behaviour import Behaviour, Step
 
 __all__ = ["Change", "format_value", "format_lines", "value_changes", "step_changes",
            "changed_vars", "state_changes", "loop_back_changes", "var_names", "var_types", "param_types", "step_label",
@@ -288,14 +288,14 @@ def changed_vars(prev: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
     return [name for name in cur if name not in prev or prev[name] != cur[name]]
 
 
-def step_changes(trace: Trace, index: int, types: Mapping[str, Type | None]) -> list[Change]:
+def step_changes(trace: Behaviour, index: int, types: Mapping[str, Type | None]) -> list[Change]:
     """What step ``index`` (1-based: the state it reached) changed."""
     if index <= 0:
         return []
     return state_changes(trace.steps[index - 1].state, trace.steps[index].state, types)
 
 
-def loop_back_changes(trace: Trace, types: Mapping[str, Type | None]) -> list[Change]:
+def loop_back_changes(trace: Behaviour, types: Mapping[str, Type | None]) -> list[Change]:
     """What a lasso's loop-back step changes: from its last state back to
     the state its cycle starts in (none for a last state that stutters)."""
     if trace.loop is None or trace.loop_back is None or not trace.steps:
@@ -318,7 +318,7 @@ def state_changes(prev: Mapping[str, Any], cur: Mapping[str, Any],
 
 # ------------------------------------------------------------------ names and types
 
-def var_names(trace: Trace, model: Model | None = None) -> list[str]:
+def var_names(trace: Behaviour, model: Model | None = None) -> list[str]:
     """The state variables, in the spec's order when known, else in the order
     of the first state (ITF files keep the writer's order)."""
     names: list[str] = []
@@ -331,7 +331,7 @@ def var_names(trace: Trace, model: Model | None = None) -> list[str]:
     return names
 
 
-def var_types(trace: Trace, model: Model | None = None) -> dict[str, Type | None]:
+def var_types(trace: Behaviour, model: Model | None = None) -> dict[str, Type | None]:
     """Each variable's declared type: from the spec, else from ``trace.meta``
     (``var_types``: name -> Type, as an ITF reader fills it), else None."""
     found: dict[str, Type | None] = {name: None for name in var_names(trace, model)}

@@ -12,7 +12,7 @@ from rich.console import Console
 
 import modelcheck
 from modelcheck import CheckOptions, api
-from modelcheck.cli.check import choose_engine
+from modelcheck.cli.options import choose_engine
 from modelcheck.cli.options import CheckFlags
 from modelcheck.engines.reference import ReferenceEngine
 

@@ -258,7 +258,7 @@ def qq_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from click.testing import CliRunner
 
     from modelcheck.cli.main import cli
-    from modelcheck.cli.trace_cmds import load_trace
+    from modelcheck.cli.trace_load import load_trace
     folder = tmp_path_factory.mktemp("qq")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO)

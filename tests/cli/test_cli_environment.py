@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from modelcheck.cli.main import cli
-from modelcheck.engines.compiled.kcache import CACHE_ENV, default_cache_dir, kernel_path
+from modelcheck.engines.compiled.cache.kcache import CACHE_ENV, default_cache_dir, kernel_path
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelcheck.cli.main import render_error
+from modelcheck.cli.render import render_error
 from modelcheck.cli.render import figures_text, verdict_phrase
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.engines.base import CheckResult, Stats, Status

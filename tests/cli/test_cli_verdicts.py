@@ -174,7 +174,7 @@ def test_rows_answered_without_a_kernel_get_one_compiled_after_the_run(mc, tmp_p
     background compile once the table is out; --no-compile-after (or
     MODELCHECK_COMPILE_AFTER=0, as in this suite) leaves them."""
     from modelcheck.engines import auto
-    from modelcheck.engines.compiled import background
+    from modelcheck.engines.compiled.cache import background
     monkeypatch.setattr(auto, "LOOK_AFTER_S", 0.0)
     monkeypatch.setenv("MODELCHECK_COMPILE_AFTER", "1")
     monkeypatch.setenv("MODELCHECK_CACHE", str(tmp_path / "cache"))

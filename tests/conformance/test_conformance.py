@@ -30,7 +30,7 @@ import pytest
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
-from modelcheck.engines.compiled.plan_key import resolve_backend
+from modelcheck.engines.compiled.cache.plan_key import resolve_backend
 from modelcheck.ir.nodes import PropertyKind
 
 ROOT = Path(__file__).resolve().parents[2]

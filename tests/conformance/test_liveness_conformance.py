@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
-from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+from modelcheck.engines.liveness_scope import SYMMETRY_OFF_NOTE
 from modelcheck.ir.nodes import PropertyKind
 from modelcheck.trace.lasso import lasso_problem
 

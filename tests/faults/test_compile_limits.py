@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from modelcheck.engines.compiled.c_cache import c_compiler
+from modelcheck.engines.compiled.c.cache import c_compiler
 
 from .conftest import CHECK, command, environment, run
 

@@ -124,3 +124,37 @@ def test_completion_of_fields_while_the_buffer_does_not_parse(analysis) -> None:
     unknown = SPEC.replace("require y.term < 3 and x != node2", "require zz.")
     assert fields_at(analyze(unknown, PATH, analysis),
                      *_at(unknown, "zz.", "require zz", after=True)) == []
+
+
+PICK_EACH = """\
+module pe
+
+type Node = model(2)
+var votes: set[Node] = {}
+var peers: map[Node, set[Node]] = {n: {} for n in Node}
+
+action Quorum() {
+    pick each x in Node: y in peers[x] if y != x
+    votes := votes | {node1}
+}
+
+action Grow(n: Node, m: Node) {
+    peers[n] := peers[n] | {m}
+}
+"""
+
+
+def test_pick_each_names_its_element_and_witness_inside_the_statement() -> None:
+    found = analyze(PICK_EACH, "pe.mc")
+    assert found.diagnostics == () and found.model is not None
+    # On the filter: each name goes to its binder, typed from the model.
+    line, col = _at(PICK_EACH, "y != x", "pick each")
+    for name, at in (("y", col), ("x", col + len("y != "))):
+        decl, _ = lookup(found, line, at)
+        assert (decl.name, decl.owner, decl.span.line) == (name, "pick", line)
+    line, col = _at(PICK_EACH, "x in", "pick each")
+    assert _code(found, line, col) == "pick x: Node"
+    assert "x" in dict(completions(found, *_at(PICK_EACH, "peers[x]", "pick each")))
+    # After the statement neither names anything.
+    after = dict(completions(found, *_at(PICK_EACH, "votes :=", "votes :=")))
+    assert "x" not in after and "y" not in after

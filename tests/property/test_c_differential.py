@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
-from modelcheck.engines.compiled.c_build import build_library  # noqa: E402
-from modelcheck.engines.compiled.c_cache import c_compiler  # noqa: E402
+from modelcheck.engines.compiled.c.build import build_library  # noqa: E402
+from modelcheck.engines.compiled.c.cache import c_compiler  # noqa: E402
 
 pytestmark = pytest.mark.skipif(c_compiler() is None, reason="no C compiler on the PATH")
 

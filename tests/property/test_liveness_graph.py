@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
-from modelcheck.engines.temporal import fair_conditions, liveness_checks
+from modelcheck.evaluate.temporal import fair_conditions, liveness_checks
 from modelcheck.ir.nodes import PropertyKind
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))

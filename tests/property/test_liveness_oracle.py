@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
-from modelcheck.engines.temporal import ANY, FairCondition, LivenessCheck
+from modelcheck.evaluate.temporal import ANY, FairCondition, LivenessCheck
 from modelcheck.ir.nodes import FairKind, TemporalKind
 
 ACTIONS = ("A", "B", "C")

@@ -16,7 +16,7 @@ import pytest
 from modelcheck.api import load
 from modelcheck.cli.verdict_file import Expectation, read_verdict_file
 from modelcheck.engines.base import Status
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.ir.nodes import PropertyKind
 from modelcheck.trace.itf import decode_generic, read_itf
 from modelcheck.trace.lasso import lasso_problem

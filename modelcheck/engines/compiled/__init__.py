@@ -15,7 +15,7 @@ def __getattr__(name: str) -> Any:
     # Imported on use: the default engine looks for numba through this
     # package before a search that may never need numpy's half second.
     if name == "Layout":
-        from modelcheck.engines.compiled.layout import Layout
+        from modelcheck.engines.compiled.codegen.layout import Layout
         return Layout
     if name in ("compile_model", "CompiledModel"):
         from modelcheck.engines.compiled import kernels

@@ -12,7 +12,7 @@ from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Rep
 from modelcheck.ir.nodes import Model
 
 if TYPE_CHECKING:
-    from modelcheck.engines.compiled.kcache import CompileTimeout
+    from modelcheck.engines.compiled.cache.kcache import CompileTimeout
     from modelcheck.engines.compiled.kernels import CompiledModel
 
 __all__ = ["CompiledEngine", "RunPlan", "available", "plan_run"]
@@ -68,7 +68,7 @@ def _compile_somewhere(model: Model, kernel_options: Any) -> "CompiledModel":
     """``compile_model``, and where the kernel cache cannot be written (a
     full disk, a read-only home), the same in a folder of this process's
     own, with a note; an OSError there too is the caller's."""
-    from modelcheck.engines.compiled.kcache import kernel_path
+    from modelcheck.engines.compiled.cache.kcache import kernel_path
     from modelcheck.engines.compiled.kernels import compile_model
     try:
         return compile_model(model, kernel_options)
@@ -102,7 +102,7 @@ def _spare_cache() -> str:
 
 class _Liveness:
     """How a run with liveness checks goes: the graph-recording search
-    (liveness_graph.py), or, when checkpoints are asked for, the safety
+    (liveness/graph.py), or, when checkpoints are asked for, the safety
     search with every liveness property UNKNOWN."""
 
     #: The most fairness conditions a graph holds (a byte per 8 per edge).
@@ -112,8 +112,8 @@ class _Liveness:
     SHARED_CHECKS = 64
 
     def __init__(self, model: Model, options: CheckOptions, checks: list) -> None:
-        from modelcheck.engines.reference.evaluator import Evaluator
-        from modelcheck.engines.temporal import fair_conditions, liveness_checks, predicate_columns
+        from modelcheck.evaluate.evaluator import Evaluator
+        from modelcheck.evaluate.temporal import fair_conditions, liveness_checks, predicate_columns
         self.checks = checks
         self.search = not (options.checkpoint_dir or options.resume_dir)
         evaluator = Evaluator(model)
@@ -132,9 +132,9 @@ class _Liveness:
 
     def run(self, kernels: "CompiledModel", options: CheckOptions,
             reporter: Reporter) -> CheckResult:
-        from modelcheck.engines.compiled.liveness_graph import LivenessSearch, unknown_results
-        from modelcheck.engines.compiled.parallel import make_search
-        from modelcheck.engines.temporal import SYMMETRY_OFF_NOTE
+        from modelcheck.engines.compiled.liveness.graph import LivenessSearch, unknown_results
+        from modelcheck.engines.compiled.search.parallel import make_search
+        from modelcheck.engines.liveness_scope import SYMMETRY_OFF_NOTE
         if not self.search:
             result = make_search(kernels, options, reporter).run()
             result.properties.extend(unknown_results(
@@ -165,8 +165,9 @@ def plan_run(model: Model, options: CheckOptions) -> RunPlan:
     """The compiled engine's plan for ``model`` (nothing is compiled)."""
     if options.simulate:
         return RunPlan(options, fallback="random simulation is the reference engine's")
-    from modelcheck.engines.compiled.plan_key import KernelOptions
-    from modelcheck.engines.temporal import liveness_checks, selected_temporals
+    from modelcheck.engines.compiled.cache.plan_key import KernelOptions
+    from modelcheck.engines.liveness_scope import selected_temporals
+    from modelcheck.evaluate.temporal import liveness_checks
     checks = liveness_checks(selected_temporals(model, options))
     live = _Liveness(model, options, checks) if checks else None
     if live is not None and live.unsupported:
@@ -199,9 +200,9 @@ class CompiledEngine:
             return _fallback(model, options, reporter, plan.fallback)
         # Imported here (numpy, numba): the default engine imports this
         # module for a search that may end on the reference explorer.
-        from modelcheck.engines.compiled.kcache import CompileTimeout
+        from modelcheck.engines.compiled.cache.kcache import CompileTimeout
         from modelcheck.engines.compiled.reps import Unsupported
-        from modelcheck.engines.compiled.parallel import make_search
+        from modelcheck.engines.compiled.search.parallel import make_search
         options, live = plan.options, plan.live
         try:
             kernels = _compile_somewhere(model, plan.kernel_options)

@@ -23,20 +23,21 @@ import itertools
 import os
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from modelcheck.engines.base import CheckOptions
-from modelcheck.engines.compiled.gen_module import ActionInfo, generate
-from modelcheck.engines.compiled.kcache import (compile_deadline, load_kernel_module,
+from modelcheck.engines.compiled.codegen.module import ActionInfo, generate
+from modelcheck.engines.compiled.cache.kcache import (compile_deadline, load_kernel_module,
                                                 record_index, source_digest)
-from modelcheck.engines.compiled.plan_key import (KernelOptions, kernel_index_key,
+from modelcheck.engines.compiled.cache.plan_key import (KernelOptions, kernel_index_key,
                                                   kernel_known_warm)
-from modelcheck.engines.compiled.gen_fold import Folder
+from modelcheck.engines.compiled.codegen.fold import Folder
 from modelcheck.engines.capacities import with_capacities
-from modelcheck.engines.compiled.layout import Layout
-from modelcheck.engines.compiled.ranges import check_int64
+from modelcheck.engines.compiled.codegen.layout import Layout
+from modelcheck.engines.compiled.codegen.ranges import check_int64
 from modelcheck.engines.compiled.reps import Unsupported
 from modelcheck.engines.symmetry import usable_symmetric_types
 from modelcheck.fsutil import write_atomic
@@ -44,7 +45,7 @@ from modelcheck.ir import nodes as ir
 from modelcheck.ir.values import domain
 
 __all__ = ["MAX_KERNEL_WORDS", "CompiledModel", "KernelOptions", "KernelFault", "KernelFaultError",
-           "compile_model", "kernel_index_key", "kernel_known_warm", "kernel_looks_warm"]
+           "compile_model", "kernel_file", "kernel_index_key", "kernel_known_warm", "kernel_looks_warm"]
 
 #: The most packed words per state the kernels are generated for.  The code
 #: is unrolled per word: a set over 65,536 values (1,025 words) took 4 minutes
@@ -95,12 +96,12 @@ class _KernelPlan:
     @classmethod
     def cached(cls, model: ir.Model, options: KernelOptions) -> "_KernelPlan":
         """``of``, loaded from the kernel cache when an earlier run made it
-        for the same model (source positions included) and code (kcache.py,
+        for the same model (source positions included) and code (cache/kcache.py,
         "the index"); made and stored otherwise.  Loading takes a tenth of
         generating (0.3-0.8 s for the quorum queue).  Either way the index
         names the plan's kernel, so that a later run knows from the model
         alone whether that kernel is compiled."""
-        from modelcheck.engines.compiled.kcache import load_plan, store_plan
+        from modelcheck.engines.compiled.cache.kcache import load_plan, store_plan
         key = kernel_index_key(model, options)
         plan = load_plan(options.cache_dir, key)
         if not isinstance(plan, cls):
@@ -134,9 +135,17 @@ def kernel_looks_warm(model: ir.Model, options: KernelOptions) -> bool:
     run (``kcache.looks_warm``): it generates the source but neither imports
     numba nor loads anything.  Raises ``reps.Unsupported`` as ``compile_model``
     would."""
-    from modelcheck.engines.compiled.kcache import looks_warm
+    from modelcheck.engines.compiled.cache.kcache import looks_warm
     return looks_warm(_KernelPlan.cached(model, options).generated.source, options.cache_dir,
                       options.backend)
+
+
+def kernel_file(model: ir.Model, options: KernelOptions) -> Path:
+    """Where the kernel module of ``model`` is (or will be) cached; its
+    ``.lock`` beside it is held while a process builds it.  Generates the
+    source (or reads the plan) as ``kernel_looks_warm`` does."""
+    from modelcheck.engines.compiled.cache.kcache import kernel_key, kernel_path
+    return kernel_path(options.cache_dir, kernel_key(_KernelPlan.cached(model, options).generated.source))
 
 
 def compile_model(model: ir.Model, options: CheckOptions | KernelOptions | None = None) -> "CompiledModel":
@@ -185,7 +194,7 @@ class CompiledModel:
         self.V = np.zeros(max(1, n), dtype=np.int64)
         self.S = np.zeros(max(1, self.generated.scratch), dtype=np.int64)
         # The spec's flags: the source, and so the cached kernel, is the same
-        # for every value; this run's values go in here (params.py).
+        # for every value; this run's values go in here (codegen/params.py).
         for at, value in self.generated.params:
             self.S[self.module.PARAM_OFF + at] = value
         wanted = options.live_wanted
@@ -208,7 +217,7 @@ class CompiledModel:
     def _precompile(self) -> None:
         """On a first run, compile the actions and property checks (most of
         the code) in parallel processes."""
-        from modelcheck.engines.compiled.kcache import precompile
+        from modelcheck.engines.compiled.cache.kcache import precompile
         workers = min(self.options.jobs or (os.cpu_count() or 1), len(self.actions) + 2)
         if workers < 2:
             return
@@ -224,16 +233,16 @@ class CompiledModel:
     def warm_up(self) -> None:
         """Compile (or load from the cache) every entry point now, so that
         compile time is measured apart from search time: the C library
-        (options.backend "c", c_build.py), else numba's code.  Raises
+        (options.backend "c", c/build.py), else numba's code.  Raises
         kcache.CompileTimeout when the time left runs out during a cold
         compile (a load from the cache takes moments; the search counts it)."""
-        from modelcheck.engines.compiled.kcache import compile_lock, is_warm, note_spec_warm
+        from modelcheck.engines.compiled.cache.kcache import compile_lock, is_warm, note_spec_warm
         # One process at a time looks at and compiles a kernel: another's
         # compile of it (a background one, say) is waited for, then loaded.
         with compile_lock(self.path, self.deadline):
             loaded = False
             if self.options.backend == "c":
-                from modelcheck.engines.compiled.c_cache import c_library_built
+                from modelcheck.engines.compiled.c.cache import c_library_built
                 cold = not c_library_built(self.path)
                 with compile_deadline(self.deadline if cold else None):
                     loaded = self._load_c()
@@ -244,11 +253,11 @@ class CompiledModel:
         note_spec_warm(self.options.cache_dir, self.model.name)
 
     def _load_c(self) -> bool:
-        """Build (or load) the module's C library (c_build.py) and call every
+        """Build (or load) the module's C library (c/build.py) and call every
         entry point once; False, with a note, when the module cannot be
         translated or built, and numba compiles it instead."""
-        from modelcheck.engines.compiled.c_build import CBuildError, load_c_kernel
-        from modelcheck.engines.compiled.c_types import NotTranslatable
+        from modelcheck.engines.compiled.c.build import CBuildError, load_c_kernel
+        from modelcheck.engines.compiled.c.types import NotTranslatable
         start = time.perf_counter()
         try:
             self.module, _ = load_c_kernel(self.py_module, self.path, self.notes)
@@ -261,7 +270,7 @@ class CompiledModel:
         return True
 
     def _warm_up(self, cold: bool) -> None:
-        from modelcheck.engines.compiled.kcache import mark_warm
+        from modelcheck.engines.compiled.cache.kcache import mark_warm
         start = time.perf_counter()
         if cold:
             self._precompile()
@@ -287,7 +296,7 @@ class CompiledModel:
     def _warm_search(self, rows: np.ndarray) -> None:
         """Compile ``admit`` and ``explore_chunk`` with the argument types the
         search passes (an empty frontier does no work)."""
-        from modelcheck.engines.compiled.table import FingerprintTable
+        from modelcheck.engines.compiled.kernel.table import FingerprintTable
         w = self.layout.words
         t = FingerprintTable(w, exact=False, capacity=64)
         i64 = np.zeros(max(1, len(self.state_columns) + len(self.step_columns) + 1),
@@ -311,7 +320,7 @@ class CompiledModel:
 
     def _warm_live(self, rows: np.ndarray, t: Any, i64: np.ndarray, frows: np.ndarray,
                    crow: np.ndarray, opts: np.ndarray) -> None:
-        """Compile the liveness search's entry points (live_driver.py)."""
+        """Compile the liveness search's entry points (kernel/templates/live_driver.py)."""
         deg = np.zeros(1, dtype=np.uint32)
         lp = np.zeros((1, 1), dtype=np.uint8)
         masks = np.zeros((1, 1), dtype=np.uint8)
@@ -343,7 +352,7 @@ class CompiledModel:
     def initial_states(self) -> np.ndarray:
         """The initial states, packed, in the reference order (a run-time error
         in an initial value raises the reference evaluator's EvalError)."""
-        from modelcheck.engines.reference.evaluator import Evaluator
+        from modelcheck.evaluate.evaluator import Evaluator
         states = Evaluator(self.model).initial_states()
         out = np.zeros((len(states), self.layout.words), dtype=np.uint64)
         for i, s in enumerate(states):
@@ -385,7 +394,7 @@ class CompiledModel:
     def fingerprint(self, batch: np.ndarray) -> np.ndarray:
         rows = self._rows(batch)
         out = np.zeros(rows.shape[0], dtype=np.int64)
-        from modelcheck.engines.compiled.runtime import fingerprint_rows
+        from modelcheck.engines.compiled.kernel.runtime import fingerprint_rows
         fingerprint_rows(rows, out)
         return out.view(np.uint64)
 

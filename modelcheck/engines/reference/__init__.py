@@ -3,6 +3,6 @@ is tested against (evaluator, breadth-first explorer, simulator)."""
 from __future__ import annotations
 
 from modelcheck.engines.reference.engine import ReferenceEngine
-from modelcheck.engines.reference.evaluator import Evaluator, Transition
+from modelcheck.evaluate.evaluator import Evaluator, Transition
 
 __all__ = ["ReferenceEngine", "Evaluator", "Transition"]

@@ -14,15 +14,16 @@ from typing import Any, Protocol
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
                                      Reporter, Stats, Status, report_found, settled_note,
                                      stops_when_settled)
-from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.evaluate.evaluator import Evaluator, State
 from modelcheck.engines.reference.liveness import Edge, Graph, find_lasso
 from modelcheck.engines.reference.orbits import GROUP_LIMIT, OrbitKeys
 from modelcheck.engines.symmetry import usable_symmetric_types
-from modelcheck.engines.temporal import (SYMMETRY_OFF_NOTE, FairCondition, LivenessCheck,
-                                         fair_conditions, liveness_checks, selected_temporals)
+from modelcheck.engines.liveness_scope import SYMMETRY_OFF_NOTE, selected_temporals
+from modelcheck.evaluate.temporal import FairCondition, LivenessCheck, fair_conditions, liveness_checks
 from modelcheck.errors import EvalError, UsageError
 from modelcheck.ir.nodes import Model, Property, PropertyKind
 from modelcheck.trace.trace import Step, Trace
+from modelcheck.trace.paths import trace_of
 
 __all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S",
            "STOPPED", "StopSignal"]
@@ -192,7 +193,7 @@ class _Search:
         path = self.path(i)
         if last is not None:
             path.append(last)
-        return self.ev.trace(path, kind, prop)
+        return trace_of(self.ev, path, kind, prop)
 
     # -------------------------------------------------------------- checks
 
@@ -421,7 +422,7 @@ class _Search:
         loop = len(path) - 1
         for u, (action, params) in lasso.cycle[:-1]:
             path.append((action, params, self.states[u]))
-        trace = self.ev.trace(path, "counterexample", check.name)
+        trace = trace_of(self.ev, path, "counterexample", check.name)
         trace.loop = loop
         if lasso.cycle:
             u, (action, params) = lasso.cycle[-1]

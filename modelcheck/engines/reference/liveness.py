@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from modelcheck.engines.temporal import FairCondition, LivenessCheck
+from modelcheck.evaluate.temporal import FairCondition, LivenessCheck
 from modelcheck.ir.nodes import FairKind, TemporalKind
 
 __all__ = ["Edge", "Graph", "Lasso", "find_lasso", "sccs"]

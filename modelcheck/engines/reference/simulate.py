@@ -15,11 +15,12 @@ from typing import Any
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, PropertyResult,
                                      Reporter, Stats, Status)
-from modelcheck.engines.reference.evaluator import Evaluator, State
+from modelcheck.evaluate.evaluator import Evaluator, State
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, attach_error_trace,
                                                    select_properties)
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model, PropertyKind
+from modelcheck.trace.paths import trace_of
 
 __all__ = ["simulate", "SIMULATION_REASON"]
 
@@ -61,7 +62,7 @@ class _Simulation:
         current = self.verdicts.settled.get(name)
         if current is not None and current.trace is not None and len(current.trace) <= len(path) - 1:
             return
-        self.verdicts.settle(name, kind, status, self.ev.trace(path, trace_kind, name))
+        self.verdicts.settle(name, kind, status, trace_of(self.ev, path, trace_kind, name))
         if status is Status.VIOLATED and self.options.stop_on_first:
             self.stopped_on_first = True
 
@@ -69,7 +70,7 @@ class _Simulation:
         try:
             return check(*args)
         except EvalError as err:
-            attach_error_trace(err, self.ev.trace(path, "error"))
+            attach_error_trace(err, trace_of(self.ev, path, "error"))
             raise
 
     def check_state(self, path: Path) -> None:
@@ -120,7 +121,7 @@ class _Simulation:
             try:
                 transitions = list(self.ev.successors(state))
             except EvalError as err:
-                attach_error_trace(err, self.ev.trace(path, "error"))
+                attach_error_trace(err, trace_of(self.ev, path, "error"))
                 raise
             self.generated += len(transitions)
             if not transitions:

@@ -17,7 +17,7 @@ import numpy as np
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter, settled_note,
                                      PropertyResult, Reporter, Stats, Status)
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import Verdicts, select_properties
 from modelcheck.engines.spark.checkpoint import (Hit, SearchState, model_digest, read_manifest,
                                                  read_parts)

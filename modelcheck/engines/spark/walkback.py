@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.spark.kernels import SearchKernels, keys
 from modelcheck.trace.trace import Trace
+from modelcheck.trace.paths import trace_of
 
 __all__ = ["WalkBackError", "walk_back", "replay_forward", "successor_with", "to_trace", "PathStep"]
 
@@ -98,4 +99,4 @@ def to_trace(kernels: SearchKernels, evaluator: Evaluator, steps: list[PathStep]
     for action, row in steps:
         name, params = (None, ()) if action is None else kernels.action_label(action)
         path.append((name, tuple(params), kernels.decode(row)))
-    return evaluator.trace(path, kind, property_name)
+    return trace_of(evaluator, path, kind, property_name)

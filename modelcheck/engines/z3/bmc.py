@@ -42,7 +42,7 @@ import z3
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter, Progress,
                                      PropertyResult, Reporter, Stats, Status)
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.reference.explorer import select_properties
 from modelcheck.engines.z3.budget import past, watchdog
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,

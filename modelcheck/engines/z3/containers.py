@@ -196,6 +196,19 @@ class Containers:
             result = self.sy.ite(bits[i], self.sy.const(dom[i], s.elem), result, s.elem)
         return result, conj(neg(b) for b in bits)
 
+    def first(self, s: Sym, elem: Type) -> tuple[Sym, z3.BoolRef]:
+        """``choose`` (Op.CHOOSE): the first element of the set ``s`` in the
+        canonical order, as the reference evaluator answers it (TLC's CHOOSE:
+        the same value for the same set); with whether the set is empty, a
+        fault (MC5008)."""
+        items = self.elements(s)
+        if not items:
+            return self.sy.const(self.sy.domain(elem)[0], elem), TRUE
+        result = items[-1][1]
+        for present, value in reversed(items[:-1]):
+            result = self.sy.ite(present, value, result, elem)
+        return result, conj(neg(present) for present, _ in items)
+
     def elements(self, s: Sym) -> list[tuple[z3.BoolRef, Sym]]:
         """What ``pick``, quantifiers and comprehensions range over, in the
         reference evaluator's order: a set's or bag's distinct elements in

@@ -379,6 +379,12 @@ class Exprs:
             return co.bag_count(args[0], args[1])
         if op is Op.BAG_DISTINCT:
             return co.distinct(args[0])
+        if op is Op.CHOOSE:
+            elem = e.args[0].type.elem
+            value, empty = co.first(args[0], elem)
+            self.fault(guard, empty, "MC5008",
+                       "choose from an empty set: no element satisfies the condition", span)
+            return value
         raise EncodingUnsupported(f"operation {op.value}")
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import z3
 
 from modelcheck.engines.initial import demote_vacuous_proof
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.z3.budget import past, watchdog
 from modelcheck.engines.z3.encoding import (Encoding, EncodingOptions, EncodingUnsupported,
                                             StateCopy, StepCopy)

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from typing import Any
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from modelcheck.engines.compiled.runtime import atomic_cas, atomic_load, atomic_store, prefetch
+from modelcheck.engines.compiled.kernel.runtime import atomic_cas, atomic_load, atomic_store, prefetch
 
 jit = njit(cache=False, nogil=True, _nrt=False, error_model="numpy")
 jit_inline = njit(cache=False, nogil=True, _nrt=False, error_model="numpy", inline="always")

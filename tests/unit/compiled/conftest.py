@@ -56,6 +56,6 @@ def _tables_start_small(request, monkeypatch):
     tests the sizing itself)."""
     if request.module.__name__.endswith("test_sizes"):
         return
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     monkeypatch.setattr(search, "expected_states", lambda cache_dir, key: None)
 

@@ -19,10 +19,10 @@ pytest.importorskip("numba")
 from modelcheck import api  # noqa: E402
 from modelcheck.engines import get_engine  # noqa: E402
 from modelcheck.engines.auto import SYMMETRY_NOTE, AutoEngine, compiled_only  # noqa: E402
-from modelcheck.engines.compiled.plan_key import resolve_backend  # noqa: E402
+from modelcheck.engines.compiled.cache.plan_key import resolve_backend  # noqa: E402
 from modelcheck.engines.base import CheckOptions, NullReporter, Status  # noqa: E402
-from modelcheck.engines.compiled import kcache  # noqa: E402
-from modelcheck.engines.compiled.background import LOOKED_COLD, BackgroundCompile  # noqa: E402
+from modelcheck.engines.compiled.cache import kcache  # noqa: E402
+from modelcheck.engines.compiled.cache.background import LOOKED_COLD, BackgroundCompile  # noqa: E402
 from modelcheck.engines.compiled.engine import CompiledEngine, plan_run  # noqa: E402
 from modelcheck.engines.compiled.kernels import kernel_known_warm, kernel_looks_warm  # noqa: E402
 from modelcheck.engines.reference.engine import ReferenceEngine  # noqa: E402
@@ -34,7 +34,7 @@ _BUILT = "*.so" if resolve_backend() == "c" else "*.warm"
 
 def _built(kernel: Path) -> bool:
     """Whether the kernel module's machine code is in the cache."""
-    from modelcheck.engines.compiled.c_cache import c_library_built
+    from modelcheck.engines.compiled.c.cache import c_library_built
     return c_library_built(kernel) if resolve_backend() == "c" else kcache.is_warm(kernel)
 
 
@@ -432,7 +432,7 @@ def test_looking_here_needs_a_compiled_kernel_of_the_spec(load, tmp_path):
 def test_the_compile_after_a_run_leaves_every_configuration_warm(tmp_path):
     """``compile_after_run``: one process, one compile for the two
     configurations of one layout, and both are warm when it has ended."""
-    from modelcheck.engines.compiled.background import compile_after_run
+    from modelcheck.engines.compiled.cache.background import compile_after_run
     options = CheckOptions(cache_dir=str(tmp_path), symmetry=False)
     models = [api.load_source(FLAGGED, consts={"twice": v}, path="flagged.mc")
               for v in ("false", "true")]
@@ -544,7 +544,7 @@ def test_a_child_told_to_look_compiles_no_cold_kernel(load, tmp_path):
 
 _DETACHING_PARENT = """
 import sys, pickle
-from modelcheck.engines.compiled.background import BackgroundCompile
+from modelcheck.engines.compiled.cache.background import BackgroundCompile
 model, options = pickle.loads(open(sys.argv[1], "rb").read())
 job = BackgroundCompile(model, options, niceness=0)
 job.start()
@@ -580,7 +580,7 @@ def test_a_detached_compile_outlives_its_parent_and_leaves_a_warm_kernel(load, t
 
 _KILLED_PARENT = """
 import sys, pickle, time
-from modelcheck.engines.compiled.background import BackgroundCompile
+from modelcheck.engines.compiled.cache.background import BackgroundCompile
 model, options = pickle.loads(open(sys.argv[1], "rb").read())
 job = BackgroundCompile(model, options, niceness=0)
 job.start()
@@ -617,7 +617,7 @@ def test_a_second_process_waits_for_the_compile_of_the_same_kernel(tmp_path):
     kernel = str(tmp_path / "kernels" / "mc_0.py")
     waiter = ("import sys, time\n"
               "from pathlib import Path\n"
-              "from modelcheck.engines.compiled import kcache\n"
+              "from modelcheck.engines.compiled.cache import kcache\n"
               "try:\n"
               "    with kcache.compile_lock(Path(sys.argv[1]), time.monotonic() + 0.5):\n"
               "        print('got it')\n"
@@ -645,3 +645,30 @@ def test_a_background_job_that_cannot_start_leaves_the_reference_explorer_alone(
     assert result.engine == "reference" and result.complete and made[0].stopped
     assert ("the background compile could not start (OSError: no more processes); the "
             "reference explorer answered") in result.notes
+
+
+def test_a_search_longer_than_a_build_lifts_the_builds_priority(load, tmp_path):
+    # issue 39: on a busy machine a build at the lower priority starves; once
+    # the reference search has run longer than a build takes, it stops yielding.
+    class Boostable(FakeJob):
+        boost_after_s = 0.0
+        boosts = 0
+
+        def boost(self) -> bool:
+            self.boosts += 1
+            return True
+
+    made: list[Boostable] = []
+
+    def start(model, options):
+        made.append(Boostable("never"))
+        return made[-1]
+    result = _engine(start, grace_s=0.0).check(load("two_phase", N=3), _cold(tmp_path))
+    assert result.engine == "reference" and made and made[0].boosts == 1   # asked once
+
+    class Patient(Boostable):
+        boost_after_s = 3600.0
+    patient: list[Patient] = []
+    _engine(lambda m, o: patient.append(Patient("never")) or patient[-1], grace_s=0.0).check(
+        load("two_phase", N=3), _cold(tmp_path))
+    assert patient and patient[0].boosts == 0

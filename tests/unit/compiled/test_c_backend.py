@@ -1,4 +1,4 @@
-"""The C backend (c_translate.py, c_program.py, c_build.py): numba's answers
+"""The C backend (c/translate.py, c/program.py, c/build.py): numba's answers
 on every point where C and Python differ, the entry points' types as the
 engine calls them, what it refuses, and how the engine falls back."""
 from __future__ import annotations
@@ -14,11 +14,11 @@ numba = pytest.importorskip("numba")
 
 from modelcheck import api  # noqa: E402
 from modelcheck.engines.base import CheckOptions, NullReporter  # noqa: E402
-from modelcheck.engines.compiled.c_build import CBuildError, build_library  # noqa: E402
-from modelcheck.engines.compiled.c_cache import c_compiler  # noqa: E402
-from modelcheck.engines.compiled.c_types import (ENTRY_SIGNATURES, NotTranslatable,  # noqa: E402
+from modelcheck.engines.compiled.c.build import CBuildError, build_library  # noqa: E402
+from modelcheck.engines.compiled.c.cache import c_compiler  # noqa: E402
+from modelcheck.engines.compiled.c.types import (ENTRY_SIGNATURES, NotTranslatable,  # noqa: E402
                                                  parse_signature)
-from modelcheck.engines.compiled.plan_key import resolve_backend  # noqa: E402
+from modelcheck.engines.compiled.cache.plan_key import resolve_backend  # noqa: E402
 
 import c_cases  # noqa: E402
 
@@ -123,7 +123,7 @@ def test_what_it_does_not_translate_is_named(tmp_path, name, what):
 
 
 def test_a_compiler_error_is_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr("modelcheck.engines.compiled.c_build.CFLAGS", ("-no-such-flag",))
+    monkeypatch.setattr("modelcheck.engines.compiled.c.build.CFLAGS", ("-no-such-flag",))
     with pytest.raises(CBuildError, match="failed on"):
         build_library(c_cases, {"bits": "i64"}, tmp_path / "x.so")
 
@@ -163,7 +163,7 @@ def test_entry_signatures_are_the_engines(tmp_path):
     of several (claims and shards), with liveness, was compiled for the
     types ENTRY_SIGNATURES gives the C library."""
     from modelcheck.engines.compiled.kernels import compile_model
-    from modelcheck.engines.compiled.parallel import make_search
+    from modelcheck.engines.compiled.search.parallel import make_search
     seen: dict[str, set[str]] = {}
     runs = [("two_phase", {"N": "4"}, dict(workers=1)),
             ("two_phase", {"N": "4"}, dict(workers=2, extra={"parallel_after_s": 0.0})),
@@ -204,7 +204,7 @@ def _unique_model(top: int):
 
 
 def test_a_kernel_it_cannot_translate_runs_on_numba(monkeypatch, tmp_path):
-    from modelcheck.engines.compiled import c_program
+    from modelcheck.engines.compiled.c import program as c_program
     model = _unique_model(11)
 
     def refuse(self, name, module, signature):

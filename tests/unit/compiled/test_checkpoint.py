@@ -37,7 +37,7 @@ def _result(r):
                                          ("sym_mutex", {"N": 3})])
 def test_resume_ends_with_the_uninterrupted_counts(name, consts, load, kernels, tmp_path,
                                                    monkeypatch):
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)     # a tick at every safe point
     model = load(name, **consts)
     kernels(name, **consts)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from modelcheck import api
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.ir.nodes import PropertyKind
 
 pytest.importorskip("numba")
@@ -62,7 +62,7 @@ def test_kernels_agree_with_the_reference_on_every_reachable_state(name, states,
 
 
 def test_wide_layout_uses_field_tables(kernels):
-    from modelcheck.engines.compiled.gen_module import INLINE_SLOTS
+    from modelcheck.engines.compiled.codegen.action import INLINE_SLOTS
     k = kernels("wide")
     assert k.layout.slots > INLINE_SLOTS and "def pack_word_t(" in k.generated.source
 

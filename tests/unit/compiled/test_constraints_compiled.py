@@ -200,7 +200,7 @@ class _InterruptAt:
 
 
 def test_resume_ends_with_the_uninterrupted_counts_and_traces(load, tmp_path, monkeypatch):
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)     # a tick at every safe point
     model = load("constrained_mutex")
 

@@ -81,7 +81,7 @@ def test_cli_dump_kernel_and_max_memory(tmp_path, kernels, monkeypatch):
     (the table starts small, so that a small spec has to grow it)."""
     from click.testing import CliRunner
 
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     from modelcheck.cli.main import cli
     pytest.importorskip("numba")
     monkeypatch.setattr(search, "START_CAPACITY", 64)

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from modelcheck.engines.compiled import kcache  # noqa: E402
-from modelcheck.engines.compiled.gen_module import CODEGEN_VERSION  # noqa: E402
+from modelcheck.engines.compiled.cache import kcache  # noqa: E402
+from modelcheck.engines.compiled.codegen.module import CODEGEN_VERSION  # noqa: E402
 
 
 @pytest.fixture

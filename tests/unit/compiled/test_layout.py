@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from modelcheck.engines.compiled.layout import Layout, slot_fields
+from modelcheck.engines.compiled.codegen.layout import Layout, slot_fields
 from modelcheck.engines.compiled.reps import (default, flatten, rank, rank_is_canonical,
                                               unflatten, unrank, width)
 from modelcheck.ir.types import (BOOL, BagType, EnumType, IntType, MapType, ModelType,

@@ -237,7 +237,7 @@ PICKED = BLINK + "fair weak Up\nliveness Broken: eventually 6 // x == 3\n"
 
 def test_one_kernel_serves_every_selection_of_liveness_properties():
     from modelcheck.engines.compiled.engine import plan_run
-    from modelcheck.engines.compiled.kcache import kernel_key
+    from modelcheck.engines.compiled.cache.kcache import kernel_key
     from modelcheck.engines.compiled.kernels import _KernelPlan
     model = api.load_source(PICKED)
     keys = set()

@@ -97,7 +97,7 @@ sometimes Corner: a == 100 and b == 50
 ], ids=str)
 def test_the_shared_table_on_threads_gives_the_one_worker_answer(name, consts, options, load):
     """Every chunk handed to the threads (none is too small), the table
-    shared by the workers (par_claims.py) and grown under them many times
+    shared by the workers (search/claims.py) and grown under them many times
     (two_phase N=6: 50,816 states from 16,384 slots): the one-worker answer,
     traces included, whichever worker stores a state first."""
     model = api.load_source(_BOX, path="box.mc") if name == "box" else load(name, **consts)
@@ -162,9 +162,9 @@ def test_parallel_kernels_compile_beside_the_search_then_serve_the_next_run(load
     Once that compile is done the warm marker lists its files, and the next
     search loads them and goes parallel at its first wide level."""
     from modelcheck.engines.base import NullReporter
-    from modelcheck.engines.compiled import kcache
+    from modelcheck.engines.compiled.cache import kcache
     from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
-    from modelcheck.engines.compiled.parallel import ParallelSearch
+    from modelcheck.engines.compiled.search.parallel import ParallelSearch
     # a spec of its own: a kernel this process loaded before would come
     # with its parallel entry points already compiled
     model = api.load_source(_WALK, path="walk.mc")
@@ -206,7 +206,7 @@ class _InterruptAt:
 @pytest.mark.parametrize("write,resume", [(3, 1), (1, 2), (2, 4)])
 def test_checkpoints_resume_with_another_number_of_workers(write, resume, load, tmp_path,
                                                            monkeypatch):
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)     # a tick at every safe point
     model = load("two_phase", N=4)
     full = _run(model, 1)

@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from modelcheck import api
-from modelcheck.engines.compiled.kcache import kernel_key
+from modelcheck.engines.compiled.cache.kcache import kernel_key
 
 pytest.importorskip("numba")
 

@@ -102,7 +102,7 @@ def test_progress_is_reported(load, kernels):
 def test_out_of_memory_gives_unknown_with_the_count_reached(load, kernels, monkeypatch):
     """A table that may not grow (``--max-memory``, carried in options.extra)
     stops the search like any bound: UNKNOWN, with the states reached."""
-    import modelcheck.engines.compiled.search as search
+    import modelcheck.engines.compiled.search.serial as search
     monkeypatch.setattr(search, "START_CAPACITY", 64)
     model = load("two_phase", N=4)
     kernels("two_phase", N=4)

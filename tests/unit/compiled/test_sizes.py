@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from modelcheck.engines.base import CheckOptions
-from modelcheck.engines.compiled import sizes
-from modelcheck.engines.compiled.sizes import START_CAPACITY
-from modelcheck.engines.compiled.table import GROWTH, MAX_LOAD, FingerprintTable
+from modelcheck.engines.compiled.cache import sizes
+from modelcheck.engines.compiled.cache.sizes import START_CAPACITY
+from modelcheck.engines.compiled.kernel.table import GROWTH, MAX_LOAD, FingerprintTable
 
 
 def test_the_usual_start_is_the_tables_own_default():

@@ -14,7 +14,7 @@ import pytest
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.symmetry import rename, usable_symmetric_types
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 
 pytest.importorskip("numba")
 
@@ -97,7 +97,7 @@ action Flip(p: P) { on[p] := not on[p] }
 def test_ties_past_the_limit_are_counted_and_said(monkeypatch, load, tmp_path):
     """A state with more tied orderings than the generated code tries is
     still reduced soundly, and the run says its count may exceed the orbits."""
-    from modelcheck.engines.compiled import gen_symmetry
+    from modelcheck.engines.compiled.codegen import symmetry as gen_symmetry
     monkeypatch.setattr(gen_symmetry, "TIE_LIMIT", 2)
     model = load("two_sym", NC=3, NK=2)
     # A cache of its own: the generator is patched, and the kernel cache's

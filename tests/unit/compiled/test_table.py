@@ -10,9 +10,9 @@ pytest.importorskip("numba")
 
 from numba import njit  # noqa: E402
 
-from modelcheck.engines.compiled.table import (ABSENT, FOUND, FULL, GROWTH, MAX_LOAD, NEW,  # noqa: E402
+from modelcheck.engines.compiled.kernel.table import (ABSENT, FOUND, FULL, GROWTH, MAX_LOAD, NEW,  # noqa: E402
                                                FingerprintTable, home_of, table_insert)
-from modelcheck.engines.compiled.shards import entries_of, table_from_entries  # noqa: E402
+from modelcheck.engines.compiled.search.shards import entries_of, table_from_entries  # noqa: E402
 
 SIGN = np.int64(-9223372036854775808)
 
@@ -217,7 +217,7 @@ def test_growth_in_parts_on_threads_keeps_every_entry_where_lookups_find_it(part
 
 
 def test_a_large_table_is_mapped_with_its_pages_made_and_filled():
-    from modelcheck.engines.compiled.table import POPULATE_BYTES, fresh_array
+    from modelcheck.engines.compiled.kernel.table import POPULATE_BYTES, fresh_array
     n = POPULATE_BYTES // 8 + 5
     keys = fresh_array(n, np.int64, SIGN)
     tags = fresh_array(n, np.uint32, 0)
@@ -230,7 +230,7 @@ def test_a_large_table_is_mapped_with_its_pages_made_and_filled():
 def test_no_fingerprint_has_the_bit_that_marks_a_key_fresh():
     """Bit 31 marks a key stored during the current chunk of the search on
     several cores (claim_driver.py); no fingerprint may carry it."""
-    from modelcheck.engines.compiled.runtime import FRESH, fingerprint, fingerprint_rows
+    from modelcheck.engines.compiled.kernel.runtime import FRESH, fingerprint, fingerprint_rows
     rows = np.arange(20_000, dtype=np.int64).reshape(-1, 2) * 7919
     out = np.zeros(len(rows), dtype=np.int64)
     fingerprint_rows(rows, out)

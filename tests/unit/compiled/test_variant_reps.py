@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from modelcheck.engines.compiled.layout import Layout
+from modelcheck.engines.compiled.codegen.layout import Layout
 from modelcheck.engines.compiled.reps import (Unsupported, default, flatten, rank,
                                               rank_is_canonical, unflatten, unrank, width)
 from modelcheck.ir.types import (BOOL, BagType, IntType, MapType, ModelType, OptionType,

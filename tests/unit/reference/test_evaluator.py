@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from hand_models import apply, const, die_hard, local, model, var
 from modelcheck.diagnostics import Span
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir
 from modelcheck.ir.ops import Op

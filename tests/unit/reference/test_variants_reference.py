@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.engines.reference import ReferenceEngine
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.ir.values import FrozenDict, Variant
 from modelcheck.pipeline import load_source
 from modelcheck.trace.replay import replay

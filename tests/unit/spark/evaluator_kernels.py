@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.spark.kernels import Checked, Expansion, PropertyPlan
 from modelcheck.errors import EvalError
 from modelcheck.ir.nodes import Model

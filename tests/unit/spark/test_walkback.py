@@ -6,7 +6,7 @@ import pytest
 from modelcheck.engines.spark.kernels import keys, plan_properties
 from modelcheck.engines.spark.walkback import (WalkBackError, replay_forward, successor_with,
                                                to_trace, walk_back)
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from evaluator_kernels import EvaluatorKernels
 from spark_specs import load_example
 

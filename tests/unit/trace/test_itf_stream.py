@@ -10,7 +10,7 @@ import json
 import pytest
 
 from hand_models import die_hard
-from modelcheck.cli.trace_cmds import load_trace
+from modelcheck.cli.trace_load import load_trace
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.reference import ReferenceEngine
 from modelcheck.trace.itf import from_itf, itf_steps, open_itf, read_itf

@@ -70,8 +70,7 @@ def exprs(names: list[str], depth: int) -> st.SearchStrategy[str]:
         st.tuples(sub, sub, sub, sub, sub)
           .map(lambda t: f"(if {t[0]} in ({t[1]})..({t[2]}) then {t[3]} else {t[4]})"),
         # A sequence comprehension's elements at full width, and membership in
-        # a sequence.  (choose stays out: the Z3 encoding declines it, a
-        # declared limit, "does not support this spec: operation choose".)
+        # a sequence.
         st.tuples(in_sum, sub)
           .map(lambda t: f"sum(w for w in [{t[0]} for v in 0..2 if v != {t[1]}])"),
         st.tuples(sub, sub, sub, sub, sub)

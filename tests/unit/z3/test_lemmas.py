@@ -10,7 +10,7 @@ import random
 import pytest
 import z3
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions
 from modelcheck.engines.z3.lemmas import LemmaPrinter
 from modelcheck.pipeline import load_source

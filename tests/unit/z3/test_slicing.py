@@ -2,7 +2,7 @@
 and the cone of influence of a property (over-approximate)."""
 from __future__ import annotations
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.z3.slicing import cone_of_influence, freeze, frozen_facts, frozen_vars, \
     slice_model
 from modelcheck.pipeline import load_source

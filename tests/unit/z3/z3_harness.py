@@ -9,7 +9,7 @@ from typing import Any
 
 import z3
 
-from modelcheck.engines.reference.evaluator import Evaluator
+from modelcheck.evaluate.evaluator import Evaluator
 from modelcheck.engines.z3.encoding import Encoding, EncodingOptions, StateCopy
 from modelcheck.errors import EvalError
 from modelcheck.ir import nodes as ir

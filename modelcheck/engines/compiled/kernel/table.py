@@ -1,0 +1,466 @@
+"""The seen-state table: linear probing over 64-bit fingerprints, with a
+monotone home slot.
+
+Each slot holds a key (the state's fingerprint, sign bit flipped so that
+signed order is fingerprint order) and the 32-bit *tag* of the state's
+parent (the top 32 bits of the parent's fingerprint; 0 for an initial
+state): 8 + 4 bytes.  A state's home slot is ``top31(fp) * C >> 31``, which
+grows with the fingerprint.  That gives three things:
+
+* parents are found by content (every entry whose key carries a tag has the
+  tag's home, so it sits in the run of occupied slots from there), so entries
+  may move: the table can grow by a small factor, keeping the load between
+  ``MAX_LOAD / GROWTH`` and ``MAX_LOAD``, i.e. at most 12 / 0.758 < 16 bytes
+  per state;
+* growing is one streaming pass: entries arrive nearly in home order, so
+  each new slot is found next to the previous one (see ``_rebuild``);
+* an insert writes one slot (no cluster is shifted), which matters at these
+  loads: the average run an insert walks is ~20 slots long.
+
+There is no wrap-around: ``tail`` spare slots follow the ``C`` home slots, and
+an insert that would run off the end reports FULL (the caller grows the table).
+
+``options.exact`` keeps each state's words beside its key; equal keys are
+told apart by the words.
+"""
+from __future__ import annotations
+
+import mmap
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from modelcheck.engines.compiled.reps import to_signed, to_unsigned
+from modelcheck.engines.compiled.kernel.runtime import SIGN, TAG_MASK, TAG_SHIFT
+
+__all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
+           "table_insert", "table_find_tag", "table_lookup", "key_of", "home_of", "tag_from_fp",
+           "fresh_array", "growth_steps"]
+
+NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
+#: Grow when the load reaches this...
+MAX_LOAD = 0.88
+#: ...by this factor (so the load never falls below MAX_LOAD / GROWTH = 0.759,
+#: 15.8 bytes per state with the spare tail).
+GROWTH = 1.16
+#: Meta slots: home slots C, entries, exact flag.
+M_CAP, M_COUNT, M_EXACT = 0, 1, 2
+
+
+def own_line(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` that shares no cache line with any other array: small
+    arrays that a thread writes on every state (a shard's entry count, a
+    worker's scratch) would otherwise sit on a line another thread writes,
+    and each write would take the line from the other core."""
+    pad = 128 // a.itemsize
+    flat = np.zeros(a.size + 2 * pad, dtype=a.dtype)
+    out = flat[pad:pad + a.size].reshape(a.shape)
+    out[...] = a
+    return out
+
+
+#: Arrays at least this large are mapped with their pages made up front.
+POPULATE_BYTES = 1 << 22
+
+
+def fresh_array(n: int, dtype: type, fill: int | None) -> np.ndarray:
+    """An array of ``n`` items for a table that grows, filled with ``fill``
+    (None: left as it comes).  A large one is mapped with MAP_POPULATE: the
+    kernel makes all its pages in one call, where touching them one by one
+    costs a page fault each, which in a virtual machine took 4-6x as long
+    (0.28 s against 0.05 s for 100 MB) and, over the forty-odd growths of a
+    ten-million-state table, about a sixth of the search."""
+    nbytes = n * np.dtype(dtype).itemsize
+    flag = getattr(mmap, "MAP_POPULATE", None)
+    if nbytes < POPULATE_BYTES or flag is None:
+        return np.empty(n, dtype=dtype) if fill is None else np.full(n, fill, dtype=dtype)
+    try:
+        area = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | flag)
+    except OSError as err:      # the search reports a MemoryError as out of memory
+        raise MemoryError(f"cannot map {nbytes:,} bytes for the state table ({err})") from err
+    out = np.frombuffer(area, dtype=dtype, count=n)
+    if fill:        # a new mapping reads as zeros
+        out.fill(fill)
+    return out
+
+
+def tail_for(cap: int) -> int:
+    return 64 + cap // 4096
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def key_of(fp: np.int64) -> np.int64:
+    return fp ^ SIGN
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def home_of(key: np.int64, cap: np.int64) -> np.int64:
+    return (((key ^ SIGN) >> 33) & 0x7FFFFFFF) * cap >> 31
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _same_state(states: np.ndarray, i: np.int64, row: np.ndarray) -> bool:
+    for w in range(row.shape[0]):
+        if states[i, w] != row[w]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                 key: np.int64, row: np.ndarray) -> np.int64:
+    """The slot holding the state, or -1."""
+    n = keys.shape[0]
+    i = home_of(key, meta[M_CAP])
+    exact = meta[M_EXACT] != 0
+    while i < n:
+        k = keys[i]
+        if k == SIGN:
+            return -1
+        if k == key and (not exact or _same_state(states, i, row)):
+            return i
+        i += 1
+    return -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                 key: np.int64, ptag: np.int64, row: np.ndarray, allow: bool) -> np.int64:
+    """Insert a state unless present: NEW, FOUND, FULL (grow and retry), or
+    ABSENT when ``allow`` is false and the state is not there."""
+    n = keys.shape[0]
+    i = home_of(key, meta[M_CAP])
+    exact = meta[M_EXACT] != 0
+    while i < n:
+        k = keys[i]
+        if k == SIGN:
+            break
+        if k == key and (not exact or _same_state(states, i, row)):
+            return FOUND
+        i += 1
+    if not allow:
+        return ABSENT
+    if i >= n:
+        return FULL
+    keys[i] = key
+    tags[i] = np.uint32(ptag & 0xFFFFFFFF)
+    if exact:
+        for w in range(row.shape[0]):
+            states[i, w] = row[w]
+    meta[M_COUNT] += 1
+    return NEW
+
+
+@njit(cache=True, nogil=True)
+def _rebuild_part(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, lo: np.int64,
+                  hi: np.int64, nkeys: np.ndarray, ntags: np.ndarray, nstates: np.ndarray,
+                  cap: np.int64, exact: bool, first: np.int64, limit: np.int64,
+                  spill: np.ndarray, empty: bool = True) -> np.int64:
+    """``_rebuild`` of the entries in old slots lo..hi, which own the new
+    slots first..limit-1 (emptied here: the parts of a table are made on as
+    many threads, each touching its own pages).  An entry that would land at
+    or past ``limit`` is left for the caller (``_insert_spilled``): its old
+    slot goes to ``spill``.  How many did, or -1 when ``spill`` is full.
+
+    Entries arrive in slot order, so homes arrive almost sorted, and the slot
+    is usually the one after the previous entry: every slot of ``run ..
+    last`` is occupied, which makes ``last + 1`` a valid linear-probing slot
+    for any home in that run.  Only an entry whose home lies before the run
+    (runs are in arrival order, not home order) walks from its home."""
+    if empty:
+        for p in range(first, limit):
+            nkeys[p] = SIGN
+            ntags[p] = 0
+    last, run, spilled = first - 1, first, 0
+    for i in range(lo, hi):
+        k = keys[i]
+        if k == SIGN:
+            continue
+        h = home_of(k, cap)
+        if h < first:
+            p = limit   # cannot be: _first_new_slot bounds the homes; kept exact
+        elif h > last:
+            p = h
+            if h > last + 1:
+                run = h
+        elif h >= run:
+            p = last + 1
+        else:
+            p = h
+            while p < limit and nkeys[p] != SIGN:
+                p += 1
+        if p >= limit:
+            if spilled == spill.shape[0]:
+                return -1
+            spill[spilled] = i
+            spilled += 1
+            continue
+        nkeys[p] = k
+        ntags[p] = tags[i]
+        if exact:
+            for w in range(states.shape[1]):
+                nstates[p, w] = states[i, w]
+        if p > last:
+            last = p
+    return spilled
+
+
+@njit(cache=True, nogil=True)
+def _rebuild(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, nkeys: np.ndarray,
+             ntags: np.ndarray, nstates: np.ndarray, cap: np.int64, exact: bool) -> bool:
+    """Every entry into the new arrays (made empty by the caller), on one
+    thread: False when one runs off the tail."""
+    return _rebuild_part(keys, tags, states, np.int64(0), np.int64(keys.shape[0]), nkeys, ntags,
+                         nstates, cap, exact, np.int64(0), np.int64(nkeys.shape[0]),
+                         np.zeros(0, dtype=np.int64), False) == 0
+
+
+def _insert_spilled(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, spill: np.ndarray,
+                    n: np.int64, nkeys: np.ndarray, ntags: np.ndarray, nstates: np.ndarray,
+                    cap: np.int64, exact: bool) -> bool:
+    """The entries a part left over, each from its home to the first empty
+    slot, once every part is in; False when one runs off the tail."""
+    for s in range(n):
+        i = spill[s]
+        p = home_of(keys[i], cap)
+        while p < nkeys.shape[0] and nkeys[p] != SIGN:
+            p += 1
+        if p >= nkeys.shape[0]:
+            return False
+        nkeys[p] = keys[i]
+        ntags[p] = tags[i]
+        if exact:
+            for w in range(states.shape[1]):
+                nstates[p, w] = states[i, w]
+    return True
+
+
+#: The share of a level's expected new states a growth makes room for at
+#: once, and the most growth steps it takes (GROWTH each).  Each growth is a
+#: pass over the table while the search waits; growing once for what the
+#: level will bring, at the rate its rows have brought so far, saves the
+#: passes between (TwoPhase-9: 15 growths, not 46).  Less than the whole
+#: estimate, so that a level whose rate falls does not leave the table
+#: emptier than the load bound allows.
+EXPECTED_SHARE = 0.8
+MAX_STEPS = 6
+
+
+def growth_steps(table: "FingerprintTable", added: int, rows_done: int, rows_left: int) -> int:
+    """How many growth steps make room for EXPECTED_SHARE of what the rest
+    of the level will store, at the rate of its ``rows_done`` rows so far
+    (which stored ``added``)."""
+    expected = table.count + EXPECTED_SHARE * added * rows_left / max(1, rows_done)
+    steps, cap = 1, table.capacity * GROWTH
+    while steps < MAX_STEPS and cap * MAX_LOAD < expected:
+        steps, cap = steps + 1, cap * GROWTH
+    return steps
+
+
+#: Entries a part of a parallel rebuild may leave for the serial pass.
+SPILL = 1 << 14
+
+#: Run ``job(part)`` for parts 0..n-1 on as many threads, and wait.
+Each = Callable[[Callable[[int], None]], None]
+
+
+def _first_new_slot(e: int, old_cap: int, new_cap: int) -> int:
+    """The lowest new home of an entry after the empty old slot ``e``: its
+    old home is past ``e`` (linear probing fills every slot from an entry's
+    home to the entry), so its top 31 bits are at least t below."""
+    t = -(-((e + 1) << 31) // old_cap)
+    return (t * new_cap) >> 31
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _insert_entries(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                    ekeys: np.ndarray, etags: np.ndarray, estates: np.ndarray, mask: np.int64,
+                    shard: np.int64, start: np.int64, grow_at: np.int64) -> np.int64:
+    """Insert the entries from ``start`` whose key's low bits are ``shard``,
+    each with its own parent tag; the index reached (grow the table, then go
+    on from there), or len(ekeys) when all are in."""
+    exact = meta[M_EXACT] != 0
+    for i in range(start, ekeys.shape[0]):
+        k = ekeys[i]
+        if (k & mask) != shard:
+            continue
+        if meta[M_COUNT] >= grow_at:
+            return i
+        if table_insert(keys, tags, states, meta, k, np.int64(etags[i]),
+                        estates[i if exact else 0], True) == FULL:
+            return i
+    return ekeys.shape[0]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.ndarray) -> np.int64:
+    """The slots of the entries whose fingerprint has tag ``tag`` (at most
+    ``out.shape[0]`` of them, in ``out``); returns how many there are.  They
+    all share one home (the tag holds the 31 bits the home is made of), so
+    they lie in the run of occupied slots that starts there."""
+    lo = key_of(tag << TAG_SHIFT)
+    hi = key_of((tag << TAG_SHIFT) | ((np.int64(1) << TAG_SHIFT) - 1))
+    i = home_of(lo, meta[M_CAP])
+    found = 0
+    while i < keys.shape[0]:
+        k = keys[i]
+        if k == SIGN:
+            break
+        if lo <= k <= hi:
+            if found < out.shape[0]:
+                out[found] = i
+            found += 1
+        i += 1
+    return found
+
+
+class FingerprintTable:
+    """The arrays of the table and the Python side of its life: creation,
+    growth, memory figures, and refilling from saved entries."""
+
+    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14):
+        self.words = words
+        self.exact = exact
+        self.meta = own_line(np.zeros(4, dtype=np.int64))
+        self.meta[M_EXACT] = 1 if exact else 0
+        self._allocate(capacity)
+
+    def _allocate(self, cap: int, tail: int | None = None) -> None:
+        self.keys, self.tags, self.states = self._arrays(cap, tail)
+        self.meta[M_CAP] = cap
+
+    def _arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = cap + (tail_for(cap) if tail is None else tail)
+        return (fresh_array(n, np.int64, SIGN), fresh_array(n, np.uint32, 0),
+                np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
+
+    @property
+    def slot_bytes(self) -> int:
+        return 12 + (8 * self.words if self.exact else 0)
+
+    @property
+    def capacity(self) -> int:
+        return int(self.meta[M_CAP])
+
+    @property
+    def count(self) -> int:
+        return int(self.meta[M_COUNT])
+
+    def grow_at(self) -> int:
+        """The entry count at which the table grows (the kernels stop there)."""
+        return int(MAX_LOAD * self.capacity)
+
+    def needs_growth(self) -> bool:
+        return self.count >= self.grow_at()
+
+    def grow(self, max_bytes: int | None = None, homes: bool = False,
+             each: tuple[int, Each] | None = None, steps: int = 1) -> None:
+        """Make room: ``GROWTH`` times the home slots when the load reached
+        ``MAX_LOAD``; otherwise (an insert ran off the end of the spare tail)
+        the same home slots with twice the tail, so the load, and the bytes
+        per state, stay where they are.  MemoryError, with the table as it
+        was, when the old and new arrays together would pass ``max_bytes``
+        (or numpy cannot have them).  ``homes``: more home slots whatever
+        the load.  ``each``: (parts, runner) rebuilds the table in that many
+        parts on the runner's threads.  ``steps``: that many growths at once
+        (for entries known to be on their way)."""
+        old = (self.keys, self.tags, self.states)
+        if homes or self.needs_growth():
+            cap, tail = self.capacity, None
+            for _ in range(max(1, steps)):
+                cap = max(int(cap * GROWTH) + 1, cap + 64)
+        else:
+            cap, tail = self.capacity, 2 * (self.keys.shape[0] - self.capacity)
+        while True:
+            slots = cap + (tail_for(cap) if tail is None else tail)
+            if max_bytes is not None and (slots + old[0].shape[0]) * self.slot_bytes > max_bytes:
+                raise MemoryError(f"the state table would pass {max_bytes:,} bytes")
+            if each is not None and each[0] > 1 and self.count > SPILL:
+                new = self._empty_arrays(cap, tail)
+                done = self._rebuild_parts(old, new, cap, *each)
+            else:
+                new = self._arrays(cap, tail)
+                done = _rebuild(*old, *new, np.int64(cap), self.exact)
+            if done:
+                self.keys, self.tags, self.states = new
+                self.meta[M_CAP] = cap
+                return
+            tail = 2 * (new[0].shape[0] - cap)
+
+    def _empty_arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, ...]:
+        n = cap + (tail_for(cap) if tail is None else tail)
+        return (fresh_array(n, np.int64, None), fresh_array(n, np.uint32, None),
+                np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
+
+    def _rebuild_parts(self, old: tuple[np.ndarray, ...], new: tuple[np.ndarray, ...], cap: int,
+                       parts: int, each: Each) -> bool:
+        """``_rebuild`` in ``parts`` parts, split at empty old slots, each on
+        its own thread, then the few entries that crossed into the next
+        part's slots."""
+        keys = old[0]
+        n, old_cap = keys.shape[0], self.capacity
+        cuts = [0]
+        for p in range(1, parts):
+            at = max(cuts[-1], p * n // parts)
+            empty = np.flatnonzero(keys[at:] == SIGN)
+            cuts.append(at + int(empty[0]) if len(empty) else n)
+        cuts.append(n)
+        firsts = [0] + [min(_first_new_slot(e, old_cap, cap), new[0].shape[0])
+                        for e in cuts[1:-1]] + [new[0].shape[0]]
+        spills = [np.zeros(SPILL, dtype=np.int64) for _ in range(parts)]
+        counts = [0] * parts
+
+        def job(p: int) -> None:
+            counts[p] = int(_rebuild_part(*old[:3], np.int64(cuts[p]), np.int64(cuts[p + 1]),
+                                          *new, np.int64(cap), self.exact,
+                                          np.int64(firsts[p]), np.int64(firsts[p + 1]),
+                                          spills[p]))
+        each(job)
+        if min(counts) < 0:
+            new[0][:] = SIGN
+            new[1][:] = 0
+            return bool(_rebuild(*old, *new, np.int64(cap), self.exact))
+        return all(_insert_spilled(*old, spills[p], np.int64(counts[p]), *new, np.int64(cap),
+                                   self.exact) for p in range(parts))
+
+    def nbytes(self) -> int:
+        total = self.keys.nbytes + self.tags.nbytes
+        return total + (self.states.nbytes if self.exact else 0)
+
+    def bytes_per_state(self) -> float:
+        return self.nbytes() / max(1, self.count)
+
+    def parent_tag(self, slot: int) -> int:
+        return int(self.tags[slot])
+
+    def lookup(self, fp: int, row: np.ndarray) -> int:
+        key = np.int64(to_signed(fp)) ^ SIGN
+        return int(table_lookup(self.keys, self.states, self.meta, key, row))
+
+    def find_tag(self, tag: int, limit: int = 64) -> list[int]:
+        out = np.zeros(limit, dtype=np.int64)
+        n = int(table_find_tag(self.keys, self.meta, np.int64(tag), out))
+        return [int(s) for s in out[:min(n, limit)]]
+
+    def fingerprint_at(self, slot: int) -> int:
+        return to_unsigned(int(self.keys[slot] ^ SIGN))
+
+    def row_at(self, slot: int) -> np.ndarray:
+        """The stored state of a slot (with ``exact`` only)."""
+        return self.states[slot]
+
+    def fill_from(self, keys: np.ndarray, tags: np.ndarray, states: np.ndarray,
+                  mask: np.int64 = np.int64(0), shard: np.int64 = np.int64(0)) -> None:
+        """Insert the given entries (those of ``shard`` under ``mask``: see
+        shards.py), growing as needed."""
+        i = 0
+        while i < len(keys):
+            i = int(_insert_entries(self.keys, self.tags, self.states, self.meta, keys, tags,
+                                    states, mask, shard, np.int64(i), np.int64(self.grow_at())))
+            if i < len(keys):
+                self.grow()
+
+
+def tag_from_fp(fp: int) -> int:
+    return (fp >> TAG_SHIFT) & TAG_MASK

@@ -1,0 +1,419 @@
+# A kernel template, read as source text (kernel/source.py) and appended to every
+# generated kernel module after the model's own functions; never imported.  Its
+# free names (jit, jit_inline, W, NSYM, unpack, successors, the runtime's
+# helpers...) are the generated module's: docs/engines/compiled.md "Kernels".
+
+# ---------------------------------------------------------------- driver
+
+@jit
+def canon_row(rows, ri, U, S, out, sym):
+    if NSYM == 0 or not sym:
+        for w in range(W):
+            out[w] = rows[ri, w]
+    else:
+        unpack(rows, ri, U)
+        canon(U, S, out)
+
+
+@jit_inline
+def _evaluate_wanted(row, V, S, err, want, flags):
+    """The invariants and sometimes still wanted, on ``row`` (into ``flags``):
+    1 evaluated, 0 none is wanted, -1 a run-time error."""
+    active = False
+    for q in range(want.shape[0]):
+        if want[q] != 0:
+            active = True
+    if not active:
+        return 0
+    unpack_row(row, V)
+    if state_props(V, S, err, want, flags) < 0:
+        return -1
+    return 1
+
+
+@jit_inline
+def _settles(q, want, kinds, flags):
+    """Whether the flags just evaluated settle property ``q``: an invariant
+    false, or a sometimes true."""
+    return want[q] != 0 and ((kinds[q] == 0 and flags[q] == 0)
+                             or (kinds[q] == 1 and flags[q] != 0))
+
+
+@jit_inline
+def _check_new(row, V, S, err, want, kinds, flags, found, frows, stop_first):
+    """Invariants and sometimes on a new state: 1 stop, 0 go on, -1 error."""
+    r = _evaluate_wanted(row, V, S, err, want, flags)
+    if r <= 0:
+        return r
+    stop = 0
+    for q in range(want.shape[0]):
+        if _settles(q, want, kinds, flags):
+            want[q] = 0
+            found[q] = 1
+            for w in range(W):
+                frows[q, w] = row[w]
+            if kinds[q] == 0 and stop_first:
+                stop = 1
+    return stop
+
+
+@jit_inline
+def _check_outside(row, parent, post, a, V, S, err, want, kinds, flags, found, frows, frows2,
+                   faid, stop_first):
+    """Invariants and sometimes on ``row``, a state that fails a constraint
+    (TLC checks it, then drops it).  It is in no table, so a hit keeps what
+    rebuilds its trace: ``parent``, the stored state it was computed from,
+    and ``post``, the successor as computed (before symmetry); for an
+    initial state (``a`` < 0) both are the state itself.  1 stop, 0 go on,
+    -1 error."""
+    r = _evaluate_wanted(row, V, S, err, want, flags)
+    if r <= 0:
+        return r
+    stop = 0
+    for q in range(want.shape[0]):
+        if _settles(q, want, kinds, flags):
+            want[q] = 0
+            found[q] = 2 if a >= 0 else 3
+            faid[q] = a
+            for w in range(W):
+                frows[q, w] = parent[w]
+                frows2[q, w] = post[w]
+            if kinds[q] == 0 and stop_first:
+                stop = 1
+    return stop
+
+
+@jit_inline
+def _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found, faid, frows,
+                frows2, nstate, stop_first):
+    """Step invariants on the step front[i] -> buf[j] (action instance a):
+    1 stop, 0 go on, -1 a run-time error (err filled in)."""
+    nstep = want_step.shape[0]
+    active = False
+    for q in range(nstep):
+        if want_step[q] != 0:
+            active = True
+    if not active:
+        return 0
+    unpack(buf, j, V)
+    if step_props(U, V, S, err, want_step, sflags) < 0:
+        err[3] = 3
+        err[4] = i
+        err[5] = j
+        err[6] = a
+        for w in range(W):
+            err[8 + w] = buf[j, w]
+        return -1
+    halt = 0
+    for q in range(nstep):
+        if want_step[q] != 0 and sflags[q] == 0:
+            want_step[q] = 0
+            found[nstate + q] = 1
+            faid[nstate + q] = a
+            for w in range(W):
+                frows[nstate + q, w] = front[i, w]
+                frows2[nstate + q, w] = buf[j, w]
+            if stop_first:
+                halt = 1
+    return halt
+
+
+@jit_inline
+def _outside(row, V, S, err):
+    """Whether a state fails a constraint: 1 it does, 0 it is in the model,
+    -1 a run-time error."""
+    unpack_row(row, V)
+    c = in_model(V, S, err)
+    if c < 0:
+        return -1
+    return 1 - c
+
+
+@jit
+def admit(rows, start, keys, tags, tstates, meta, nxt, ctr, want, kinds, opts,
+          found, frows, U, S, V, crow, err, flags, frows2, faid):
+    """Initial states: count, store (those in the model), check.  (status,
+    row reached)."""
+    for i in range(start, rows.shape[0]):
+        if meta[1] >= opts[5]:
+            return 1, i
+        if ctr[1] >= nxt.shape[0]:
+            return 2, i
+        canon_row(rows, i, U, S, crow, opts[2] != 0)
+        key = fingerprint(crow) ^ SIGN
+        if NCONS > 0 and table_insert(keys, tags, tstates, meta, key, 0, crow, False) == -2:
+            o = _outside(crow, V, S, err)
+            if o < 0:
+                err[3] = 5
+                err[4] = i
+                return 4, i
+            if o > 0:
+                ctr[0] += 1
+                r = _check_outside(crow, rows[i], rows[i], -1, V, S, err, want, kinds, flags,
+                                   found, frows, frows2, faid, opts[3] != 0)
+                if r < 0:
+                    err[3] = 4
+                    err[4] = i
+                    return 4, i
+                if r > 0:
+                    return 5, i + 1
+                continue
+        if opts[4] >= 0 and meta[1] >= opts[4]:
+            if table_insert(keys, tags, tstates, meta, key, 0, crow, False) == -2:
+                ctr[0] += 1
+                return 6, i
+            ctr[0] += 1
+            continue
+        res = table_insert(keys, tags, tstates, meta, key, 0, crow, True)
+        if res == -1:
+            return 1, i
+        ctr[0] += 1
+        if res == 1:
+            for w in range(W):
+                nxt[ctr[1], w] = crow[w]
+            ctr[1] += 1
+            r = _check_new(crow, V, S, err, want, kinds, flags, found, frows, opts[3] != 0)
+            if r < 0:
+                err[3] = 4
+                err[4] = i
+                for w in range(W):
+                    err[8 + w] = crow[w]
+                return 4, i
+            if r > 0:
+                return 5, i + 1
+    return 0, rows.shape[0]
+
+
+@jit
+def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
+                  act_counts, act_of, want, kinds, want_step, opts,
+                  found, frows, frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
+                  sflags, rkeys, rrows):
+    """Expand ``front[start:stop]``: successors, deadlock, step invariants,
+    new states stored in the table and appended to ``nxt``, invariants and
+    sometimes checked on them.  (status, row reached)."""
+    nstate = want.shape[0]
+    nstep = want_step.shape[0]
+    sym = NSYM > 0 and opts[2] != 0
+    dl = nstate + nstep
+    exact = meta[2] != 0
+    rmask = rkeys.shape[0] - 1
+    for i in range(start, stop):
+        if meta[1] >= opts[5]:
+            return 1, i
+        k = successors(front, i, U, P, S, buf, bufaid, err)
+        if k == -2:
+            return 3, i
+        if k < 0:
+            err[3] = 1
+            err[4] = i
+            return 4, i
+        if ctr[1] + k > nxt.shape[0]:
+            return 2, i
+        ptag = (fingerprint_at(front, i) >> TAG_SHIFT) & TAG_MASK
+        ctr[0] += k
+        if k == 0 and opts[0] != 0 and found[dl] == 0:
+            t = is_terminal(U, S, err)
+            if t < 0:
+                err[3] = 2
+                err[4] = i
+                return 4, i
+            if t == 0:
+                found[dl] = 1
+                for w in range(W):
+                    frows[dl, w] = front[i, w]
+                if opts[3] != 0:
+                    return 5, i + 1
+        # Every successor's key first, with a prefetch of its home slot, so
+        # that the cache misses of the k lookups overlap.  Most successors
+        # are duplicates, and most of those are cheap to tell without the
+        # table: a self-loop is its own pre-state (stored: the frontier holds
+        # representatives), and a state reached again a few rows later (the
+        # two orders of commuting actions) is still in the small cache of
+        # recent keys, ``rkeys``, which holds only keys already in the table.
+        # Both get the key SIGN: "known, no lookup".
+        for j in range(k):
+            if same_slots(buf[j], 0, front[i], 0, W):
+                ckeys[j] = SIGN
+                continue
+            if not sym:
+                h = fingerprint_at(buf, j)
+                crow = buf[j]
+            else:
+                canon_row(buf, j, V, S, cbuf[j], True)
+                h = fingerprint_at(cbuf, j)
+                crow = cbuf[j]
+            key = h ^ SIGN
+            r = key & rmask
+            if rkeys[r] == key and (not exact or same_slots(rrows[r], 0, crow, 0, W)):
+                ckeys[j] = SIGN
+                continue
+            ckeys[j] = key
+            prefetch(keys, home_of(key, meta[0]))
+        for j in range(k):
+            a = bufaid[j]
+            act_counts[act_of[a]] += 1
+            if nstep > 0:
+                c = _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found,
+                                faid, frows, frows2, nstate, opts[3] != 0)
+                if c < 0:
+                    return 4, i
+                if c > 0:
+                    return 5, i + 1
+            key = ckeys[j]
+            if key == SIGN:
+                continue
+            crow = cbuf[j] if sym else buf[j]
+            allow = opts[1] != 0
+            # A state outside the model is never stored: one not in the table
+            # is checked against the constraints, as the reference does.
+            if NCONS > 0 and table_insert(keys, tags, tstates, meta, key, ptag, crow,
+                                          False) == -2:
+                o = _outside(crow, V, S, err)
+                if o != 0:
+                    if o < 0:
+                        err[3] = 5
+                    else:
+                        if not allow:
+                            # past the depth bound nothing new is checked
+                            continue
+                        o = _check_outside(crow, front[i], buf[j], a, V, S, err, want, kinds,
+                                           flags, found, frows, frows2, faid, opts[3] != 0)
+                        if o == 0:
+                            continue
+                        if o > 0:
+                            return 5, i + 1
+                        err[3] = 4
+                    err[4] = i
+                    err[5] = j
+                    err[6] = a
+                    for w in range(W):
+                        err[8 + w] = crow[w]
+                    return 4, i
+            if allow and opts[4] >= 0 and meta[1] >= opts[4]:
+                if table_insert(keys, tags, tstates, meta, key, ptag, crow, False) == -2:
+                    return 6, i
+                continue
+            res = table_insert(keys, tags, tstates, meta, key, ptag, crow, allow)
+            if res == -1:
+                # The table is full mid-row: undo this row's counts, grow, redo it.
+                ctr[0] -= k
+                for jj in range(j + 1):
+                    act_counts[act_of[bufaid[jj]]] -= 1
+                return 1, i
+            if res == -2:
+                ctr[2] = 1
+                continue
+            r = key & rmask
+            rkeys[r] = key
+            if exact:
+                copy_slots(rrows[r], 0, crow, 0, W)
+            if res == 1:
+                for w in range(W):
+                    nxt[ctr[1], w] = crow[w]
+                ctr[1] += 1
+                r = _check_new(crow, V, S, err, want, kinds, flags, found, frows, opts[3] != 0)
+                if r < 0:
+                    err[3] = 4
+                    err[4] = i
+                    err[5] = j
+                    err[6] = a
+                    for w in range(W):
+                        err[8 + w] = crow[w]
+                    return 4, i
+                if r > 0:
+                    return 5, i + 1
+    return 0, stop
+
+
+@jit
+def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
+    """Successors of ``rows[start:]`` into succ/parent/aid from row m0.
+    (status, row reached, rows written): status 0 done, 2 succ is full,
+    3 buf is too small, 4 run-time error at the row reached."""
+    m = m0
+    for i in range(start, rows.shape[0]):
+        k = successors(rows, i, U, P, S, buf, bufaid, err)
+        if k == -2:
+            return 3, i, m
+        if k < 0:
+            err[3] = 1
+            err[4] = i
+            return 4, i, m
+        if m + k > succ.shape[0]:
+            return 2, i, m
+        for j in range(k):
+            for w in range(W):
+                succ[m, w] = buf[j, w]
+            parent[m] = i
+            aid[m] = bufaid[j]
+            m += 1
+    return 0, rows.shape[0], m
+
+
+@jit
+def props_batch(rows, U, S, err, want, flags):
+    """State-property columns for each row; -1 - row on a run-time error."""
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        if state_props(U, S, err, want, flags[i]) < 0:
+            return -1 - i
+    return 0
+
+
+@jit
+def constraints_batch(rows, U, S, err, out):
+    """Whether each row is in the model (satisfies every constraint); -1 - row
+    on a run-time error."""
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        c = in_model(U, S, err)
+        if c < 0:
+            return -1 - i
+        out[i] = c
+    return 0
+
+
+@jit
+def terminal_batch(rows, U, S, err, out):
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        t = is_terminal(U, S, err)
+        if t < 0:
+            return -1 - i
+        out[i] = t
+    return 0
+
+
+@jit
+def steps_batch(pre, post, U, V, S, err, want, flags):
+    for i in range(pre.shape[0]):
+        unpack(pre, i, U)
+        unpack(post, i, V)
+        if step_props(U, V, S, err, want, flags[i]) < 0:
+            return -1 - i
+    return 0
+
+
+@jit
+def canon_batch(rows, out, perms, U, S, sym):
+    """Representatives of the rows, and the permutation that maps each row to
+    it (the identity when ``sym`` is off)."""
+    for i in range(rows.shape[0]):
+        canon_row(rows, i, U, S, out[i], sym)
+        if NSYM > 0 and sym:
+            for q in range(NPERM):
+                perms[i, q] = S[PERM_OFF + q]
+        else:
+            for q in range(NPERM):
+                perms[i, q] = q - PERM_START[q]
+
+
+@jit
+def permute_batch(rows, perms, out, U, S):
+    """Each row with its symmetric types renamed by the permutations in perms."""
+    for i in range(rows.shape[0]):
+        unpack(rows, i, U)
+        for q in range(NPERM):
+            S[PERM_OFF + q] = perms[i, q]
+        permute(U, S, out[i])

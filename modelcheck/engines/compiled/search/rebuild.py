@@ -1,0 +1,156 @@
+"""Counterexamples from the fingerprint table: walk the parent tags back to an
+initial state, then re-execute forward.
+
+The table stores, per state, the 32-bit tag of its parent.  Walking back
+gives a chain of stored (canonical) states; a tag shared by two entries is
+resolved by trying each, and a chain is accepted only if it reaches an
+initial state in exactly the right number of steps *and* re-executes.
+
+With symmetry the table holds orbit representatives, and the search expanded
+exactly those.  Re-execution follows them (each step takes the first
+successor whose representative is the next entry of the chain) while it
+carries the permutation from the representative to the concrete state; the
+concrete successor is the permuted successor, and the action instance is
+the one that takes the concrete state there.  The trace is therefore a
+behaviour of the un-reduced spec, whether or not the representative of an
+orbit is unique.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.search.shards import ShardedTable
+from modelcheck.engines.compiled.kernel.table import FingerprintTable, tag_from_fp
+from modelcheck.trace.trace import Step, Trace
+
+__all__ = ["Path", "find_path", "trace_of", "step_after", "concrete_step", "RebuildError"]
+
+#: At most this many entries are considered for one parent tag.
+_TAG_CANDIDATES = 64
+
+
+class RebuildError(RuntimeError):
+    """No chain in the table re-executes: an internal error."""
+
+
+Path = list[tuple[int | None, np.ndarray]]   # (action id or None for Init, concrete words)
+#: The seen-state table of the one-core or the parallel search.
+Table = FingerprintTable | ShardedTable
+
+
+def _chains(table: Table, slot: int, steps: int) -> Iterator[list[int]]:
+    """Slot chains ending at ``slot`` that reach an initial entry in ``steps`` steps
+    (listed from the initial entry)."""
+    ptag = table.parent_tag(slot)
+    if steps == 0:
+        if ptag == 0:
+            yield [slot]
+        return
+    if ptag == 0:
+        return
+    for cand in table.find_tag(ptag, _TAG_CANDIDATES):
+        for chain in _chains(table, cand, steps - 1):
+            yield chain + [slot]
+
+
+def _representatives(kernels: CompiledModel, rows: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(representatives, their fingerprints, the permutations row -> representative)."""
+    canon, perms = kernels.canonicalize_with_perms(rows)
+    return canon, kernels.fingerprint(canon), perms
+
+
+def _match(table: Table, slot: int, canon: np.ndarray, fps: np.ndarray) -> int | None:
+    """The first row whose representative is the table entry at ``slot``."""
+    target = table.fingerprint_at(slot)
+    for j in range(len(fps)):
+        if int(fps[j]) == target and \
+                (not table.exact or np.array_equal(canon[j].view(np.int64), table.row_at(slot))):
+            return j
+    return None
+
+
+def concrete_step(kernels: CompiledModel, current: np.ndarray, post: np.ndarray) -> int | None:
+    """The action instance taking ``current`` to ``post`` (the first one, in order)."""
+    succ, _, aid, fault = kernels.expand(current)
+    want = np.asarray(post).view(np.uint64)
+    for k in range(len(succ)):
+        if np.array_equal(succ[k], want):
+            return int(aid[k])
+    return None
+
+
+def _replay_chain(kernels: CompiledModel, table: Table, chain: list[int],
+                  initial: np.ndarray) -> tuple[Path, np.ndarray] | None:
+    """Re-execute the chain through the stored representatives ``r`` (whose
+    successors the search computed), carrying the permutation ``pi`` with
+    ``concrete = pi(r)``: the concrete successor of a step r -> t is pi(t)."""
+    canon, fps, perms = _representatives(kernels, initial)
+    start = _match(table, chain[0], canon, fps)
+    if start is None:
+        return None
+    concrete = initial[start].copy()
+    rep = canon[start].copy()
+    pi = kernels.invert(perms[start])
+    path: Path = [(None, concrete)]
+    for slot in chain[1:]:
+        succ, _, _, fault = kernels.expand(rep)
+        if fault is not None:
+            return None
+        canon, fps, perms = _representatives(kernels, succ)
+        j = _match(table, slot, canon, fps)
+        if j is None:
+            return None
+        post = kernels.permute(succ[j], pi)[0]
+        aid = concrete_step(kernels, concrete, post)
+        if aid is None:
+            return None
+        path.append((aid, post.copy()))
+        concrete, rep = post.copy(), canon[j].copy()
+        pi = kernels.compose(pi, kernels.invert(perms[j]))
+    return path, pi
+
+
+def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
+              initial: np.ndarray) -> tuple[Path, np.ndarray]:
+    """A concrete path from an initial state to ``pi(row)``, where ``row`` is a
+    stored representative found at ``level`` (initial states are level 1);
+    returns the path and ``pi``."""
+    row = np.asarray(row).view(np.int64)
+    fp = int(kernels.fingerprint(row)[0])
+    slot = table.lookup(fp, row)
+    if slot < 0:
+        raise RebuildError("internal error: the state to rebuild a trace to is not in the table")
+    for chain in _chains(table, slot, level - 1):
+        found = _replay_chain(kernels, table, chain, initial)
+        if found is not None:
+            return found
+    raise RebuildError(f"internal error: no path of {level - 1} steps to the state re-executes")
+
+
+def step_after(kernels: CompiledModel, concrete: np.ndarray, pi: np.ndarray,
+               post_of_rep: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """The concrete counterpart of the step ``rep -> post_of_rep`` taken from
+    ``concrete = pi(rep)``: (action instance, ``pi(post_of_rep)``)."""
+    post = kernels.permute(np.asarray(post_of_rep).view(np.int64), pi)[0]
+    aid = concrete_step(kernels, concrete, post)
+    return None if aid is None else (aid, post.copy())
+
+
+def trace_of(kernels: CompiledModel, path: Path, kind: str, prop: str | None) -> Trace:
+    steps = []
+    for aid, words in path:
+        state = kernels.decode_dict(words)
+        if aid is None:
+            steps.append(Step(None, (), state))
+        else:
+            name, params = kernels.action_label(aid)
+            steps.append(Step(name, params, state))
+    return Trace(kernels.model.name, steps, kind=kind, property_name=prop)
+
+
+def tag_of_row(kernels: CompiledModel, row: np.ndarray) -> int:
+    return tag_from_fp(int(kernels.fingerprint(row)[0]))

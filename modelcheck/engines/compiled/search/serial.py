@@ -1,0 +1,539 @@
+"""Level-synchronous breadth-first search over packed states.
+
+Each level (the frontier) is an (n, W) int64 array.  ``explore_chunk`` (in
+the generated module) expands a slice of it in native code: successors,
+deadlock, step invariants, canonical form, the table insert, and the
+invariants and ``sometimes`` of each new state.  Between chunks this module
+grows whatever filled up, reports progress, enforces the timeout, writes
+checkpoints and notices Ctrl-C.  Counts and verdicts follow the reference
+explorer (``engines/reference/explorer.py``) exactly: the same order of
+states, of checks, and the same bounds.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import numpy as np
+
+from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, Reporter,
+                                     PropertyResult, Stats, Status, report_found, settled_note,
+                                     stops_when_settled)
+from modelcheck.engines.compiled.search import checkpoint
+from modelcheck.engines.compiled.kernel.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
+                                                FAULT, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL,
+                                                FOUND_STORED, GROW_NEXT, GROW_SUCC, GROW_TABLE,
+                                                O_DEADLOCK,
+                                                O_GROW_AT, O_MAX_STATES, O_STOP_FIRST, O_STORE,
+                                                O_SYMMETRY, STOPPED)
+from modelcheck.engines.compiled.search.faults import fault_error
+from modelcheck.engines.compiled.codegen.symmetry import TIE_LIMIT
+from modelcheck.engines.compiled.kernels import CompiledModel
+from modelcheck.engines.compiled.search.rebuild import find_path, step_after, trace_of
+from modelcheck.engines.compiled.kernel.runtime import SIGN
+from modelcheck.engines.compiled.cache.sizes import (START_CAPACITY, expected_states, record_states,
+                                               size_key, start_capacity)
+from modelcheck.engines.compiled.kernel.table import FingerprintTable, growth_steps
+from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
+                                                   select_properties)
+from modelcheck.errors import EvalError
+from modelcheck.ir.nodes import PropertyKind
+
+__all__ = ["CompiledSearch"]
+
+#: Seconds one call into native code should take (between safe points).
+CHUNK_TARGET_S = 0.2
+#: Entries of the cache of recent keys (a power of two; 128 KiB of keys).
+RECENT = 1 << 14
+
+
+class _Bound(Exception):
+    """The search hit a bound; the message is the reason."""
+
+
+@contextmanager
+def _sigint_flag() -> Iterator[list[bool]]:
+    """Ctrl-C sets a flag the search reads between chunks (a KeyboardInterrupt
+    inside native code would leave the table half-updated)."""
+    box = [False]
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield box
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        box[0] = True
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield box
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class CompiledSearch:
+    #: Whether the search may end once every property checked is settled
+    #: (not the liveness search, which needs the whole graph).
+    STOPS_WHEN_SETTLED = True
+
+    def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter):
+        self.k = kernels
+        self.model = kernels.model
+        self.options = options
+        self.reporter = reporter
+        self.module = kernels.module
+        props = select_properties(self.model, options)
+        self.verdicts = Verdicts(props, options.deadlock)
+        names = {p.name for p in props}
+        self.settled_early = False
+        self.reported: set[int] = set()     # finds handed to the reporter mid-search
+        cols, steps = kernels.state_columns, kernels.step_columns
+        self.nstate, self.nstep = len(cols), len(steps)
+        self.want = np.array([1 if c.kind is not PropertyKind.TERMINAL and c.name in names else 0
+                              for c in cols], dtype=np.int64)
+        self.kinds = np.array([{PropertyKind.INVARIANT: 0, PropertyKind.SOMETIMES: 1}.get(c.kind, 2)
+                               for c in cols], dtype=np.int64)
+        self.want_step = np.array([1 if c.name in names else 0 for c in steps], dtype=np.int64)
+        w = kernels.layout.words
+        nf = self.nstate + self.nstep + 1
+        self.found = np.zeros(nf, dtype=np.int64)
+        self.frows = np.zeros((nf, w), dtype=np.int64)
+        self.frows2 = np.zeros((nf, w), dtype=np.int64)
+        self.faid = np.zeros(nf, dtype=np.int64)
+        self.found_level: list[int | None] = [None] * nf
+        # Sized for the states of the last complete search of this
+        # configuration, if one is known (sizes.py): no growth on the way.
+        self.size_key = size_key(self.model, bool(kernels.symmetric))
+        expected = expected_states(options.cache_dir, self.size_key)
+        start = start_capacity(expected, 12 + (8 * w if options.exact else 0),
+                               self.max_table_bytes(), START_CAPACITY)
+        self.sized_for = None if start == START_CAPACITY else expected
+        try:
+            self.table = FingerprintTable(w, options.exact, capacity=start)
+        except (MemoryError, OverflowError, ValueError):
+            if start == START_CAPACITY:
+                raise
+            # The hint fit the memory that was free a moment ago; no longer.
+            self.sized_for = None
+            self.table = FingerprintTable(w, options.exact, capacity=START_CAPACITY)
+        # Recently seen keys (and states, for --exact): a direct-mapped cache
+        # that spares most duplicates a lookup in the big table.
+        self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
+        self.rrows = np.zeros((RECENT if options.exact else 1, w), dtype=np.int64)
+        self.ctr = np.zeros(4, dtype=np.int64)
+        self.act_counts = np.zeros(max(1, len(kernels.actions)), dtype=np.int64)
+        self.opts = np.zeros(8, dtype=np.int64)
+        self.opts[O_DEADLOCK] = 1 if options.deadlock else 0
+        self.opts[O_STORE] = 1
+        self.opts[O_SYMMETRY] = 1 if kernels.symmetric else 0
+        self.opts[O_STOP_FIRST] = 1 if options.stop_on_first else 0
+        self.opts[O_MAX_STATES] = -1 if options.max_states is None else options.max_states
+        self.nxt = np.zeros((1024, w), dtype=np.int64)
+        self.crow = np.zeros(w, dtype=np.int64)
+        self.flags = np.zeros(max(1, self.nstate), dtype=np.int64)
+        self.sflags = np.zeros(max(1, self.nstep), dtype=np.int64)
+        self.front = np.zeros((0, w), dtype=np.int64)
+        self.pos = 0
+        self.depth = 0
+        self.chunk = 256
+        self.stopped = False
+        self.interrupt = [False]
+        self.elapsed_before = 0.0       # search time of the run a checkpoint came from
+        self.start = time.monotonic()
+        self.inexact_before = kernels.inexact_states
+        self.last_tick = self.start
+        self.last_checkpoint = self.start
+        self.checkpoint_failed = False      # the last try to write one failed
+        self.checkpoint_notes: list[str] = []
+        self._initial_rows: np.ndarray | None = None
+
+    # ------------------------------------------------------------ figures
+
+    @property
+    def distinct(self) -> int:
+        return self.table.count
+
+    @property
+    def generated(self) -> int:
+        return int(self.ctr[C_GENERATED])
+
+    def max_table_bytes(self) -> int | None:
+        """The table's memory cap (``--max-memory``, carried in options.extra)."""
+        limit = self.options.extra.get("max_memory_mib")
+        return None if limit is None else int(float(limit) * 2**20)
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + time.monotonic() - self.start
+
+    def shard_count(self) -> int:
+        """How many shards the table has (a resumed checkpoint is refilled so)."""
+        return 1
+
+    def restored(self) -> None:
+        """Called once a checkpoint is loaded (a subclass's hook)."""
+
+    def queue(self) -> int:
+        return len(self.front) - self.pos + int(self.ctr[C_NEXT])
+
+    # ------------------------------------------------------------ the run
+
+    def run(self) -> CheckResult:
+        reason: str | None = None
+        error: EvalError | None = None
+        try:
+            with _sigint_flag() as flag:
+                self.interrupt = flag
+                if self.options.resume_dir:
+                    checkpoint.restore(self, self.options.resume_dir)
+                else:
+                    self._initial()
+                self._levels()
+        except _Bound as bound:
+            reason = str(bound)
+        except KeyboardInterrupt:
+            reason = "interrupted"
+            self._checkpoint(note=True)
+        except MemoryError as err:
+            why = f" ({err})" if str(err) else ""
+            reason = f"out of memory at {self.distinct:,} distinct states, depth {self.depth}{why}"
+        except EvalError as err:
+            error = err
+            reason = f"stopped by a run-time error ({err.diagnostic.code})"
+        if self.stopped and reason is None:
+            reason = "stopped at the first violation (stop_on_first)"
+        early = None
+        if self.settled_early and reason is None:
+            early = settled_note(self.depth, self.distinct)
+            self.reporter.note(early)
+        self._settle_found()
+        if reason is None:
+            self._report(force=True)
+            record_states(self.options.cache_dir, self.size_key, self.distinct)
+        notes = self._notes()
+        if early is not None:
+            notes.insert(0, early)
+        return CheckResult(self.model.name, "compiled",
+                           self.verdicts.results(reason is None, reason), self._stats(),
+                           reason=None if error is not None else reason, error=error,
+                           notes=notes)
+
+    def initial_rows(self) -> np.ndarray:
+        if self._initial_rows is None:
+            self._initial_rows = self.k.initial_states()
+        return self._initial_rows
+
+    def _initial(self) -> None:
+        rows = self.initial_rows().view(np.int64)
+        self.depth = 1 if len(rows) else 0
+        self._ensure_next(len(rows))
+        pos = 0
+        while True:
+            self.opts[O_GROW_AT] = self.table.grow_at()
+            status, pos = self._admit(rows, pos)
+            self._note_found(1, 1)
+            if status == DONE:
+                break
+            if status == FAULT:
+                raise fault_error(self, rows[pos], None, initial=True)
+            if status == STOPPED:
+                self.stopped = True
+                break
+            if status == AT_BOUND:
+                raise self._state_bound()
+            self._grow(status)
+        self._initial_admitted()
+        self._next_level()
+
+    def _admit(self, rows: np.ndarray, pos: int) -> tuple[int, int]:
+        """Run the kernel that checks and stores initial states from ``pos``."""
+        t = self.table
+        return self.module.admit(
+            rows, pos, t.keys, t.tags, t.states, t.meta, self.nxt, self.ctr, self.want,
+            self.kinds, self.opts, self.found, self.frows, self.k.U, self.k.S, self.k.V,
+            self.crow, self.k.err, self.flags, self.frows2, self.faid)
+
+    def _initial_admitted(self) -> None:
+        """Called once every initial state is stored (a subclass's hook)."""
+
+    def _levels(self) -> None:
+        """Expand level after level; ``depth`` is the level being expanded
+        (initial states: 1), as in the reference explorer."""
+        max_depth = self.options.max_depth
+        while not self.stopped:
+            if self.pos >= len(self.front):
+                if self.ctr[C_NEXT] == 0:
+                    return
+                self._next_level()
+                self.depth += 1
+                self._report(force=True)
+            if self.pos == 0 and self._all_settled():
+                return
+            at_bound = max_depth is not None and self.depth >= max_depth
+            self.opts[O_STORE] = 0 if at_bound else 1
+            self._expand_level()
+            if self.stopped:
+                return
+            if at_bound:
+                if self.ctr[C_CUT]:
+                    raise _Bound(f"stopped at the depth bound: depth {self.depth} "
+                                 f"(max_depth={max_depth}) has successors not explored; "
+                                 f"{self.distinct:,} distinct states")
+                return
+
+    def _found_names(self) -> set[str]:
+        names = set()
+        for q in np.flatnonzero(self.found):
+            if q < self.nstate:
+                names.add(self.k.state_columns[q].name)
+            elif q < self.nstate + self.nstep:
+                names.add(self.k.step_columns[q - self.nstate].name)
+            else:
+                names.add(DEADLOCK)
+        return names
+
+    def _all_settled(self) -> bool:
+        """At the start of a level: every property checked has been found
+        (settled), so the search ends here, as the reference explorer's does."""
+        v = self.verdicts
+        checked = len(v.properties) + v.deadlock
+        if not self.STOPS_WHEN_SETTLED or not stops_when_settled(self.options, checked):
+            return False
+        wanted = {p.name for p in v.properties} | ({DEADLOCK} if v.deadlock else set())
+        self.settled_early = wanted <= self._found_names()
+        return self.settled_early
+
+    def _next_level(self) -> None:
+        n = int(self.ctr[C_NEXT])
+        self.front = self.nxt[:n]
+        self.pos = 0
+        self.nxt = np.empty((max(1024, n), self.k.layout.words), dtype=np.int64)
+        self.ctr[C_NEXT] = 0
+
+    def _expand_level(self) -> None:
+        k, t = self.k, self.table
+        n = len(self.front)
+        while self.pos < n:
+            stop = min(n, self.pos + self.chunk)
+            began = time.perf_counter()
+            self.opts[O_GROW_AT] = t.grow_at()
+            status, reached = self.module.explore_chunk(
+                self.front, self.pos, stop, t.keys, t.tags, t.states, t.meta, self.nxt,
+                self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,
+                self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
+                k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags, self.rkeys,
+                self.rrows)
+            if self._chunk_done(status, reached, began):
+                return
+            if status != DONE:
+                self._grow(status)
+                t = self.table
+            self._safe_point()
+
+    def _chunk_done(self, status: int, reached: int, began: float) -> bool:
+        """After a chunk of a level: the row reached, the finds, the next
+        chunk's size; True when the search stops here (a violation with
+        stop_on_first).  A fault or the state bound raises; a status asking
+        for more room is the caller's."""
+        self.pos = int(reached)
+        self._note_found(self.depth + 1, self.depth)
+        self._report_finds()
+        if status == DONE:
+            spent = max(time.perf_counter() - began, 1e-6)
+            scale = min(4.0, max(0.25, CHUNK_TARGET_S / spent))
+            self.chunk = int(min(1 << 20, max(64, self.chunk * scale)))
+        elif status == FAULT:
+            raise fault_error(self, self.front[self.pos], self.depth)
+        elif status == STOPPED:
+            self.stopped = True
+            return True
+        elif status == AT_BOUND:
+            raise self._state_bound()
+        return False
+
+    def _grow(self, status: int) -> None:
+        if status == GROW_TABLE:
+            t = self.table
+            steps = (growth_steps(t, int(self.ctr[C_NEXT]), self.pos, len(self.front) - self.pos)
+                     if t.needs_growth() else 1)
+            t.grow(self.max_table_bytes(), steps=steps)
+        elif status == GROW_NEXT:
+            old = self.nxt
+            self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)
+            self.nxt[:int(self.ctr[C_NEXT])] = old[:int(self.ctr[C_NEXT])]
+        elif status == GROW_SUCC:
+            self.k.grow_buffer()
+        else:
+            raise RuntimeError(f"internal error: unexpected kernel status {status}")
+
+    def _ensure_next(self, n: int) -> None:
+        if self.nxt.shape[0] < n:
+            self.nxt = np.empty((n, self.k.layout.words), dtype=np.int64)
+
+    def _state_bound(self) -> _Bound:
+        limit = self.options.max_states
+        return _Bound(f"stopped at the state bound: {self.distinct:,} distinct states "
+                      f"(max_states={limit:,}), depth {self.depth}")
+
+    def _note_found(self, state_level: int, pre_level: int) -> None:
+        """The level of the stored state each new find's trace is rebuilt to:
+        the state itself, or the parent of a step or of a state outside the
+        model."""
+        for q in np.flatnonzero(self.found):
+            if self.found_level[q] is None:
+                stored = q < self.nstate and self.found[q] == FOUND_STORED
+                self.found_level[q] = state_level if stored else pre_level
+
+    # ------------------------------------------------------------ safe points
+
+    def _safe_point(self) -> None:
+        if self.interrupt[0]:
+            raise KeyboardInterrupt
+        timeout = self.options.timeout_s
+        # The kernel's compile counted against the same --timeout.
+        if timeout is not None and self.elapsed() + self.k.codegen_s + self.k.compile_s >= timeout:
+            raise _Bound(f"timeout after {timeout:g} s: {self.distinct:,} distinct states, "
+                         f"depth {self.depth}")
+        self._report()
+        every = self.options.checkpoint_every_s
+        if self.options.checkpoint_dir and time.monotonic() - self.last_checkpoint >= every:
+            self._checkpoint()
+
+    def _report(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.last_tick >= PROGRESS_EVERY_S:
+            self.last_tick = now
+            self.reporter.progress(Progress(self.distinct, self.generated, self.depth,
+                                            self.queue(), self.elapsed()))
+
+    def _checkpoint(self, note: bool = False) -> None:
+        if not self.options.checkpoint_dir:
+            return
+        try:
+            checkpoint.save(self, self.options.checkpoint_dir)
+        except OSError as err:
+            # A full disk costs the checkpoint, not the search: tried again
+            # at the next interval, said once until one is written.
+            self.last_checkpoint = time.monotonic()
+            if not self.checkpoint_failed:
+                self.checkpoint_failed = True
+                why = err.strerror or str(err)
+                message = (f"checkpoint not written to {self.options.checkpoint_dir} ({why}); "
+                           f"the search goes on without it")
+                self.reporter.note(message)
+                self.checkpoint_notes.append(message)
+            return
+        self.checkpoint_failed = False
+        self.last_checkpoint = time.monotonic()
+        if note:
+            self.reporter.note(f"checkpoint written to {self.options.checkpoint_dir} "
+                               f"({self.distinct:,} states); continue with --resume")
+
+    # ------------------------------------------------------------ results
+
+    def _settle_found(self) -> None:
+        if not self.found.any():
+            return
+        initial = self.initial_rows()
+        for q in np.flatnonzero(self.found):
+            self.verdicts.settle(*self._find(q, initial))
+
+    def _find(self, q: int, initial: np.ndarray) -> tuple:
+        """(name, kind, status, trace) of the find in column ``q``."""
+        level = self.found_level[q]
+        assert level is not None
+        if self.found[q] == FOUND_OUTSIDE_INITIAL:
+            # an initial state outside the model: a 0-step trace
+            path = [(None, self.frows2[q].view(np.uint64).copy())]
+            pi = np.zeros(0, dtype=np.int64)
+        else:
+            path, pi = self._path_to(self.frows[q], level, initial)
+        if self.found[q] == FOUND_OUTSIDE:
+            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
+        if q < self.nstate:
+            prop = self.k.state_columns[q]
+            status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
+            kind = "counterexample" if status is Status.VIOLATED else "witness"
+            return prop.name, prop.kind, status, trace_of(self.k, path, kind, prop.name)
+        if q < self.nstate + self.nstep:
+            prop = self.k.step_columns[q - self.nstate]
+            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
+            return (prop.name, prop.kind, Status.VIOLATED,
+                    trace_of(self.k, path, "counterexample", prop.name))
+        return DEADLOCK, None, Status.VIOLATED, trace_of(self.k, path, "counterexample", DEADLOCK)
+
+    def _report_finds(self) -> None:
+        """Hand each new find to the reporter while the search goes on
+        (``Reporter.found``), its trace rebuilt now."""
+        if (getattr(self.reporter, "found", None) is None or self.options.stop_on_first
+                or not self.STOPS_WHEN_SETTLED):
+            return
+        new = [int(q) for q in np.flatnonzero(self.found) if int(q) not in self.reported]
+        if not new:
+            return
+        self.reported.update(new)
+        found = self._found_names()
+        v = self.verdicts
+        open_names = [p.name for p in v.properties if p.name not in found]
+        if v.deadlock and DEADLOCK not in found:
+            open_names.append(DEADLOCK)
+        if not open_names:
+            return
+        initial = self.initial_rows()
+        for q in new:
+            name, kind, status, trace = self._find(q, initial)
+            report_found(self.reporter, PropertyResult(name, kind, status, trace), open_names)
+
+    def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
+        """A concrete path to the stored state ``row`` found at ``level``."""
+        return find_path(self.k, self.table, row, level, initial)
+
+    def _step_to(self, concrete: np.ndarray, pi: np.ndarray, post: np.ndarray) -> tuple:
+        step = step_after(self.k, concrete, pi, post)
+        if step is None:
+            raise RuntimeError("internal error: the step of a trace does not re-execute")
+        return step
+
+    def _stats(self) -> Stats:
+        elapsed = self.elapsed()
+        counts = {a.name: int(self.act_counts[i]) for i, a in enumerate(self.k.actions)}
+        extras: dict[str, Any] = {
+            "search_s": round(elapsed, 3),
+            "compile_s": round(self.k.codegen_s + self.k.compile_s, 3),
+            "kernel_backend": self.k.backend,
+            "words_per_state": self.k.layout.words,
+            "table_bytes": self.table.nbytes(),
+            "bytes_per_state": round(self.table.bytes_per_state(), 2),
+            "table_load": round(self.distinct / max(1, self.table.capacity), 3),
+            # the states an earlier search's count sized the table for
+            "table_sized_for": self.sized_for,
+            "exact": self.table.exact,
+            "symmetry": [t.name for t in self.k.symmetric],
+            "symmetry_inexact": self.k.inexact_states - self.inexact_before,
+        }
+        if elapsed > 0:
+            extras["states_per_s"] = round(self.distinct / elapsed)
+        if not self.table.exact:
+            n = self.distinct
+            extras["fp_collision_probability"] = n * (n - 1) / 2.0 ** 65
+            extras["fp_collision_probability_tlc"] = n * max(0, self.generated - n) / 2.0 ** 64
+        return Stats(distinct_states=self.distinct, generated_states=self.generated,
+                     depth=self.depth, elapsed_s=elapsed, action_counts=counts,
+                     never_enabled=tuple(a for a, c in counts.items() if c == 0), extras=extras)
+
+    def _notes(self) -> list[str]:
+        notes = list(self.k.notes) + self.checkpoint_notes
+        if self.k.symmetric:
+            notes.append(orbit_note(self.k.symmetric, self.distinct))
+            inexact = self.k.inexact_states - self.inexact_before
+            if inexact:
+                notes.append(f"symmetry: {inexact:,} states had more than {TIE_LIMIT:,} orderings "
+                             f"of interchangeable members; each was reduced to a permutation of "
+                             f"itself, not always the smallest, so the distinct count may exceed "
+                             f"the number of orbits")
+        if not self.table.exact and self.distinct > 1:
+            n = self.distinct
+            notes.append(f"fingerprint collision probability: {n * (n - 1) / 2.0 ** 65:.1e} "
+                         f"(birthday bound over {n:,} states); use --exact to store whole states")
+        return notes

@@ -74,7 +74,7 @@ def scripted_trace(model, steps, prop: str):
     """The behaviour of ``model`` taking ``steps`` (each instance's first
     outcome) from its first initial state, as a counterexample of ``prop``."""
     from modelcheck.conform.belief import PathNode
-    from modelcheck.engines.reference.evaluator import Evaluator
+    from modelcheck.evaluate.evaluator import Evaluator
     from modelcheck.trace.paths import path_steps
     from modelcheck.trace.trace import Trace
     ev = Evaluator(model)

@@ -36,6 +36,7 @@ from typing import Any
 
 from modelcheck.conform.driver import Driver, DriverFailure
 from modelcheck.conform.examples.rabbitmq_cluster import RabbitCluster
+from modelcheck.conform.examples.rabbitmq_consumer import Consumer
 from modelcheck.ir import nodes as ir
 
 __all__ = ["QuorumQueueDriver", "QUEUE", "DLQ", "unsupported"]
@@ -76,7 +77,7 @@ class QuorumQueueDriver(Driver):
         self.published: set[int] = set()
         self.nacked: set[int] = set()
         self.threads: list[threading.Thread] = []
-        self.consumer: _Consumer | None = None
+        self.consumer: Consumer | None = None
         self.consumer_node = int(consumer_node)
         self.base_term = 1
 
@@ -163,7 +164,7 @@ class QuorumQueueDriver(Driver):
             self.cluster.kill(n)
             self.crashed.add(n)
         if c.get("consumer"):
-            self.consumer = _Consumer(self, self.consumer_node)
+            self.consumer = Consumer(self, self.consumer_node, QUEUE)
             self.consumer.start()
 
     def _await_leader(self, n: int) -> None:
@@ -524,99 +525,3 @@ def _returns(lg, k: int, m: int, consts: Mapping[str, Any]) -> int:
 def _ready(lg, k: int, m: int, consts: Mapping[str, Any]) -> bool:
     return _has(lg, k, "enqueue", m) and not _has(lg, k, "settle", m) \
         and _returns(lg, k, m, consts) <= consts.get("delivery_limit", 20)
-
-
-# ---------------------------------------------------------------- the consumer
-
-
-class _Consumer:
-    """The spec's one consumer: manual acknowledgements, no prefetch limit,
-    on its own thread (pika's connections are not thread-safe: acks and
-    nacks are handed to that thread)."""
-
-    def __init__(self, driver: Driver, node: int, queue: str = QUEUE, auto_ack: bool = False):
-        self.driver = driver
-        self.node = node
-        self.queue = queue
-        self.auto_ack = auto_ack
-        self.lock = threading.Lock()
-        self.tags: dict[int, int] = {}
-        self.deliveries: dict[int, int] = {m: 0 for m in range(1, driver.consts["M"] + 1)}
-        self.acked: set[int] = set()
-        self.duplicates: set[int] = set()
-        self.ready = threading.Event()
-        self.closing = False
-        self.error: BaseException | None = None
-        self.conn = None
-        self.thread = threading.Thread(target=self._run, daemon=True, name="qq-consumer")
-
-    def start(self) -> None:
-        self.thread.start()
-        if not self.ready.wait(15):
-            raise DriverFailure(f"the consumer could not attach to {self.queue}: {self.error!r}")
-
-    def _run(self) -> None:
-        try:
-            self.conn = self.driver._connect(self.node)
-            ch = self.conn.channel()
-            ch.basic_qos(prefetch_count=0)
-            self.ch = ch
-
-            def on_message(_ch, method, _props, body) -> None:
-                m = int(body)
-                with self.lock:
-                    if not self.auto_ack:
-                        self.tags[m] = method.delivery_tag
-                    self.deliveries[m] = self.deliveries.get(m, 0) + 1
-                    if m in self.acked:
-                        self.duplicates.add(m)
-
-            ch.basic_consume(self.queue, on_message, auto_ack=self.auto_ack)
-            self.ready.set()
-            while not self.closing:
-                self.conn.process_data_events(time_limit=0.1)
-        except BaseException as err:        # the connection died
-            self.error = err
-            self.ready.set()
-        finally:
-            try:
-                if self.conn is not None and self.conn.is_open:
-                    self.conn.close()
-            except Exception:
-                pass
-
-    def settle(self, m: int, requeue: bool | None) -> None:
-        with self.lock:
-            tag = self.tags.pop(m, None)
-            if tag is None:
-                raise DriverFailure(f"the consumer holds no message {m}")
-            if requeue is None:
-                self.acked.add(m)
-        done = threading.Event()
-
-        def act() -> None:
-            if requeue is None:
-                self.ch.basic_ack(tag)
-            else:
-                self.ch.basic_nack(tag, requeue=True)
-            done.set()
-        self.conn.add_callback_threadsafe(act)
-        if not done.wait(10):
-            raise DriverFailure(f"the consumer could not settle message {m}: {self.error!r}")
-
-    def snapshot(self) -> tuple[set[int], dict[int, int], set[int]]:
-        if self.error is not None:
-            raise DriverFailure(f"the consumer lost its connection: {self.error!r}")
-        with self.lock:
-            return set(self.tags), dict(self.deliveries), set(self.acked)
-
-    def history(self) -> tuple[set[int], set[int]]:
-        """Messages received at least once, and acknowledged."""
-        if self.error is not None:
-            raise DriverFailure(f"the consumer lost its connection: {self.error!r}")
-        with self.lock:
-            return {m for m, k in self.deliveries.items() if k > 0}, set(self.acked)
-
-    def close(self) -> None:
-        self.closing = True
-        self.thread.join(timeout=10)

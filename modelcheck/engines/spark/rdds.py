@@ -62,14 +62,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from modelcheck.engines.spark import resident
-from modelcheck.engines.spark.checkpoint import NPZ, part_name, read_part, write_part
+from modelcheck.engines.spark.checkpoint import NPZ
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
 from modelcheck.engines.spark.partition import LevelReport, Part, concat_parts
-from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces, expand_block,
-                                            fold_runs, frontier_of, lookup, merge_blocks, owner,
-                                            runs_of, split_part)
-from modelcheck.fsutil import sha256_file
+from modelcheck.engines.spark.tasks import owner, split_part
+from modelcheck.engines.spark.rdd_tasks import (expand_task, merge_task, resident_merge_task,
+                                                clear_task, fold_task, combine_task, as_frontier,
+                                                save_task, lookup_task, read_pieces)
 
 if TYPE_CHECKING:
     from pyspark import RDD, SparkContext
@@ -84,16 +84,7 @@ MAX_RUNS = 4
 #: ones wait until MAX_RUNS runs are held.
 FOLD_ROWS = 1 << 20
 
-#: Successors an expand task deduplicates at once (a hash table over them):
-#: duplicates across flushes are shuffled and removed by the merge, so a
-#: flush is larger than in-process (8M successors: a few hundred MB).
-EXPAND_FLUSH_ROWS = 1 << 23
-
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
-#: The frontier's elements, as the save job sees them (also a run, or not).
-_FRONT_LEVEL, _FRONT_ONLY = "L", "F"
-#: A resident merge's element for a partition without a valid resident copy.
-MISS = "x"
 #: After this many levels in a row that fell back to the cached runs (the
 #: merge tasks keep landing on executors without the copies), the search
 #: stops trying the resident copies and reads the runs at once.
@@ -120,132 +111,6 @@ class _ReportsParam:
     def addInPlace(self, a: dict, b: dict) -> dict:
         a.update(b)
         return a
-
-
-# ------------------------------------------------------------------ tasks
-
-def _expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,
-                 reports: Any, level: int, index: int, elements: Any) -> Any:
-    kernels = kernels_bc.value
-    fp, states = frontier_of(elements, kernels.words)
-    report = LevelReport(to_python=fp.nbytes + states.nbytes)
-    for item in expand_block(kernels, plan, check_deadlock, partitions, fp, states, report,
-                             flush_rows=EXPAND_FLUSH_ROWS):
-        report.from_python += item[1][1].nbytes
-        yield item
-    reports.add({("x", level, index): report})
-
-
-def _merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, level: int,
-                search: str | None, index: int, elements: Any) -> Any:
-    """The merge from the cached runs (read through the pipe): the design's
-    fallback when the resident copies are off or missing.  With ``search``
-    it writes partition ``index``'s resident copy afresh."""
-    kernels = kernels_bc.value
-    elements = list(elements)
-    report = LevelReport(to_python=sum(a.nbytes for _, p in elements for a in p[1:]
-                                       if isinstance(a, np.ndarray)))
-    runs: list[np.ndarray] = []
-    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
-                                      runs_out=runs)
-    del elements
-    if search is not None and commit:
-        resident.store(resident.ResidentKey(search, index), level, runs, fp, fresh=True)
-    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
-    reports.add({("m", level, index): report})
-    return [(index, (LEVEL, fp, parent, states))]
-
-
-def _resident_merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any,
-                         level: int, search: str, expected: list[int], index: int,
-                         elements: Any) -> Any:
-    """The merge against the executor's resident copy of the partition's
-    seen set: only the candidates cross the pipe.  Without a valid copy it
-    reads its input to the end and says so (the driver then runs the
-    level's merge from the cached runs)."""
-    kernels = kernels_bc.value
-    key = resident.ResidentKey(search, index)
-    runs = resident.load(key, level - 1, expected[index])
-    if runs is None:
-        for _ in elements:
-            pass
-        reports.add({("miss", level, index): True})
-        return [(index, (MISS,))]
-    elements = list(elements)
-    report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
-    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
-                                      resident=runs)
-    del elements
-    if commit:
-        resident.store(key, level, runs, fp)
-    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
-    reports.add({("m", level, index): report})
-    return [(index, (LEVEL, fp, parent, states))]
-
-
-def _clear_task(search: str, index: int, elements: Any) -> Any:
-    resident.clear(search)
-    return []
-
-
-def _fold_task(index: int, elements: Any) -> Any:
-    fp, parent = fold_runs(runs_of(elements))
-    return [(index, (RUN, fp, parent))]
-
-
-def _combine_task(words: int, reports: Any, search: str | None, index: int,
-                  elements: Any) -> Any:
-    out = combine_pieces(index, elements, words)
-    seen = sum(len(p[1]) for _, p in out if p[0] == RUN)
-    if search is not None:
-        resident.store(resident.ResidentKey(search, index), 0,
-                       [p[1] for _, p in out if p[0] == RUN], np.empty(0, np.uint64), fresh=True)
-    front = sum(len(p[1]) for _, p in out if p[0] == FRONTIER)
-    reports.add({("s", 0, index): (seen, front)})
-    return out
-
-
-def _as_frontier(index: int, elements: Any) -> Any:
-    """The frontier's elements tagged as such, for the save job."""
-    for key, payload in elements:
-        if payload[0] == LEVEL:
-            yield key, (_FRONT_LEVEL, *payload[1:])
-        elif payload[0] == FRONTIER:
-            yield key, (_FRONT_ONLY, *payload[1:])
-        else:
-            yield key, payload
-
-
-def _save_task(directory: str, folder: str, words: int, index: int, elements: Any) -> Any:
-    runs, front_fp, front = [], [], []
-    for _, payload in elements:
-        tag = payload[0]
-        if tag in (RUN, LEVEL, _FRONT_LEVEL):
-            runs.append((payload[1], payload[2]))
-        if tag == _FRONT_LEVEL:
-            front_fp.append(payload[1])
-            front.append(payload[3])
-        elif tag == _FRONT_ONLY:
-            front_fp.append(payload[1])
-            front.append(payload[2])
-    seen_fp, seen_parent = fold_runs(runs)
-    if front_fp:
-        fp = np.concatenate(front_fp)
-        order = np.argsort(fp, kind="stable")
-        part = Part(seen_fp, seen_parent, fp[order], np.concatenate(front)[order])
-    else:
-        part = Part(seen_fp, seen_parent, np.empty(0, np.uint64), np.empty((0, words), np.uint64))
-    name = part_name(index)
-    write_part(directory, folder, name, part)
-    return [(name, sha256_file(os.path.join(directory, folder, name)))]
-
-
-def _lookup_task(wanted: np.ndarray, elements: Any) -> Any:
-    return [lookup(elements, wanted)]
-
-
-def _read_pieces(partitions: int, path: str) -> Any:
-    return split_part(read_part(path), partitions)
 
 
 # ------------------------------------------------------------------ the backend
@@ -333,7 +198,7 @@ class SparkPartitions:
         root = os.path.abspath(os.path.join(directory, folder))
         paths = [os.path.join(root, name) for name in files]
         source = sc.parallelize(paths, max(1, len(paths))) \
-            .flatMap(functools.partial(_read_pieces, partitions))
+            .flatMap(functools.partial(read_pieces, partitions))
         return cls._start(sc, kernels, plan, partitions, source, resident)
 
     @classmethod
@@ -343,7 +208,7 @@ class SparkPartitions:
         backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident)
         shuffled = _plain(sc, source.partitionBy(partitions, _owner_key))
         base = shuffled.mapPartitionsWithIndex(
-            functools.partial(_combine_task, kernels.words, backend.reports, backend.search),
+            functools.partial(combine_task, kernels.words, backend.reports, backend.search),
             preservesPartitioning=True)
         backend._keep(base)
         backend.reports.value = {}
@@ -405,7 +270,7 @@ class SparkPartitions:
         computed): the level's first stage."""
         self.level += 1
         cands = self.frontier.mapPartitionsWithIndex(functools.partial(
-            _expand_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
+            expand_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
             self.reports, self.level))
         return _plain(self.sc, cands.partitionBy(self._partitions, _owner_key))
 
@@ -419,13 +284,13 @@ class SparkPartitions:
             # task prefer the executor holding the partition's resident copy.
             source = shuffled if self.anchor is None else self.union([self.anchor, shuffled])
             return source.mapPartitionsWithIndex(functools.partial(
-                _resident_merge_task, self.kernels_bc, self.plan, commit, self.reports, level,
+                resident_merge_task, self.kernels_bc, self.plan, commit, self.reports, level,
                 self.search, list(self.part_n)), preservesPartitioning=True)
         union = self.union([run.rdd for run in self.runs] + [shuffled])
         # Past RESIDENT_GIVE_UP the copies are no longer written either.
         search = None if self._fallbacks_in_a_row >= RESIDENT_GIVE_UP else self.search
         return union.mapPartitionsWithIndex(functools.partial(
-            _merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search),
+            merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search),
             preservesPartitioning=True)
 
     def step(self, check_deadlock: bool, commit: bool,
@@ -501,7 +366,7 @@ class SparkPartitions:
                          or len(older) + 2 > MAX_RUNS):
             taken.insert(0, older.pop())
         folded = self.union([r.rdd for r in taken]).mapPartitionsWithIndex(
-            _fold_task, preservesPartitioning=True)
+            fold_task, preservesPartitioning=True)
         self._keep(folded)
         self._run(folded._jrdd.count, None)
         self.runs = older + [_Run(_plain(self.sc, folded), sum(r.size for r in taken), True),
@@ -518,7 +383,7 @@ class SparkPartitions:
         seen = self.union([run.rdd for run in self.runs])
         found: dict[int, int] = {}
         for piece in self._run(lambda: self.sc.runJob(
-                seen, functools.partial(_lookup_task, wanted), owners), None):
+                seen, functools.partial(lookup_task, wanted), owners), None):
             found.update(piece)
         return found
 
@@ -529,10 +394,10 @@ class SparkPartitions:
         # A folder of this name that no manifest names: what a killed run left.
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(root, exist_ok=True)
-        front = self.frontier.mapPartitionsWithIndex(_as_frontier, preservesPartitioning=True)
+        front = self.frontier.mapPartitionsWithIndex(as_frontier, preservesPartitioning=True)
         rdds = [run.rdd for run in self.runs if run.rdd is not self.frontier] + [front]
         written = self._run(lambda: self.union(rdds).mapPartitionsWithIndex(functools.partial(
-            _save_task, os.path.abspath(directory), folder, self.kernels.words)).collect(), None)
+            save_task, os.path.abspath(directory), folder, self.kernels.words)).collect(), None)
         return NPZ, dict(sorted(written))
 
     def close(self) -> None:
@@ -562,7 +427,7 @@ class SparkPartitions:
             else:
                 n = max(1, self.sc.defaultParallelism)
                 self.sc.parallelize(range(n), n).mapPartitionsWithIndex(
-                    functools.partial(_clear_task, self.search)).count()
+                    functools.partial(clear_task, self.search)).count()
         except Exception:           # pragma: no cover - a stopped context
             pass
 

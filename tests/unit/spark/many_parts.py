@@ -13,7 +13,7 @@ import numpy as np
 
 from modelcheck.engines.spark.checkpoint import NPZ
 from modelcheck.engines.spark.partition import LevelReport, Part, concat_parts
-from modelcheck.engines.spark.rdds import _as_frontier, _save_task
+from modelcheck.engines.spark.rdd_tasks import as_frontier, save_task
 from modelcheck.engines.spark.tasks import (LEVEL, RUN, combine_pieces, expand_block, fold_runs,
                                             frontier_of, lookup, merge_blocks, owner, runs_of,
                                             split_part)
@@ -93,8 +93,8 @@ class ManyParts:
         written = {}
         for p in range(self.partitions):
             elements = [e for run in self.runs if run is not self.frontier for e in run[p]]
-            elements += list(_as_frontier(p, self.frontier[p]))
-            written.update(_save_task(directory, folder, self.kernels.words, p, elements))
+            elements += list(as_frontier(p, self.frontier[p]))
+            written.update(save_task(directory, folder, self.kernels.words, p, elements))
         return NPZ, written
 
     def close(self):

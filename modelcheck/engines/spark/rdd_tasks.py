@@ -1,0 +1,156 @@
+"""The functions the RDD search (rdds.py) ships to its executors, one per
+kind of task: expand a frontier block, merge candidates into a partition's
+runs (from the cached runs, or from the executor's resident copy), fold,
+combine, save and read checkpoints, look fingerprints up.  Module-level, so
+that Spark pickles them by reference."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from modelcheck.engines.spark import resident
+from modelcheck.engines.spark.checkpoint import part_name, read_part, write_part
+from modelcheck.engines.spark.kernels import PropertyPlan
+from modelcheck.engines.spark.partition import LevelReport, Part
+from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces, expand_block,
+                                            fold_runs, frontier_of, lookup, merge_blocks, runs_of,
+                                            split_part)
+from modelcheck.fsutil import sha256_file
+
+__all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "MISS", "expand_task", "merge_task", "resident_merge_task", "clear_task", "fold_task", "combine_task", "as_frontier", "save_task", "lookup_task", "read_pieces"]
+
+#: Successors an expand task deduplicates at once (a hash table over them):
+#: duplicates across flushes are shuffled and removed by the merge, so a
+#: flush is larger than in-process (8M successors: a few hundred MB).
+EXPAND_FLUSH_ROWS = 1 << 23
+#: The frontier's elements, as the save job sees them (also a run, or not).
+FRONT_LEVEL, FRONT_ONLY = "L", "F"
+#: A resident merge's element for a partition without a valid resident copy.
+MISS = "x"
+
+
+
+def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,
+                 reports: Any, level: int, index: int, elements: Any) -> Any:
+    kernels = kernels_bc.value
+    fp, states = frontier_of(elements, kernels.words)
+    report = LevelReport(to_python=fp.nbytes + states.nbytes)
+    for item in expand_block(kernels, plan, check_deadlock, partitions, fp, states, report,
+                             flush_rows=EXPAND_FLUSH_ROWS):
+        report.from_python += item[1][1].nbytes
+        yield item
+    reports.add({("x", level, index): report})
+
+
+def merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, level: int,
+                search: str | None, index: int, elements: Any) -> Any:
+    """The merge from the cached runs (read through the pipe): the design's
+    fallback when the resident copies are off or missing.  With ``search``
+    it writes partition ``index``'s resident copy afresh."""
+    kernels = kernels_bc.value
+    elements = list(elements)
+    report = LevelReport(to_python=sum(a.nbytes for _, p in elements for a in p[1:]
+                                       if isinstance(a, np.ndarray)))
+    runs: list[np.ndarray] = []
+    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
+                                      runs_out=runs)
+    del elements
+    if search is not None and commit:
+        resident.store(resident.ResidentKey(search, index), level, runs, fp, fresh=True)
+    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
+    reports.add({("m", level, index): report})
+    return [(index, (LEVEL, fp, parent, states))]
+
+
+def resident_merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any,
+                         level: int, search: str, expected: list[int], index: int,
+                         elements: Any) -> Any:
+    """The merge against the executor's resident copy of the partition's
+    seen set: only the candidates cross the pipe.  Without a valid copy it
+    reads its input to the end and says so (the driver then runs the
+    level's merge from the cached runs)."""
+    kernels = kernels_bc.value
+    key = resident.ResidentKey(search, index)
+    runs = resident.load(key, level - 1, expected[index])
+    if runs is None:
+        for _ in elements:
+            pass
+        reports.add({("miss", level, index): True})
+        return [(index, (MISS,))]
+    elements = list(elements)
+    report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
+    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
+                                      resident=runs)
+    del elements
+    if commit:
+        resident.store(key, level, runs, fp)
+    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
+    reports.add({("m", level, index): report})
+    return [(index, (LEVEL, fp, parent, states))]
+
+
+def clear_task(search: str, index: int, elements: Any) -> Any:
+    resident.clear(search)
+    return []
+
+
+def fold_task(index: int, elements: Any) -> Any:
+    fp, parent = fold_runs(runs_of(elements))
+    return [(index, (RUN, fp, parent))]
+
+
+def combine_task(words: int, reports: Any, search: str | None, index: int,
+                  elements: Any) -> Any:
+    out = combine_pieces(index, elements, words)
+    seen = sum(len(p[1]) for _, p in out if p[0] == RUN)
+    if search is not None:
+        resident.store(resident.ResidentKey(search, index), 0,
+                       [p[1] for _, p in out if p[0] == RUN], np.empty(0, np.uint64), fresh=True)
+    front = sum(len(p[1]) for _, p in out if p[0] == FRONTIER)
+    reports.add({("s", 0, index): (seen, front)})
+    return out
+
+
+def as_frontier(index: int, elements: Any) -> Any:
+    """The frontier's elements tagged as such, for the save job."""
+    for key, payload in elements:
+        if payload[0] == LEVEL:
+            yield key, (FRONT_LEVEL, *payload[1:])
+        elif payload[0] == FRONTIER:
+            yield key, (FRONT_ONLY, *payload[1:])
+        else:
+            yield key, payload
+
+
+def save_task(directory: str, folder: str, words: int, index: int, elements: Any) -> Any:
+    runs, front_fp, front = [], [], []
+    for _, payload in elements:
+        tag = payload[0]
+        if tag in (RUN, LEVEL, FRONT_LEVEL):
+            runs.append((payload[1], payload[2]))
+        if tag == FRONT_LEVEL:
+            front_fp.append(payload[1])
+            front.append(payload[3])
+        elif tag == FRONT_ONLY:
+            front_fp.append(payload[1])
+            front.append(payload[2])
+    seen_fp, seen_parent = fold_runs(runs)
+    if front_fp:
+        fp = np.concatenate(front_fp)
+        order = np.argsort(fp, kind="stable")
+        part = Part(seen_fp, seen_parent, fp[order], np.concatenate(front)[order])
+    else:
+        part = Part(seen_fp, seen_parent, np.empty(0, np.uint64), np.empty((0, words), np.uint64))
+    name = part_name(index)
+    write_part(directory, folder, name, part)
+    return [(name, sha256_file(os.path.join(directory, folder, name)))]
+
+
+def lookup_task(wanted: np.ndarray, elements: Any) -> Any:
+    return [lookup(elements, wanted)]
+
+
+def read_pieces(partitions: int, path: str) -> Any:
+    return split_part(read_part(path), partitions)

@@ -215,7 +215,8 @@ def test_checkpoints_resume_with_another_number_of_workers(write, resume, load, 
         folder = tmp_path / f"at{at}"
         part = api.check(model, engine="compiled", reporter=_InterruptAt(at),
                          options=CheckOptions(workers=write, checkpoint_dir=str(folder),
-                                              extra={"parallel_after_s": 0.0}))
+                                              extra={"parallel_after_s": 0.0,
+                                                     "cross_levels": False}))
         if part.reason != "interrupted":
             continue
         assert all(p.status is not Status.HOLDS for p in part.properties)

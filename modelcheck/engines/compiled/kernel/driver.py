@@ -18,7 +18,8 @@ __all__ = ["DRIVER_SOURCE", "DONE", "GROW_TABLE", "GROW_NEXT", "GROW_SUCC", "FAU
            "AT_BOUND", "PHASE_SUCCESSORS", "PHASE_TERMINAL", "PHASE_STEP", "PHASE_STATE",
            "PHASE_CONSTRAINT", "FOUND_STORED", "FOUND_OUTSIDE", "FOUND_OUTSIDE_INITIAL",
            "C_GENERATED", "C_NEXT", "C_CUT", "O_DEADLOCK", "O_STORE", "O_SYMMETRY", "O_STOP_FIRST",
-           "O_MAX_STATES", "O_GROW_AT"]
+           "O_MAX_STATES", "O_GROW_AT", "O_LEVELS", "O_WIDE", "O_FOUND", "O_ROWS", "O_CROSSED",
+           "O_FRONT", "OPTS_SIZE"]
 
 DONE, GROW_TABLE, GROW_NEXT, GROW_SUCC, FAULT, STOPPED, AT_BOUND = 0, 1, 2, 3, 4, 5, 6
 # err[3]: where a run-time error happened
@@ -29,5 +30,12 @@ FOUND_STORED, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL = 1, 2, 3
 C_GENERATED, C_NEXT, C_CUT = 0, 1, 2
 # opts[]: settings of one call
 O_DEADLOCK, O_STORE, O_SYMMETRY, O_STOP_FIRST, O_MAX_STATES, O_GROW_AT = 0, 1, 2, 3, 4, 5
+# opts[] of explore_chunk across levels (6 and 7 are par_driver's): the
+# levels it may cross (0: none, the classic call), the rows of a level it
+# stops before (0: any), the finds when the level began, the rows it may
+# expand in the call; then what it returns: the levels crossed and the rows
+# of the level it ended in
+O_LEVELS, O_WIDE, O_FOUND, O_ROWS, O_CROSSED, O_FRONT = 8, 9, 10, 11, 12, 13
+OPTS_SIZE = 16
 
 DRIVER_SOURCE = template_text("driver")

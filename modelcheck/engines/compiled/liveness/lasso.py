@@ -56,10 +56,13 @@ def check_liveness(search: LivenessSearch, n: int, finished: bool,
 def _lasso(search: LivenessSearch, check: "LivenessCheck", pc: int, qc: int, n: int,
            weak: np.ndarray) -> Trace | None:
     g = search.graph
-    expanded = np.zeros(n, dtype=np.uint8)
-    expanded[:search.expanded] = 1
+    ones = np.broadcast_to(np.uint8(1), (n,))      # no memory
+    if search.expanded >= n:
+        expanded = ones
+    else:
+        expanded = np.zeros(n, dtype=np.uint8)
+        expanded[:search.expanded] = 1
     not_q = (1 - g.predicate(qc, n)) & expanded
-    ones = np.ones(n, dtype=np.uint8)
     # allowed: the states a fair set may hold; move1: where the prefix may go
     # once triggered (reference/liveness.py, ``find_lasso`` and ``_prefix``).
     trigger, start_mode, move1 = ones, 1, ones
@@ -74,12 +77,13 @@ def _lasso(search: LivenessSearch, check: "LivenessCheck", pc: int, qc: int, n: 
         allowed, need = not_q, ones
     label = np.zeros(n, dtype=np.int32)
     acc = np.zeros(n, dtype=np.uint8)
-    off, dst = g.off[:n + 1], g.dst[:g.edges]
-    emask = g.emask[:g.edges]
+    off, eb = g.off[:n + 1], g.eb
     ena = g.ena[:n]
-    if streett(off, dst, emask, ena, weak, allowed, need, label, acc) == 0:
+    if streett(off, eb, ena, weak, allowed, need, label, acc) == 0:
         return None
-    target, par = lasso_prefix(off, dst, search.initial_ids(), start_mode, move1, trigger, acc)
+    target, par = lasso_prefix(off, eb, g.nb, search.initial_ids(), start_mode, move1, trigger,
+                               acc)
+    del acc, allowed, move1, trigger, expanded
     if target < 0:
         return None
     prefix: list[int] = []
@@ -88,10 +92,11 @@ def _lasso(search: LivenessSearch, check: "LivenessCheck", pc: int, qc: int, n: 
         if not prefix or prefix[-1] != x >> 1:      # a mode switch is not a step
             prefix.append(x >> 1)
         x = int(par[x])
+    del par         # the walk's memory (docs/engines/liveness.md, "Memory")
     prefix.reverse()
     path = search.replay(prefix)
-    walk = _Walk(search, prefix[-1], path[-1][1], label, off, dst)
-    walk.round(weak, emask, ena, need if check.kind is _K.EVENTUALLY_ALWAYS else None)
+    walk = _Walk(search, prefix[-1], path[-1][1], label, off, eb)
+    walk.round(weak, ena, need if check.kind is _K.EVENTUALLY_ALWAYS else None)
     trace = trace_of(search.k, path + walk.steps[:-1], "counterexample", check.name)
     trace.loop = len(prefix) - 1
     if walk.steps:
@@ -113,8 +118,9 @@ class _Walk:
     is for), not on every action the recorded edge stands for."""
 
     def __init__(self, search: LivenessSearch, entry: int, row: np.ndarray, label: np.ndarray,
-                 off: np.ndarray, dst: np.ndarray) -> None:
-        self.search, self.entry, self.label, self.off, self.dst = search, entry, label, off, dst
+                 off: np.ndarray, eb: np.ndarray) -> None:
+        self.search, self.entry, self.label, self.off, self.eb = search, entry, label, off, eb
+        self.nb = search.graph.nb
         self.lab = np.int32(label[entry])
         self.members = np.flatnonzero(label == self.lab).astype(np.int64)
         self.here, self.row = entry, row
@@ -124,14 +130,13 @@ class _Walk:
         self.visited[entry] = 1
         self.steps: list[tuple[int, np.ndarray]] = []   # (action instance, state); the last returns
 
-    def round(self, weak: np.ndarray, emask: np.ndarray, ena: np.ndarray,
-              need: np.ndarray | None) -> None:
+    def round(self, weak: np.ndarray, ena: np.ndarray, need: np.ndarray | None) -> None:
         """Through a step taking each condition some step inside takes (the
         first such edge: members in id order, edges in order), a state
         disabling each weak condition none takes, a ``need`` state, and home;
         a waypoint the walk already met is skipped, and no step at all when
         standing still will do."""
-        edges = taking_edges(self.off, self.dst, emask, self.label, self.lab, self.members,
+        edges = taking_edges(self.off, self.eb, self.nb, self.label, self.lab, self.members,
                              self.nc)
         for f in range(self.nc):
             if self.taken[f]:
@@ -157,7 +162,7 @@ class _Walk:
         return goal
 
     def _path(self, goal: np.ndarray) -> list[int]:
-        path = path_to_set(self.off, self.dst, self.label, self.lab, np.int64(self.here), goal)
+        path = path_to_set(self.off, self.eb, self.nb, self.label, self.lab, self.here, goal)
         if len(path) == 0 and not goal[self.here]:
             raise RuntimeError("internal error: a fair set is not strongly connected")
         return [int(v) for v in path]

@@ -163,6 +163,10 @@ def _load(search: CompiledSearch, folder: str, path: Path) -> None:
             table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
         search.table = table_from_entries(words, table, search.shard_count())
         search.front = np.array(data["front"], dtype=np.int64).reshape(-1, words)
+        search.fbuf = search.front
+        # the finds made earlier in this level are not known apart: the
+        # kernel ends its call at this level's end (serial.py, _crossing)
+        search.level_finds = -1
         search.pos = 0
         found_next = np.array(data["next"], dtype=np.int64).reshape(-1, words)
         search.nxt = np.empty((max(1024, 2 * len(found_next)), words), dtype=np.int64)

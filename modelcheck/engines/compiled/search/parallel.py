@@ -1,5 +1,5 @@
 """The breadth-first search on several cores (``--workers N``), with the
-counts, verdicts, traces and faults of the one-core search (search.py).
+counts, verdicts, traces and faults of the one-core search (serial.py).
 
 A level is still expanded in the frontier's order, chunk by chunk, and each
 chunk in the three phases of par_driver.py: the workers expand a slice of
@@ -20,7 +20,6 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -32,11 +31,11 @@ from modelcheck.engines.compiled.search.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.claims import Claims, claim_chunk
 from modelcheck.engines.compiled.kernel.par_driver import C_DISTINCT, MAX_STEP_COLUMNS, O_EXACT
-from modelcheck.engines.compiled.kernel.runtime import SIGN
-from modelcheck.engines.compiled.search.serial import RECENT, CompiledSearch
+from modelcheck.engines.compiled.search.buffers import Candidates, Scratch
+from modelcheck.engines.compiled.search.serial import CompiledSearch
 from modelcheck.engines.compiled.search.shards import (ShardedTable, entries_of, shard_of_keys,
                                                 table_from_entries)
-from modelcheck.engines.compiled.kernel.table import FingerprintTable, own_line
+from modelcheck.engines.compiled.kernel.table import FingerprintTable
 
 __all__ = ["ParallelSearch", "make_search", "resolve_workers"]
 
@@ -90,81 +89,6 @@ def make_search(kernels: CompiledModel, options: CheckOptions,
     return CompiledSearch(kernels, options, reporter)
 
 
-@dataclass
-class _Scratch:
-    """One worker's own arrays: a kernel writes into its scratch as it goes
-    (``S`` also holds the spec's flags, copied from the model's)."""
-    U: np.ndarray
-    P: np.ndarray
-    V: np.ndarray
-    S: np.ndarray
-    err: np.ndarray
-    sflags: np.ndarray
-    buf: np.ndarray
-    bufaid: np.ndarray
-    rkeys: np.ndarray
-    rrows: np.ndarray
-    wact: np.ndarray        # successors per action in the current chunk
-    flags: np.ndarray       # the invariants of a state (claims)
-    cbuf: np.ndarray        # canonical successors (claims)
-    skeys: np.ndarray       # their keys (claims)
-
-    @classmethod
-    def like(cls, k: CompiledModel, nstep: int, exact: bool, nact: int,
-             nstate: int) -> "_Scratch":
-        w = k.layout.words
-        return cls(own_line(k.U), own_line(k.P), own_line(k.V), own_line(k.S),
-                   own_line(k.err), own_line(np.zeros(max(1, nstep), dtype=np.int64)),
-                   own_line(k.buf), own_line(k.bufaid), np.full(RECENT, SIGN, dtype=np.int64),
-                   own_line(np.zeros((RECENT if exact else 1, w), dtype=np.int64)),
-                   own_line(np.zeros(nact, dtype=np.int64)),
-                   own_line(np.zeros(max(1, nstate), dtype=np.int64)),
-                   own_line(np.zeros(k.buf.shape, dtype=np.int64)),
-                   own_line(np.zeros(k.buf.shape[0], dtype=np.int64)))
-
-    def grow_buffer(self) -> None:
-        """Twice the room for one state's successors."""
-        n, words = self.buf.shape
-        self.buf = own_line(np.zeros((2 * n, words), dtype=np.int64))
-        self.bufaid = own_line(np.zeros(2 * n, dtype=np.int32))
-        self.cbuf = own_line(np.zeros((2 * n, words), dtype=np.int64))
-        self.skeys = own_line(np.zeros(2 * n, dtype=np.int64))
-
-
-class _Candidates:
-    """The successors of one chunk: worker w writes rows w*cap .. w*cap + counts[w]."""
-
-    def __init__(self, workers: int, cap: int, words: int, nstate: int, symmetric: bool):
-        self.workers, self.cap, self.words = workers, cap, words
-        self.symmetric = symmetric
-        n = workers * cap
-        self.out = np.zeros((n, words), dtype=np.int64)
-        self.post = np.zeros((n, words), dtype=np.int64) if symmetric else self.out
-        self.okeys = np.zeros(n, dtype=np.int64)
-        self.optag = np.zeros(n, dtype=np.int64)
-        self.oaid = np.zeros(n, dtype=np.int32)
-        self.osbits = np.zeros(n, dtype=np.int64)
-        self.ostate = np.zeros(n, dtype=np.int64)
-        self.pflags = np.zeros((n, max(1, nstate)), dtype=np.int64)
-        self.pstat = np.zeros(n, dtype=np.int64)
-        self.counts = np.zeros(workers, dtype=np.int64)
-        self.idx = np.zeros(n, dtype=np.int64)
-        self.pos = np.zeros(n, dtype=np.int64)
-
-    def grown(self) -> "_Candidates":
-        """Twice the room per worker, each worker's candidates kept."""
-        new = _Candidates(self.workers, 2 * self.cap, self.words, self.pflags.shape[1],
-                          self.symmetric)
-        for w in range(self.workers):
-            m, a, b = int(self.counts[w]), w * self.cap, w * new.cap
-            for name in ("out", "okeys", "optag", "oaid", "osbits"):
-                getattr(new, name)[b:b + m] = getattr(self, name)[a:a + m]
-            if self.symmetric:
-                new.post[b:b + m] = self.post[a:a + m]
-        new.counts[:] = self.counts
-        return new
-
-
 class ParallelSearch(CompiledSearch):
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter,
                  workers: int):
@@ -174,6 +98,14 @@ class ParallelSearch(CompiledSearch):
         self.after_s = float(options.extra.get("parallel_after_s", PARALLEL_AFTER_S))
         self.wide_rows = int(options.extra.get("parallel_wide_rows", WIDE_ROWS))
         self.inline_rows = int(options.extra.get("parallel_inline_rows", INLINE_ROWS))
+        # the one-core kernel runs narrow levels on without Python between
+        # them, and stops before a level that may go parallel (wide_rows 0:
+        # any level may; one level a call)
+        self.cross_wide = max(1, self.wide_rows)
+        # a narrow level after the search went parallel runs on one core
+        # (the shared table only): the row budget of its calls, apart
+        self.one_core = False
+        self.one_chunk = self.chunk
         # False: a kernel without its parallel kernels compiles them at once
         # (the search waits), so when a search goes parallel does not depend
         # on how long a compile took
@@ -185,7 +117,7 @@ class ParallelSearch(CompiledSearch):
         self.compiled = threading.Event()
         self.compile_failed: str | None = None
         self.background_compile_s = 0.0
-        self.scratch = [_Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts),
+        self.scratch = [Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts),
                                       self.nstate)
                         for _ in range(workers)]
         # One table shared by the workers (search/claims.py) where nothing needs
@@ -200,7 +132,7 @@ class ParallelSearch(CompiledSearch):
         self.wstat = np.zeros((workers, 16), dtype=np.int64)
         self.sres = np.zeros(2, dtype=np.int64)
         self.opts[O_EXACT] = 1 if options.exact else 0
-        self.cand = _Candidates(workers, 1024, kernels.layout.words, self.nstate,
+        self.cand = Candidates(workers, 1024, kernels.layout.words, self.nstate,
                                 bool(kernels.symmetric))
         self.offs = np.zeros(self.nshards + 1, dtype=np.int64)
         self.rowk = np.zeros(0, dtype=np.int64)
@@ -285,7 +217,7 @@ class ParallelSearch(CompiledSearch):
         search, which owns the originals (a copy has the same numba type, so
         the same code serves)."""
         k, s = self.k, self.scratch[0]
-        c = _Candidates(1, 16, k.layout.words, self.nstate, bool(k.symmetric))
+        c = Candidates(1, 16, k.layout.words, self.nstate, bool(k.symmetric))
         t = FingerprintTable(k.layout.words, self.options.exact, capacity=64)
         empty = np.zeros((0, k.layout.words), dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
@@ -364,7 +296,9 @@ class ParallelSearch(CompiledSearch):
 
     @property
     def distinct(self) -> int:
-        return int(self.ctr[C_DISTINCT]) if self.parallel else self.table.count
+        if self.parallel and not self.one_core:
+            return int(self.ctr[C_DISTINCT])
+        return self.table.count
 
     def shard_count(self) -> int:
         return self.nshards if self.parallel and not self.claiming else 1
@@ -425,7 +359,7 @@ class ParallelSearch(CompiledSearch):
         n = len(rows)
         self.depth = 1 if n else 0
         self._ensure_next(n)
-        c = _Candidates(1, max(1, n), k.layout.words, self.nstate, False)
+        c = Candidates(1, max(1, n), k.layout.words, self.nstate, False)
         self.module.par_initial(rows, c.out, c.okeys, self.opts, k.U, k.S)
         c.counts[0] = n
         self._insert(c, inline=n < self.inline_rows * self.workers)
@@ -451,6 +385,9 @@ class ParallelSearch(CompiledSearch):
                 super()._expand_level()
                 return
             self._go_parallel()
+        elif self._narrow():
+            self._one_core_level()
+            return
         n = len(self.front)
         if len(self.rowk) < n:      # every row's entry is written before it is read
             self.rowk = np.empty(max(n, 2 * len(self.rowk)), dtype=np.int64)
@@ -463,6 +400,28 @@ class ParallelSearch(CompiledSearch):
             if self._chunk_done(status, reached, began):
                 return
             self._safe_point()
+
+    def _narrow(self) -> bool:
+        """Whether this level of a search gone parallel runs on one core, as
+        the levels before the switch did: narrower than ``wide_rows``, the
+        table the shared one (search/claims.py: the one-core kernel's
+        table), and not a search told to be parallel from its first level
+        (``parallel_after_s`` 0, as the tests of the parallel kernels are)."""
+        return (self.claiming and self.after_s > 0 and len(self.front) < self.wide_rows
+                and self.table.count == int(self.ctr[C_DISTINCT]))
+
+    def _one_core_level(self) -> None:
+        """The rest of a narrow level on one core, and the narrow levels
+        after it in the same kernel calls (serial.py, ``_crossing``: the
+        kernel stops before a level of ``wide_rows``)."""
+        self.one_core = True
+        self.chunk, self.one_chunk = self.one_chunk, self.chunk
+        try:
+            super()._expand_level()
+        finally:
+            self.one_core = False
+            self.chunk, self.one_chunk = self.one_chunk, self.chunk
+            self.ctr[C_DISTINCT] = self.table.count
 
     def _worth_parallel(self) -> bool:
         """At the start of a level: whether it goes parallel (and every level
@@ -549,7 +508,7 @@ class ParallelSearch(CompiledSearch):
                 return
             self.cand = self.cand.grown()
 
-    def _insert(self, c: _Candidates, inline: bool) -> None:
+    def _insert(self, c: Candidates, inline: bool) -> None:
         """Phase two: the candidates bucketed by shard, each worker storing
         its shards' in order."""
         shard_of_keys(c.okeys, c.counts, np.int64(c.cap), np.int64(self.nshards), c.idx,

@@ -43,17 +43,28 @@ Table = FingerprintTable | ShardedTable
 
 def _chains(table: Table, slot: int, steps: int) -> Iterator[list[int]]:
     """Slot chains ending at ``slot`` that reach an initial entry in ``steps`` steps
-    (listed from the initial entry)."""
-    ptag = table.parent_tag(slot)
-    if steps == 0:
-        if ptag == 0:
-            yield [slot]
-        return
-    if ptag == 0:
-        return
-    for cand in table.find_tag(ptag, _TAG_CANDIDATES):
-        for chain in _chains(table, cand, steps - 1):
-            yield chain + [slot]
+    (listed from the initial entry).  A depth-first walk back along the
+    parent tags, on a stack of its own: a trace may have millions of steps."""
+    path: list[int] = []                # the slots from ``slot`` back
+    stack = [iter((slot,))]             # each one's candidates left to try
+    while stack:
+        cand = next(stack[-1], None)
+        if cand is None:
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        cand = int(cand)
+        path.append(cand)
+        ptag = table.parent_tag(cand)
+        if len(path) - 1 == steps:
+            if ptag == 0:
+                yield path[::-1]
+            path.pop()
+        elif ptag == 0:
+            path.pop()
+        else:
+            stack.append(iter(table.find_tag(ptag, _TAG_CANDIDATES)))
 
 
 def _representatives(kernels: CompiledModel, rows: np.ndarray
@@ -96,10 +107,23 @@ def _replay_chain(kernels: CompiledModel, table: Table, chain: list[int],
     rep = canon[start].copy()
     pi = kernels.invert(perms[start])
     path: Path = [(None, concrete)]
+    # Without symmetry every state is its own representative and pi the
+    # identity: the successor matched is the concrete one, and the first
+    # successor equal to it is the one matched (an earlier equal row would
+    # have matched first), so its action instance is the step's.  A trace
+    # of a deep search has as many steps as levels: one expansion a step.
+    plain = not kernels.symmetric
     for slot in chain[1:]:
-        succ, _, _, fault = kernels.expand(rep)
+        succ, _, aids, fault = kernels.expand(rep)
         if fault is not None:
             return None
+        if plain:
+            j = _match(table, slot, succ, kernels.fingerprint(succ))
+            if j is None:
+                return None
+            concrete = rep = succ[j].copy()
+            path.append((int(aids[j]), concrete))
+            continue
         canon, fps, perms = _representatives(kernels, succ)
         j = _match(table, slot, canon, fps)
         if j is None:

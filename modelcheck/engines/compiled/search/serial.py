@@ -26,9 +26,10 @@ from modelcheck.engines.compiled.search import checkpoint
 from modelcheck.engines.compiled.kernel.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
                                                 FAULT, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL,
                                                 FOUND_STORED, GROW_NEXT, GROW_SUCC, GROW_TABLE,
-                                                O_DEADLOCK,
-                                                O_GROW_AT, O_MAX_STATES, O_STOP_FIRST, O_STORE,
-                                                O_SYMMETRY, STOPPED)
+                                                O_CROSSED, O_DEADLOCK, O_FOUND, O_FRONT,
+                                                O_GROW_AT, O_LEVELS, O_MAX_STATES, O_ROWS,
+                                                O_STOP_FIRST, O_STORE, O_SYMMETRY, O_WIDE,
+                                                OPTS_SIZE, STOPPED)
 from modelcheck.engines.compiled.search.faults import fault_error
 from modelcheck.engines.compiled.codegen.symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
@@ -124,7 +125,7 @@ class CompiledSearch:
         self.rrows = np.zeros((RECENT if options.exact else 1, w), dtype=np.int64)
         self.ctr = np.zeros(4, dtype=np.int64)
         self.act_counts = np.zeros(max(1, len(kernels.actions)), dtype=np.int64)
-        self.opts = np.zeros(8, dtype=np.int64)
+        self.opts = np.zeros(OPTS_SIZE, dtype=np.int64)
         self.opts[O_DEADLOCK] = 1 if options.deadlock else 0
         self.opts[O_STORE] = 1
         self.opts[O_SYMMETRY] = 1 if kernels.symmetric else 0
@@ -135,6 +136,20 @@ class CompiledSearch:
         self.flags = np.zeros(max(1, self.nstate), dtype=np.int64)
         self.sflags = np.zeros(max(1, self.nstep), dtype=np.int64)
         self.front = np.zeros((0, w), dtype=np.int64)
+        # The array the frontier is the first rows of: explore_chunk copies
+        # the next level into it when it goes on past a level's end.
+        self.fbuf = self.front
+        # Finds when the current level began (-1: unknown, no crossing at
+        # its end): a level that finds something ends the kernel's call, so
+        # that the level of each find and the settled check stay Python's.
+        self.level_finds = 0
+        #: Whether explore_chunk may run several levels in one call (the
+        #: default; ``options.extra["cross_levels"]`` False: one level a
+        #: call at most, as the tests of level-by-level stops ask), and the
+        #: width of a level it stops before (0: none; the parallel search's
+        #: WIDE_ROWS, where it may go parallel).
+        self.cross_levels = bool(options.extra.get("cross_levels", True))
+        self.cross_wide = 0
         self.pos = 0
         self.depth = 0
         self.chunk = 256
@@ -306,30 +321,67 @@ class CompiledSearch:
 
     def _next_level(self) -> None:
         n = int(self.ctr[C_NEXT])
+        self.fbuf = self.nxt
         self.front = self.nxt[:n]
+        self.level_finds = int(np.count_nonzero(self.found))
         self.pos = 0
         self.nxt = np.empty((max(1024, n), self.k.layout.words), dtype=np.int64)
         self.ctr[C_NEXT] = 0
 
     def _expand_level(self) -> None:
+        """Expand the rest of the level, and maybe levels after it: a call
+        whose chunk reaches the level's end may go on into the next levels
+        (explore_chunk, ``O_LEVELS``), ``depth`` and ``front`` following."""
         k, t = self.k, self.table
-        n = len(self.front)
-        while self.pos < n:
+        while self.pos < len(self.front):
+            n = len(self.front)
             stop = min(n, self.pos + self.chunk)
             began = time.perf_counter()
             self.opts[O_GROW_AT] = t.grow_at()
+            front = self._crossing(stop)
             status, reached = self.module.explore_chunk(
-                self.front, self.pos, stop, t.keys, t.tags, t.states, t.meta, self.nxt,
+                front, self.pos, stop, t.keys, t.tags, t.states, t.meta, self.nxt,
                 self.ctr, self.act_counts, k.action_of, self.want, self.kinds, self.want_step,
                 self.opts, self.found, self.frows, self.frows2, self.faid, k.U, k.P, k.S, k.V,
                 k.buf, k.bufaid, k.cbuf, k.ckeys, k.err, self.flags, self.sflags, self.rkeys,
                 self.rrows)
+            crossed = int(self.opts[O_CROSSED]) if self.opts[O_LEVELS] else 0
+            if crossed:
+                self.depth += crossed
+                self.front = self.fbuf[:int(self.opts[O_FRONT])]
             if self._chunk_done(status, reached, began):
                 return
             if status != DONE:
                 self._grow(status)
                 t = self.table
             self._safe_point()
+
+    def _crossing(self, stop: int) -> np.ndarray:
+        """The settings of one explore_chunk call across levels, and the
+        array to pass as the frontier: its buffer where the call may cross
+        into the next level (the chunk reaches the level's end, the depth
+        bound is not near), the frontier itself otherwise."""
+        self.opts[O_LEVELS] = 0
+        n = len(self.front)
+        if not self.cross_levels or stop < n:
+            return self.front
+        levels = 1 << 62
+        if self.options.max_depth is not None:
+            # never into the level at the bound, whose successors are not stored
+            levels = self.options.max_depth - 1 - self.depth
+        if levels <= 0:
+            return self.front
+        buf = self.fbuf
+        if (buf.shape[0] < n or buf.ctypes.data != self.front.ctypes.data
+                or not buf.flags.c_contiguous):
+            buf = self.fbuf = self.front
+        self.opts[O_LEVELS] = levels
+        self.opts[O_WIDE] = self.cross_wide
+        self.opts[O_FOUND] = self.level_finds
+        self.opts[O_ROWS] = self.chunk
+        self.opts[O_CROSSED] = 0
+        self.opts[O_FRONT] = n
+        return buf
 
     def _chunk_done(self, status: int, reached: int, began: float) -> bool:
         """After a chunk of a level: the row reached, the finds, the next

@@ -184,8 +184,72 @@ def admit(rows, start, keys, tags, tstates, meta, nxt, ctr, want, kinds, opts,
     return 0, rows.shape[0]
 
 
+@jit_inline
+def _count_found(found):
+    n = 0
+    for q in range(found.shape[0]):
+        if found[q] != 0:
+            n += 1
+    return n
+
+
 @jit
 def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
+                  act_counts, act_of, want, kinds, want_step, opts,
+                  found, frows, frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
+                  sflags, rkeys, rrows):
+    """Expand ``front[start:stop]`` (``_explore_rows``); (status, row reached).
+
+    With ``opts[8]`` > 0 (and ``opts`` at least 14 long) it may go on past
+    the end of the level, at most ``opts[8]`` levels: where ``stop`` is the
+    level's end (``opts[13]``, its rows ``front[:opts[13]]``), the level is
+    done, and the next one (``nxt[:ctr[1]]``) is not empty, fits in
+    ``front`` (its whole buffer), has fewer rows than ``opts[9]`` (when
+    that is > 0), and the level found nothing new (``found`` has as many
+    finds as ``opts[10]``, the count when the level began), the next level
+    is copied to ``front`` and expanded too, while fewer than ``opts[11]``
+    rows have been expanded in this call.  ``opts[12]`` returns the levels
+    crossed, ``opts[13]`` the rows of the level the row reached is in.
+    Every level is expanded exactly as one call per level would: a level
+    boundary changes nothing but the arrays' roles, so the depth, counts
+    and finds are those of the search in Python, level by level."""
+    if opts.shape[0] < 14 or opts[8] <= 0:
+        return _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
+                             act_counts, act_of, want, kinds, want_step, opts, found, frows,
+                             frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
+                             sflags, rkeys, rrows)
+    opts[12] = 0
+    n = opts[13]
+    budget = opts[11]
+    lo = start
+    hi = stop
+    while True:
+        status, reached = _explore_rows(front, lo, hi, keys, tags, tstates, meta, nxt, ctr,
+                                        act_counts, act_of, want, kinds, want_step, opts,
+                                        found, frows, frows2, faid, U, P, S, V, buf, bufaid,
+                                        cbuf, ckeys, err, flags, sflags, rkeys, rrows)
+        budget -= reached - lo
+        if status != 0 or hi < n:
+            return status, reached
+        m = ctr[1]
+        if (opts[12] >= opts[8] or m == 0 or m > front.shape[0] or budget <= 0
+                or (opts[9] > 0 and m >= opts[9]) or _count_found(found) != opts[10]):
+            return 0, n
+        for r in range(m):
+            for w in range(W):
+                front[r, w] = nxt[r, w]
+        ctr[1] = 0
+        opts[12] += 1
+        opts[13] = m
+        n = m
+        lo = 0
+        hi = m
+        if budget < m:
+            hi = budget
+
+
+@jit
+def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                   act_counts, act_of, want, kinds, want_step, opts,
                   found, frows, frows2, faid, U, P, S, V, buf, bufaid, cbuf, ckeys, err, flags,
                   sflags, rkeys, rrows):

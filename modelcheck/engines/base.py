@@ -111,7 +111,11 @@ class Stats:
 
 @dataclass(frozen=True)
 class Progress:
-    """A progress tick; engines emit one every ~0.5 s and one per level."""
+    """A progress tick, at least every ~0.5 s of search.  The reference
+    explorer and Spark also tick once per level; the compiled engine ticks
+    once per kernel call, which may cross several narrow levels (the
+    kernel runs on while the next level fits), so ``depth`` may advance by
+    more than one between ticks."""
     distinct_states: int
     generated_states: int
     depth: int

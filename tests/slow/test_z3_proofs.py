@@ -87,9 +87,9 @@ def test_qq_no_lost_confirmed_by_pdr():
     if proof["reason"] is None:                     # every conjunct has a spelling
         assert out["notes"] == []      # the printed invariant re-proved it by induction
     else:
-        # Since the quorum-queue spec gained consumer_down and membership
-        # entries (issue 38), Spacer's invariant may hold an equality of two
-        # servers' entries' ops that the printer cannot spell exactly: it is
+        # Spacer's invariant may hold a conjunct the printer cannot spell
+        # exactly (an equality of two servers' entries' ops is now spelled
+        # case by case; one over more than three conditions is not): it is
         # left out of the printed invariant, and said, never misprinted.
         assert proof["reason"].startswith("part of the invariant has no spelling"), \
             proof["reason"]

@@ -30,6 +30,9 @@ __all__ = ["LemmaPrinter", "Untranslatable", "value_conditions"]
 #: direct spelling.
 _TABLE_LIMIT = 256
 
+#: Most distinct conditions a formula is split over, case by case (2^n cases).
+_CASES_LIMIT = 3
+
 _CMP = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">",
         z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SLT: "<", z3.Z3_OP_SGEQ: ">=", z3.Z3_OP_SGT: ">"}
 _FLIP = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "==", "!=": "!="}
@@ -182,6 +185,39 @@ class LemmaPrinter:
         return f"{_paren(lhs)} => {_paren(rhs)}"
 
     # ---------------------------------------------------------------- predicates
+
+    def by_cases(self, e: z3.ExprRef) -> str:
+        """``e`` spelled case by case over the conditions its fields count
+        under: one implication for each combination of conditions, a field
+        whose condition fails standing at its default.  Exact where
+        ``boolean`` joins the conditions into one, which misreads a
+        comparison of two guarded fields when only one of them counts
+        (``log[2][0].op == log[1][0].op`` with one log empty)."""
+        guarded = [leaf for leaf in self._fields(e) if leaf.guard is not None]
+        guards: list[z3.BoolRef] = []
+        for leaf in guarded:
+            if not any(leaf.guard.eq(g) for g in guards):
+                guards.append(leaf.guard)
+        if not guards or len(guards) > _CASES_LIMIT:
+            raise Untranslatable(str(e))
+        bare = LemmaPrinter([Leaf(leaf.term, leaf.text, leaf.type, None, None, leaf.members)
+                             for leaf in self.leaves.values()])
+        clauses = []
+        for present in itertools.product((True, False), repeat=len(guards)):
+            absent = [(leaf.term, leaf.default) for leaf in guarded
+                      if not present[next(i for i, g in enumerate(guards) if leaf.guard.eq(g))]]
+            body = z3.simplify(z3.substitute(e, *absent)) if absent else e
+            if z3.is_true(body):
+                continue
+            case = z3.simplify(z3.And([g if p else z3.Not(g) for g, p in zip(guards, present)]))
+            if z3.is_false(case):
+                continue
+            condition = self.boolean(case)
+            if z3.is_false(body):
+                clauses.append(f"not {_paren(condition)}")
+            else:
+                clauses.append(f"{_paren(condition)} => {_paren(bare.boolean(body))}")
+        return " and ".join(_paren(c) for c in clauses) if clauses else "true"
 
     def predicate(self, e: z3.ExprRef) -> str:
         """A boolean field or a comparison, under the conditions its fields need."""

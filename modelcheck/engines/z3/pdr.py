@@ -224,9 +224,13 @@ class _Spacer:
         texts = [_spelled(printer.boolean, p) for p in parts]
         # A spelling that does not mean what Spacer's conjunct means (the
         # printer misread a term) is replaced by the exact listing of the
-        # values that satisfy it, or left out with the reason.
-        for i in self.misspelled(parts, texts, x):
-            texts[i] = _spelled(printer.listing, parts[i])
+        # values that satisfy it, else by the conjunct case by case over the
+        # conditions of its fields, or left out with the reason.
+        for spell in (printer.listing, printer.by_cases):
+            wrong = set(self.misspelled(parts, texts, x))
+            for i, text in enumerate(texts):
+                if text is None or i in wrong:
+                    texts[i] = _spelled(spell, parts[i])
         for i in self.misspelled(parts, texts, x):
             texts[i] = None
         raw = [str(p) for p, t in zip(parts, texts) if t is None]

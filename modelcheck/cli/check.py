@@ -109,7 +109,16 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                           "goes parallel at a wide level after its first second on one."),
         click.option("--max-memory", type=POSITIVE, metavar="MIB",
                      help="[compiled] Stop (unknown) rather than grow the state table past "
-                          "MIB mebibytes."),
+                          "MIB mebibytes (with --preallocate: the whole search's memory)."),
+        click.option("--preallocate", is_flag=True,
+                     help="[compiled] Size the state table once, at the start, from "
+                          "--max-memory (else the memory at hand), for a run too large to "
+                          "grow it; a run that fills it stops (unknown)."),
+        click.option("--frontier-dir", type=click.Path(file_okay=False), metavar="DIR",
+                     help="[compiled] Where a large level streams to disk (default $TMPDIR)."),
+        click.option("--frontier-memory", type=POSITIVE, metavar="MIB",
+                     help="[compiled] Mebibytes a level may take in memory before it streams "
+                          "to disk (default 512)."),
         click.option("--k", type=click.IntRange(min=1), metavar="K",
                      help="[z3] k of k-induction (default 1)."),
         click.option("--lemma", "lemmas", multiple=True, metavar="NAME",
@@ -145,6 +154,12 @@ def _extra(kw: dict[str, Any]) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if kw["max_memory"] is not None:
         extra["max_memory_mib"] = kw["max_memory"]
+    if kw["preallocate"]:
+        extra["preallocate"] = True
+    if kw["frontier_dir"] is not None:
+        extra["frontier_dir"] = kw["frontier_dir"]
+    if kw["frontier_memory"] is not None:
+        extra["frontier_memory_mib"] = kw["frontier_memory"]
     if kw["kernel_backend"] is not None:
         extra["kernel_backend"] = kw["kernel_backend"]
     return extra

@@ -135,6 +135,10 @@ def compiled_only(model: Model, options: CheckOptions) -> str | None:
         return "checkpoints"
     if options.extra.get("max_memory_mib") is not None:
         return "a memory cap"
+    if options.extra.get("preallocate"):
+        return "a table sized once"
+    if options.extra.get("frontier_dir") is not None or options.extra.get("frontier_memory_mib"):
+        return "levels on disk"
     if options.dump_kernel:
         return "a kernel dump"
     return None

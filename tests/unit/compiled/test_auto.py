@@ -258,6 +258,11 @@ def test_checkpoints_and_a_memory_cap_go_straight_to_the_compiled_engine(load, t
     capped = CheckOptions(extra={"max_memory_mib": 1024})
     assert compiled_only(model, capped) == "a memory cap"
     assert engine.check(model, capped).engine == "compiled"
+    sized = CheckOptions(extra={"preallocate": True})
+    assert compiled_only(model, sized) == "a table sized once"
+    assert engine.check(model, sized).engine == "compiled"
+    on_disk = CheckOptions(extra={"frontier_memory_mib": 16})
+    assert compiled_only(model, on_disk) == "levels on disk"
 
 
 def test_simulation_runs_on_the_reference_engine(load):

@@ -33,7 +33,8 @@ from typing import Any
 from modelcheck.fsutil import write_atomic
 
 __all__ = ["START_CAPACITY", "START_LOAD", "MAX_COUNT", "size_key", "expected_states",
-           "record_states", "start_capacity", "memory_at_hand"]
+           "record_states", "start_capacity", "memory_at_hand", "preallocated_capacity",
+           "RESERVE_BYTES", "AT_HAND_SHARE"]
 
 #: Home slots of a table with no count to go by: table.FingerprintTable's
 #: own default.
@@ -114,6 +115,37 @@ def start_capacity(expected: int | None, slot_bytes: int, max_bytes: int | None,
         if bound is not None and cap * slot_bytes > bound:
             return least
     return cap
+
+
+#: What a preallocated table leaves to the rest of the process (the
+#: interpreter, the kernel, the parallel search's claims and candidates).
+RESERVE_BYTES = 1 << 30
+#: The most of the memory at hand a preallocated search may take, with or
+#: without ``--max-memory`` (the rest: the page cache, other processes).
+AT_HAND_SHARE = 0.9
+
+
+def preallocated_capacity(slot_bytes: int, max_bytes: int | None, frontier_bytes: int,
+                          least: int, at_hand: int | None = None) -> int:
+    """Home slots of a table sized once for the whole run: what
+    ``max_bytes`` (at most ``AT_HAND_SHARE`` of the memory at hand) leaves
+    once the frontier in memory (``frontier_bytes``) and ``RESERVE_BYTES`` are
+    set apart; at least ``least``.  The table never grows, so its old and
+    new arrays are never in memory at once: at a billion states that is
+    the difference between 14 GB and 30."""
+    if at_hand is None:
+        at_hand = memory_at_hand()
+    # Never past what is there: a table the system cannot give would be
+    # made page by page until the kernel kills the process.
+    room = None if at_hand is None else int(at_hand * AT_HAND_SHARE)
+    if max_bytes is None or (room is not None and room < max_bytes):
+        max_bytes = room
+    if max_bytes is None:
+        return least
+    usable = max_bytes - frontier_bytes - RESERVE_BYTES
+    # the spare tail (table.tail_for) is 64 + cap / 4096 slots
+    cap = int((usable / slot_bytes - 64) / (1 + 1 / 4096))
+    return max(least, cap)
 
 
 def memory_at_hand() -> int | None:

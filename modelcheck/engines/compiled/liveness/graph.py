@@ -256,6 +256,7 @@ class LivenessSearch(CompiledSearch):
     """CompiledSearch with the graph recorded, then the liveness checks."""
 
     STOPS_WHEN_SETTLED = False     # liveness needs the whole graph
+    SPILLS_LEVELS = False          # ids are positions in whole levels (base + row)
 
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter,
                  checks: list[LivenessCheck], conditions: list[FairCondition],

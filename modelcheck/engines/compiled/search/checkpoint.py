@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 import zipfile
 from pathlib import Path
@@ -29,13 +30,15 @@ import numpy as np
 
 from modelcheck.engines.compiled.kernel.driver import C_NEXT
 from modelcheck.engines.compiled.kernel.runtime import SIGN
-from modelcheck.engines.compiled.search.shards import entries_of, table_from_entries
+from modelcheck.engines.compiled.search.frontier import copy_level, load_level
+from modelcheck.engines.compiled.search.memory import refilled
+from modelcheck.engines.compiled.search.shards import entries_of
 from modelcheck.engines.compiled.kernel.table import M_EXACT
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import (atomic_writer, loads_json, read_json_file, remove_stale_temps,
                                sha256_file, write_atomic)
 
-__all__ = ["save", "restore", "MANIFEST", "DATA_PREFIX", "FORMAT", "clean_stale"]
+__all__ = ["save", "write", "restore", "MANIFEST", "DATA_PREFIX", "FORMAT", "clean_stale"]
 
 #: The search saved or restored: search/serial.py's CompiledSearch (or a
 #: subclass).  Named, not imported: that module imports this one.
@@ -46,6 +49,11 @@ DATA_PREFIX = "compiled-checkpoint-"
 # The single data file of format 2, recognised only to refuse it clearly.
 OLD_FILE_NAME = "compiled-checkpoint.npz"
 FORMAT = 3
+#: A checkpoint whose levels are on disk (files beside the data file): an
+#: older reader, which knows only FORMAT, refuses it rather than resume
+#: with an empty frontier.
+FORMAT_DISK = 4
+_LEVEL_SUFFIXES = (".front", ".next")
 _RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 
 
@@ -80,26 +88,94 @@ def save(search: CompiledSearch, folder: str) -> Path:
             "chunk": search.chunk, "distinct": search.distinct}
     # The table's entries, not its slots: a search with another number of
     # workers (shards) resumes from them.
-    entries = entries_of(search.table)
-    arrays = {"table_keys": entries["keys"], "table_tags": entries["tags"],
-              "table_meta": np.array([0, 0, entries["exact"][0], 0], dtype=np.int64)}
-    if "states" in entries:
-        arrays["table_states"] = entries["states"]
+    t = search.table
+    if getattr(t, "fixed", False) and not t.exact:
+        # A preallocated table's slots as they are (empty ones included),
+        # which savez streams: an entries list would be a copy of the table,
+        # 12 GB beside it at a billion states.  The reader drops the empty ones.
+        arrays = {"table_keys": t.keys, "table_tags": t.tags,
+                  "table_meta": np.zeros(4, dtype=np.int64)}
+    else:
+        entries = entries_of(t)
+        arrays = {"table_keys": entries["keys"], "table_tags": entries["tags"],
+                  "table_meta": np.array([0, 0, entries["exact"][0], 0], dtype=np.int64)}
+        if "states" in entries:
+            arrays["table_states"] = entries["states"]
     nxt = int(search.ctr[C_NEXT])
-    arrays.update(front=search.front[search.pos:], next=search.nxt[:nxt], ctr=search.ctr,
+    target = Path(folder) / _data_name()
+    front, found_next = search.front[search.pos:], search.nxt[:nxt]
+    fmt = FORMAT
+    if search.frontier.on_disk():
+        # The levels as files of their own beside the data file (streamed,
+        # never whole in memory); the data file names them with their sha256.
+        meta["levels"] = _save_levels(search, target, front, found_next)
+        front, found_next = front[:0], found_next[:0]
+        fmt = FORMAT_DISK
+    arrays.update(front=front, next=found_next, ctr=search.ctr,
                   act_counts=search.act_counts, want=search.want, want_step=search.want_step,
                   found=search.found, frows=search.frows, frows2=search.frows2, faid=search.faid,
                   meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-    target = Path(folder) / _data_name()
     with atomic_writer(target, binary=True, durable=True) as f:
         np.savez(f, **arrays)
-    manifest = {"format": FORMAT, "file": target.name, "sha256": sha256_file(target),
+    manifest = {"format": fmt, "file": target.name, "sha256": sha256_file(target),
                 "bytes": target.stat().st_size}
     write_atomic(Path(folder) / MANIFEST, json.dumps(manifest), durable=True)
     for name in os.listdir(folder):
-        if name.startswith(DATA_PREFIX) and name.endswith(".npz") and name != target.name:
+        if (name.startswith(DATA_PREFIX) and name.endswith((".npz",) + _LEVEL_SUFFIXES)
+                and Path(name).stem != target.stem):
             os.unlink(os.path.join(folder, name))
     return target
+
+
+def write(search: CompiledSearch, note: bool = False) -> None:
+    """A checkpoint between two chunks, if the search writes them; one that
+    cannot be written (a full disk) costs the checkpoint, not the search:
+    tried again at the next interval, said once until one is written."""
+    folder = search.options.checkpoint_dir
+    if not folder:
+        return
+    try:
+        save(search, folder)
+    except OSError as err:
+        search.last_checkpoint = time.monotonic()
+        if not search.checkpoint_failed:
+            search.checkpoint_failed = True
+            why = err.strerror or str(err)
+            message = (f"checkpoint not written to {folder} ({why}); "
+                       f"the search goes on without it")
+            search.reporter.note(message)
+            search.checkpoint_notes.append(message)
+        return
+    search.checkpoint_failed = False
+    search.last_checkpoint = time.monotonic()
+    if note:
+        search.reporter.note(f"checkpoint written to {folder} "
+                             f"({search.distinct:,} states); continue with --resume")
+
+
+def _save_levels(search: CompiledSearch, target: Path, front: np.ndarray,
+                 found_next: np.ndarray) -> dict:
+    """The rest of the current level and the next level so far, each a level
+    file (frontier.py's format) named after ``target``: {part: [file, rows,
+    sha256]}."""
+    fr = search.frontier
+    words = search.k.layout.words
+
+    def rest():
+        if len(front):
+            yield front
+        yield from fr.current_rest()
+
+    def upcoming():
+        yield from fr.next_so_far()
+        if len(found_next):
+            yield found_next
+    out = {}
+    for part, rows in ((".front", rest()), (".next", upcoming())):
+        name = target.stem + part
+        n, digest = copy_level(rows, str(target.parent / name), words)
+        out[part[1:]] = [name, n, digest]
+    return out
 
 
 def _verified(folder: str) -> Path:
@@ -119,7 +195,7 @@ def _verified(folder: str) -> Path:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UsageError(f"the checkpoint manifest {manifest_path} is damaged ({err!r})",
                          hint=_RESTART_HINT) from None
-    if fmt != FORMAT:
+    if fmt not in (FORMAT, FORMAT_DISK):
         raise UsageError(f"the checkpoint in {folder} has format {fmt!r}; this modelcheck "
                          f"reads format {FORMAT} only", hint=_RESTART_HINT)
     if not isinstance(name, str) or name != Path(name).name or not name.startswith(DATA_PREFIX):
@@ -145,6 +221,83 @@ def restore(search: CompiledSearch, folder: str) -> None:
         raise UsageError(f"cannot read the checkpoint {path}: {err}", hint=_RESTART_HINT) from None
 
 
+def _load_levels(search: CompiledSearch, folder: str, levels: dict) -> None:
+    """The levels a checkpoint kept on disk, checked against their sha256 and
+    copied into the search's own level files (the checkpoint's may be
+    replaced by the next checkpoint while the search reads them)."""
+    fr = search.frontier
+    words = search.k.layout.words
+    files = {}
+    for part in ("front", "next"):
+        name, rows, digest = levels[part]
+        path = Path(folder) / str(name)
+        if Path(str(name)).name != name or not path.exists():
+            raise UsageError(f"the checkpoint in {folder} is incomplete: {name} is missing",
+                             hint=_RESTART_HINT)
+        if sha256_file(path) != digest:
+            raise UsageError(f"the checkpoint {path} is damaged: its sha256 does not match "
+                             f"(truncated or changed on disk)", hint=_RESTART_HINT)
+        files[part] = load_level(str(path), words, fr.policy.folder, fr.policy.compress)
+        if files[part].rows != rows:
+            raise ValueError(f"{path} holds {files[part].rows} rows, not {rows}")
+    fr.close()
+    if files["next"].rows == 0:
+        files["next"].close()
+        files["next"] = None
+    fr.cur_disk, fr.next_disk = files["front"], files["next"]
+    search.ctr[C_NEXT] = 0
+
+
+#: Slots read at a time when a checkpoint's table is streamed back.
+STREAM_SLOTS = 1 << 22
+
+
+def _refill(search: CompiledSearch, data: Any, words: int) -> None:
+    """The table from a checkpoint's arrays read whole."""
+    keys = np.asarray(data["table_keys"], dtype=np.int64)
+    used = keys != SIGN
+    exact = int(np.asarray(data["table_meta"])[M_EXACT])
+    table = {"keys": keys[used], "tags": np.asarray(data["table_tags"])[used],
+             "exact": np.array([exact])}
+    if exact:
+        table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
+    search.table = refilled(search, table)
+
+
+def _stream_table(search: CompiledSearch, data: Any) -> bool:
+    """A checkpoint's keys and tags read a few million at a time into the
+    search's preallocated table (made at the start, still empty), never
+    whole in memory beside it; False where that does not apply (no
+    preallocated table, --exact, shards: ``_refill``)."""
+    t = search.table
+    if (not getattr(t, "fixed", False) or t.exact or t.count or search.shard_count() != 1
+            or int(np.asarray(data["table_meta"])[M_EXACT])):
+        return False
+    members = [data.zip.open(f"{name}.npy") for name in ("table_keys", "table_tags")]
+    try:
+        shapes = []
+        for f in members:
+            version = np.lib.format.read_magic(f)
+            shape, _, dtype = (np.lib.format.read_array_header_1_0(f) if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0(f))
+            shapes.append((shape, dtype))
+        n = shapes[0][0][0]
+        none = np.zeros((1, t.words), dtype=np.int64)
+        for lo in range(0, n, STREAM_SLOTS):
+            m = min(STREAM_SLOTS, n - lo)
+            keys = np.frombuffer(members[0].read(8 * m), dtype=shapes[0][1])
+            tags = np.frombuffer(members[1].read(shapes[1][1].itemsize * m), dtype=shapes[1][1])
+            if len(keys) != m or len(tags) != m:
+                raise ValueError("the checkpoint's table ends early")
+            used = keys != SIGN
+            t.fill_from(np.ascontiguousarray(keys[used], dtype=np.int64),
+                        np.ascontiguousarray(tags[used], dtype=np.uint32), none)
+    finally:
+        for f in members:
+            f.close()
+    return True
+
+
 def _load(search: CompiledSearch, folder: str, path: Path) -> None:
     with np.load(path) as data:
         meta = loads_json(bytes(data["meta"]), f"the checkpoint {path}")
@@ -154,14 +307,8 @@ def _load(search: CompiledSearch, folder: str, path: Path) -> None:
                              hint="resume with the same spec, -D values, --exact, "
                                   "--no-deadlock and --invariant options")
         words = search.k.layout.words
-        keys = np.asarray(data["table_keys"], dtype=np.int64)
-        used = keys != SIGN
-        exact = int(np.asarray(data["table_meta"])[M_EXACT])
-        table = {"keys": keys[used], "tags": np.asarray(data["table_tags"])[used],
-                 "exact": np.array([exact])}
-        if exact:
-            table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
-        search.table = table_from_entries(words, table, search.shard_count())
+        if not _stream_table(search, data):
+            _refill(search, data, words)
         search.front = np.array(data["front"], dtype=np.int64).reshape(-1, words)
         search.fbuf = search.front
         # the finds made earlier in this level are not known apart: the
@@ -174,6 +321,8 @@ def _load(search: CompiledSearch, folder: str, path: Path) -> None:
         for name in ("ctr", "act_counts", "want", "want_step", "found", "frows", "frows2",
                      "faid"):
             getattr(search, name)[...] = data[name]
+        if "levels" in meta:
+            _load_levels(search, folder, meta["levels"])
         search.restored()
     search.depth = int(meta["depth"])
     search.found_level = list(meta["found_level"])

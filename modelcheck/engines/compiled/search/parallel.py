@@ -533,6 +533,8 @@ class ParallelSearch(CompiledSearch):
 
     def _ensure_room(self, more: int) -> None:
         need = int(self.ctr[C_NEXT]) + more
+        if self.nxt.shape[0] < need and self._spill_next(need):
+            need = more
         if self.nxt.shape[0] < need:
             old = self.nxt
             self.nxt = np.empty((max(need, 2 * old.shape[0]), old.shape[1]), dtype=np.int64)

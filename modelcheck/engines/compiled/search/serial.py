@@ -36,8 +36,10 @@ from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.cache.sizes import (START_CAPACITY, expected_states, record_states,
-                                               size_key, start_capacity)
-from modelcheck.engines.compiled.kernel.table import FingerprintTable, growth_steps
+                                                     size_key)
+from modelcheck.engines.compiled.kernel.table import growth_steps
+from modelcheck.engines.compiled.search.frontier import Frontier, FrontierError, SpillPolicy
+from modelcheck.engines.compiled.search.memory import TableFull, new_table
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
 from modelcheck.errors import EvalError
@@ -78,6 +80,7 @@ class CompiledSearch:
     #: Whether the search may end once every property checked is settled
     #: (not the liveness search, which needs the whole graph).
     STOPS_WHEN_SETTLED = True
+    SPILLS_LEVELS = True    # a large next level may go to disk (frontier.py)
 
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter):
         self.k = kernels
@@ -104,21 +107,14 @@ class CompiledSearch:
         self.frows2 = np.zeros((nf, w), dtype=np.int64)
         self.faid = np.zeros(nf, dtype=np.int64)
         self.found_level: list[int | None] = [None] * nf
-        # Sized for the states of the last complete search of this
-        # configuration, if one is known (sizes.py): no growth on the way.
+        # Sized from the last complete search (sizes.py), or once (memory.py).
         self.size_key = size_key(self.model, bool(kernels.symmetric))
-        expected = expected_states(options.cache_dir, self.size_key)
-        start = start_capacity(expected, 12 + (8 * w if options.exact else 0),
-                               self.max_table_bytes(), START_CAPACITY)
-        self.sized_for = None if start == START_CAPACITY else expected
-        try:
-            self.table = FingerprintTable(w, options.exact, capacity=start)
-        except (MemoryError, OverflowError, ValueError):
-            if start == START_CAPACITY:
-                raise
-            # The hint fit the memory that was free a moment ago; no longer.
-            self.sized_for = None
-            self.table = FingerprintTable(w, options.exact, capacity=START_CAPACITY)
+        # The current and next level past a size go to disk (frontier.py).
+        self.frontier = Frontier(SpillPolicy.from_extra(options.extra, w), w)
+        self.preallocate = bool(options.extra.get("preallocate"))
+        expected = None if self.preallocate else expected_states(options.cache_dir, self.size_key)
+        self.table, self.sized_for = new_table(options, w, expected, START_CAPACITY,
+                                               self.frontier, self.max_table_bytes())
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
@@ -151,6 +147,7 @@ class CompiledSearch:
         self.cross_levels = bool(options.extra.get("cross_levels", True))
         self.cross_wide = 0
         self.pos = 0
+        self.level_start = True     # front is the first piece of its level
         self.depth = 0
         self.chunk = 256
         self.stopped = False
@@ -190,7 +187,7 @@ class CompiledSearch:
         """Called once a checkpoint is loaded (a subclass's hook)."""
 
     def queue(self) -> int:
-        return len(self.front) - self.pos + int(self.ctr[C_NEXT])
+        return len(self.front) - self.pos + int(self.ctr[C_NEXT]) + self.frontier.queued()
 
     # ------------------------------------------------------------ the run
 
@@ -207,6 +204,10 @@ class CompiledSearch:
                 self._levels()
         except _Bound as bound:
             reason = str(bound)
+        except TableFull as full:
+            reason = f"{full}; depth {self.depth} (a larger --max-memory sizes a larger table)"
+        except FrontierError as err:
+            reason = f"{err}: {self.distinct:,} distinct states, depth {self.depth}"
         except KeyboardInterrupt:
             reason = "interrupted"
             self._checkpoint(note=True)
@@ -216,6 +217,8 @@ class CompiledSearch:
         except EvalError as err:
             error = err
             reason = f"stopped by a run-time error ({err.diagnostic.code})"
+        finally:
+            self.frontier.close()
         if self.stopped and reason is None:
             reason = "stopped at the first violation (stop_on_first)"
         early = None
@@ -277,20 +280,20 @@ class CompiledSearch:
         (initial states: 1), as in the reference explorer."""
         max_depth = self.options.max_depth
         while not self.stopped:
-            if self.pos >= len(self.front):
-                if self.ctr[C_NEXT] == 0:
+            if self.pos >= len(self.front) and not self._next_piece():
+                if self.ctr[C_NEXT] == 0 and self.frontier.next_disk is None:
                     return
                 self._next_level()
                 self.depth += 1
                 self._report(force=True)
-            if self.pos == 0 and self._all_settled():
+            if self.pos == 0 and self.level_start and self._all_settled():
                 return
             at_bound = max_depth is not None and self.depth >= max_depth
             self.opts[O_STORE] = 0 if at_bound else 1
             self._expand_level()
             if self.stopped:
                 return
-            if at_bound:
+            if at_bound and not self.frontier.level_has_more():
                 if self.ctr[C_CUT]:
                     raise _Bound(f"stopped at the depth bound: depth {self.depth} "
                                  f"(max_depth={max_depth}) has successors not explored; "
@@ -321,12 +324,33 @@ class CompiledSearch:
 
     def _next_level(self) -> None:
         n = int(self.ctr[C_NEXT])
-        self.fbuf = self.nxt
-        self.front = self.nxt[:n]
+        piece = self.frontier.next_level(self.nxt[:n])
+        self.fbuf = self.nxt if piece is None else piece
+        self.front = self.nxt[:n] if piece is None else piece
+        self.level_start = True
         self.level_finds = int(np.count_nonzero(self.found))
         self.pos = 0
         self.nxt = np.empty((max(1024, n), self.k.layout.words), dtype=np.int64)
         self.ctr[C_NEXT] = 0
+
+    def _next_piece(self) -> bool:
+        """The level's next piece from disk as the frontier; False: done."""
+        piece = self.frontier.next_piece()
+        if piece is None:
+            return False
+        self.front = self.fbuf = piece
+        self.pos = 0
+        self.level_start = False
+        return True
+
+    def _spill_next(self, need: int) -> bool:
+        """The next level's rows to disk, if ``need`` rows pass its share."""
+        n = int(self.ctr[C_NEXT])
+        if not self.SPILLS_LEVELS or not self.frontier.should_spill(need, n):
+            return False
+        self.frontier.spill(self.nxt[:n])
+        self.ctr[C_NEXT] = 0
+        return True
 
     def _expand_level(self) -> None:
         """Expand the rest of the level, and maybe levels after it: a call
@@ -363,7 +387,7 @@ class CompiledSearch:
         bound is not near), the frontier itself otherwise."""
         self.opts[O_LEVELS] = 0
         n = len(self.front)
-        if not self.cross_levels or stop < n:
+        if not self.cross_levels or stop < n or self.frontier.on_disk():
             return self.front
         levels = 1 << 62
         if self.options.max_depth is not None:
@@ -411,6 +435,8 @@ class CompiledSearch:
                      if t.needs_growth() else 1)
             t.grow(self.max_table_bytes(), steps=steps)
         elif status == GROW_NEXT:
+            if self._spill_next(2 * self.nxt.shape[0]):
+                return
             old = self.nxt
             self.nxt = np.empty((old.shape[0] * 2, old.shape[1]), dtype=np.int64)
             self.nxt[:int(self.ctr[C_NEXT])] = old[:int(self.ctr[C_NEXT])]
@@ -440,6 +466,7 @@ class CompiledSearch:
     # ------------------------------------------------------------ safe points
 
     def _safe_point(self) -> None:
+        self._spill_next(int(self.ctr[C_NEXT]))     # a chunk may have stored past its share
         if self.interrupt[0]:
             raise KeyboardInterrupt
         timeout = self.options.timeout_s
@@ -460,27 +487,7 @@ class CompiledSearch:
                                             self.queue(), self.elapsed()))
 
     def _checkpoint(self, note: bool = False) -> None:
-        if not self.options.checkpoint_dir:
-            return
-        try:
-            checkpoint.save(self, self.options.checkpoint_dir)
-        except OSError as err:
-            # A full disk costs the checkpoint, not the search: tried again
-            # at the next interval, said once until one is written.
-            self.last_checkpoint = time.monotonic()
-            if not self.checkpoint_failed:
-                self.checkpoint_failed = True
-                why = err.strerror or str(err)
-                message = (f"checkpoint not written to {self.options.checkpoint_dir} ({why}); "
-                           f"the search goes on without it")
-                self.reporter.note(message)
-                self.checkpoint_notes.append(message)
-            return
-        self.checkpoint_failed = False
-        self.last_checkpoint = time.monotonic()
-        if note:
-            self.reporter.note(f"checkpoint written to {self.options.checkpoint_dir} "
-                               f"({self.distinct:,} states); continue with --resume")
+        checkpoint.write(self, note)
 
     # ------------------------------------------------------------ results
 
@@ -566,6 +573,8 @@ class CompiledSearch:
         }
         if elapsed > 0:
             extras["states_per_s"] = round(self.distinct / elapsed)
+        extras["table_preallocated"] = self.preallocate
+        extras.update(self.frontier.figures())
         if not self.table.exact:
             n = self.distinct
             extras["fp_collision_probability"] = n * (n - 1) / 2.0 ** 65

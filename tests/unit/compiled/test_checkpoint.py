@@ -9,22 +9,10 @@ from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.errors import UsageError
 
+from interrupts import InterruptAt
+
 pytest.importorskip("numba")
 
-
-class InterruptAt:
-    """A reporter that presses Ctrl-C at its n-th progress tick."""
-
-    def __init__(self, n: int):
-        self.n, self.ticks, self.notes = n, 0, []
-
-    def progress(self, p) -> None:
-        self.ticks += 1
-        if self.ticks == self.n:
-            raise KeyboardInterrupt
-
-    def note(self, message: str) -> None:
-        self.notes.append(message)
 
 
 def _result(r):

@@ -9,6 +9,8 @@ import pytest
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 
+from interrupts import InterruptAt
+
 pytest.importorskip("numba")
 
 #: One state per level; a constraint cuts the walk at C (states past it are
@@ -186,20 +188,6 @@ def test_progress_follows_the_levels_run_in_one_call(load, kernels, monkeypatch)
     assert 3 <= len(seen) < 1000
 
 
-class _InterruptAt:
-    """A reporter that presses Ctrl-C at its n-th progress tick."""
-
-    def __init__(self, n: int):
-        self.n, self.ticks, self.notes = n, 0, []
-
-    def progress(self, p) -> None:
-        self.ticks += 1
-        if self.ticks == self.n:
-            raise KeyboardInterrupt
-
-    def note(self, message: str) -> None:
-        self.notes.append(message)
-
 
 @pytest.mark.parametrize("consts", [{"L": 20000}, {"L": 6000, "M": 3, "BAD": 1000}], ids=str)
 def test_checkpoint_and_resume_in_the_middle_of_a_deep_run(consts, load, kernels, tmp_path,
@@ -214,7 +202,7 @@ def test_checkpoint_and_resume_in_the_middle_of_a_deep_run(consts, load, kernels
     assert _summary(full) == _summary(_reference(model, deadlock=False))
     for at, workers in ((5, 1), (40, 1), (90, 2)):
         folder = tmp_path / f"at{at}"
-        rep = _InterruptAt(at)
+        rep = InterruptAt(at)
         part = api.check(model, engine="compiled", reporter=rep,
                          options=CheckOptions(workers=1, deadlock=False,
                                               checkpoint_dir=str(folder)))

@@ -11,6 +11,8 @@ import pytest
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 
+from interrupts import InterruptAt
+
 pytest.importorskip("numba")
 
 #: A few rows: every level past it goes to disk, in many pieces.
@@ -112,18 +114,6 @@ def test_preallocated_capacity_leaves_the_frontier_and_the_reserve():
     # a --max-memory past what the machine has: what it has
     assert sizes.preallocated_capacity(12, 20 * gib, 0, 1 << 14, at_hand=10 * gib) == at_hand
 
-
-class InterruptAt:
-    def __init__(self, n: int):
-        self.n, self.ticks, self.notes = n, 0, []
-
-    def progress(self, p) -> None:
-        self.ticks += 1
-        if self.ticks == self.n:
-            raise KeyboardInterrupt
-
-    def note(self, message: str) -> None:
-        self.notes.append(message)
 
 
 @pytest.mark.parametrize("workers", [1, 2])

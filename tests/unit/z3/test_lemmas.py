@@ -85,25 +85,31 @@ def test_printed_conditions_mean_what_the_formulas_mean(options):
     printer = LemmaPrinter(x.leaves)
     formulas = _formulas(enc, x)
     texts = [printer.boolean(f) for f in formulas]
-    decls = "\n".join(f"invariant L{i}: {t}" for i, t in enumerate(texts))
-    model = load_source(SPEC + decls + "\n", "shapes.mc")
-    ev = Evaluator(model)
-    sy = enc.sy
-    rng = random.Random(7)
     outcomes = [set() for _ in formulas]
-    for values in random_states(base, rng, 40):
+    for values, wants, got in _judged(SPEC, base, enc, x, formulas,
+                                      {f"L{i}": t for i, t in enumerate(texts)}, 7, 40):
+        for i, want in enumerate(wants):
+            assert got[f"L{i}"] == want, (texts[i], values)
+            outcomes[i].add(want)
+    assert sum(len(o) == 2 for o in outcomes) >= len(formulas) - 2
+
+
+def _judged(spec, base, enc, x, formulas, texts, seed, n):
+    """For each of ``n`` random states: the state, what each formula is in
+    Z3's model of it, and what each printed text (compiled as an invariant
+    of ``spec`` under its name) is under the reference evaluator."""
+    decls = "\n".join(f"invariant {name}: {t}" for name, t in texts.items())
+    ev = Evaluator(load_source(spec + decls + "\n", "printed.mc"))
+    sy = enc.sy
+    for values in random_states(base, random.Random(seed), n):
         solver = z3.Solver()
         solver.add(x.wf, *[sy.same(x.vars[d.name], sy.const(values[d.name], d.type))
                            for d in base.vars])
         assert solver.check() == z3.sat
         zm = solver.model()
         state = ev.state_from_dict(values)
-        for i, f in enumerate(formulas):
-            want = z3.is_true(zm.eval(f, model_completion=True))
-            got = ev.check_property(f"L{i}", state)
-            assert got == want, (texts[i], values)
-            outcomes[i].add(want)
-    assert sum(len(o) == 2 for o in outcomes) >= len(formulas) - 2
+        yield (values, [z3.is_true(zm.eval(f, model_completion=True)) for f in formulas],
+               {name: ev.check_property(name, state) for name in texts})
 
 
 def test_guarded_fields_print_under_their_condition():
@@ -145,23 +151,11 @@ def test_two_guarded_fields_spell_case_by_case(options):
                 z3.Not(by["o.value"] == by["q[1]"]),
                 z3.Or(by["o.value"] == by["p.value"], by["p.value"] == by["q[0]"])]
     texts = [printer.by_cases(f) for f in formulas]
-    joined = [printer.boolean(f) for f in formulas]
-    decls = "\n".join(f"invariant L{i}: {t}\ninvariant J{i}: {j}"
-                      for i, (t, j) in enumerate(zip(texts, joined)))
-    model = load_source(PAIRS + decls + "\n", "pairs.mc")
-    ev = Evaluator(model)
-    sy = enc.sy
-    rng = random.Random(11)
+    named = {f"L{i}": t for i, t in enumerate(texts)}
+    named.update({f"J{i}": printer.boolean(f) for i, f in enumerate(formulas)})
     joined_wrong = 0
-    for values in random_states(base, rng, 60):
-        solver = z3.Solver()
-        solver.add(x.wf, *[sy.same(x.vars[d.name], sy.const(values[d.name], d.type))
-                           for d in base.vars])
-        assert solver.check() == z3.sat
-        zm = solver.model()
-        state = ev.state_from_dict(values)
-        for i, f in enumerate(formulas):
-            want = z3.is_true(zm.eval(f, model_completion=True))
-            assert ev.check_property(f"L{i}", state) == want, (texts[i], values)
-            joined_wrong += ev.check_property(f"J{i}", state) != want
+    for values, wants, got in _judged(PAIRS, base, enc, x, formulas, named, 11, 60):
+        for i, want in enumerate(wants):
+            assert got[f"L{i}"] == want, (texts[i], values)
+            joined_wrong += got[f"J{i}"] != want
     assert joined_wrong > 0     # the case the split is for does occur

@@ -53,6 +53,7 @@ class Recorder:
     ticks: list[tuple[float, Progress]] = field(default_factory=list)
     notes: list[tuple[float, str]] = field(default_factory=list)
     cpu_s: float = 0.0
+    cpu_split: dict[str, float] = field(default_factory=dict)
 
     def progress(self, progress: Progress) -> None:
         self.ticks.append((time.monotonic() - self.start, progress))
@@ -87,27 +88,43 @@ class Recorder:
 def _tree_cpu_s() -> float:
     """CPU seconds of this process and its descendants, reaped ones included
     (Linux /proc; 0 elsewhere)."""
+    return sum(_tree_cpu_split().values())
+
+
+def _tree_cpu_split() -> dict[str, float]:
+    """``_tree_cpu_s`` by kind of process: this one ("driver"), the JVMs
+    ("jvm": with a local master, the driver's JVM and its executor threads:
+    the shuffle, the storage, the pipes' JVM side) and the rest ("python":
+    the Python workers and their daemon).  A reaped process counts in its
+    parent's (the JVM reaps the Python workers it started)."""
+    out = {"driver": 0.0, "jvm": 0.0, "python": 0.0}
     try:
         children: dict[int, list[int]] = {}
         for name in os.listdir("/proc"):
             if name.isdigit():
-                with open(f"/proc/{name}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                try:
+                    with open(f"/proc/{name}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
                 children.setdefault(int(fields[1]), []).append(int(name))
         tick = os.sysconf("SC_CLK_TCK")
-        total, todo = 0.0, [os.getpid()]
+        todo = [os.getpid()]
         while todo:
             pid = todo.pop()
             todo.extend(children.get(pid, []))
             try:
                 with open(f"/proc/{pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                    text = f.read()
             except OSError:
                 continue
-            total += sum(int(x) for x in fields[11:15]) / tick
-        return total
+            comm = text[text.index("(") + 1:text.rindex(")")]
+            fields = text.rsplit(")", 1)[1].split()
+            kind = "driver" if pid == os.getpid() else ("jvm" if comm == "java" else "python")
+            out[kind] += sum(int(x) for x in fields[11:15]) / tick
     except OSError:
-        return 0.0
+        pass
+    return out
 
 
 def _free_port() -> int:
@@ -118,9 +135,11 @@ def _free_port() -> int:
 
 def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, object]:
     recorder = Recorder()
-    started, cpu = time.monotonic(), _tree_cpu_s()
+    started, cpu = time.monotonic(), _tree_cpu_split()
     result = api.check(model, engine, options, recorder)
-    recorder.cpu_s = _tree_cpu_s() - cpu
+    split = _tree_cpu_split()
+    recorder.cpu_s = sum(split.values()) - sum(cpu.values())
+    recorder.cpu_split = {k: v - cpu[k] for k, v in split.items()}
     return time.monotonic() - started, recorder, result
 
 
@@ -174,8 +193,9 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
              f"{extras.get('spark_shuffle_bytes_max_level', 0) / 1e6:,.0f} MB"]
     if recorder.cpu_s > 0 and base_cpu_per_state:
         per = recorder.cpu_s / states
+        split = ", ".join(f"{k} {v / states * 1e6:.2f}" for k, v in recorder.cpu_split.items())
         lines.append(f"{'':<24} CPU {recorder.cpu_s:.1f} s: {per * 1e6:.2f} CPU us per state, "
-                     f"{per / base_cpu_per_state:.2f}x in-process's")
+                     f"{per / base_cpu_per_state:.2f}x in-process's ({split})")
     return lines
 
 

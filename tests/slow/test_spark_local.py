@@ -135,7 +135,7 @@ class _Clearing:
         if self.levels % 3 == 0:
             shutil.rmtree(root, ignore_errors=True)            # missing
         elif self.levels % 3 == 1:
-            for path in glob.glob(os.path.join(root, "*", "p0", "gen-*.json")):
+            for path in glob.glob(os.path.join(root, "*", "p0", "head.json")):
                 # stale: a copy that claims another generation
                 with open(path) as f:
                     text = f.read()

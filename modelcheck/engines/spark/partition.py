@@ -2,15 +2,17 @@
 
 A ``Part`` holds a seen set (one sorted ``uint64`` array of fingerprints with
 the parent's fingerprint beside each; a root is its own parent) and the
-frontier: the packed states found by the last level.  Per level:
+frontier: the packed states found by the last level.  It is the form a
+partition takes in a checkpoint and at the hand-over to Spark; during a
+level the seen set is a hash table (``seen_table.SeenTable``).  Per level:
 
 * ``expand_part`` expands the frontier with the kernels, checks step
   invariants and deadlocks, and yields the successors deduplicated by
   fingerprint (the smallest parent kept);
-* ``merge_part`` keeps the candidates not seen yet, merges them into the
-  seen set (a linear merge, the array stays sorted) and makes them the next
-  frontier; ``settle_fresh`` checks the state properties on them and applies
-  the state constraints (``classify``).
+* ``merge_into`` keeps the candidates the seen table does not hold (one
+  probe each), inserts them and makes them the next frontier;
+  ``settle_fresh`` checks the state properties on them and applies the
+  state constraints (``classify``).
 
 The in-process search runs these on one part.  The Spark search runs the
 same steps on P parts, one per owner of a range of fingerprints, in its
@@ -26,12 +28,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modelcheck.engines.spark.dedupe import distinct_rows
+from modelcheck.engines.spark.dedupe import distinct_rows, distinct_unsorted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, keys
+from modelcheck.engines.spark.seen_table import SeenTable
 
 __all__ = ["Part", "Candidates", "LevelReport", "empty_part", "initial_candidates",
-           "expand_part", "expand_batch", "dedupe", "dedupe_pieces", "merge_part", "classify",
-           "settle_fresh", "property_hits", "concat_parts", "lookup_parents", "INSIDE",
+           "expand_part", "expand_batch", "dedupe", "dedupe_pieces", "distinct_pieces", "concat_pieces",
+           "merge_into", "classify", "settle_fresh", "property_hits", "concat_parts", "INSIDE",
            "OUTSIDE", "UNDECIDED", "EXPAND_BATCH", "FLUSH_ROWS"]
 
 #: States expanded per kernel call: bounds the memory of one call.
@@ -148,6 +151,31 @@ def dedupe_pieces(pieces: list[Candidates]) -> Candidates:
     return dedupe(np.concatenate([c.fp for c in pieces]),
                   np.concatenate([c.parent for c in pieces]),
                   np.concatenate([c.states for c in pieces]))
+
+
+def concat_pieces(raw: list[Candidates]) -> Candidates:
+    """Successors as they come (the in-process search: its seen table drops
+    the seen ones before any deduplication)."""
+    if len(raw) == 1:
+        return raw[0]
+    return Candidates(np.concatenate([c.fp for c in raw]), np.concatenate([c.parent for c in raw]),
+                      np.concatenate([c.states for c in raw]))
+
+
+def distinct_pieces(raw: list[Candidates]) -> Candidates:
+    """Successors without their duplicates, unsorted (a hash table, the
+    smallest parent kept): what an expand flush hands on; the merge sorts
+    only the states that turn out new."""
+    if len(raw) == 1:
+        fp, parent, states = raw[0].fp, raw[0].parent, raw[0].states
+    else:
+        fp = np.concatenate([c.fp for c in raw])
+        parent = np.concatenate([c.parent for c in raw])
+        states = np.concatenate([c.states for c in raw])
+    if not len(fp):
+        return Candidates(fp.astype(_U64), parent.astype(_U64), states)
+    rows, best = distinct_unsorted(fp, parent)
+    return Candidates(fp[rows], best, states[rows])
 
 
 def initial_candidates(kernels: SearchKernels) -> tuple[Candidates, int]:
@@ -288,28 +316,39 @@ def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
     return keep
 
 
-def merge_part(kernels: SearchKernels, plan: PropertyPlan, part: Part,
-               incoming: list[Candidates], commit: bool = True) -> tuple[Part, LevelReport]:
-    """Add the candidates (every successor of the level, in pieces).  With
-    ``commit`` False (the level is past a bound) new states are only counted
-    and the part is returned unchanged (unless a constraint failed to
-    evaluate: the failing state is merged, for its trace, and the search
-    stops); without new states the level ends as usual."""
-    report = LevelReport()
-    if not incoming:
-        return (Part(part.seen_fp, part.seen_parent, np.empty(0, _U64),
-                     np.empty((0, part.words), _U64)) if commit else part), report
-    cands = dedupe_pieces(incoming) if len(incoming) > 1 else incoming[0]
-    fresh = ~_member(part.seen_fp, cands.fp)
-    fp, parent = cands.fp[fresh], cands.parent[fresh]
-    states = np.ascontiguousarray(cands.states[fresh])
-    keep = settle_fresh(kernels, plan, fp, parent, states,
-                        classify(kernels, plan, states), commit, report)
-    if not commit and report.new_states and report.failed is None:
-        return part, report
-    new_fp, new_parent, new_states = fp[keep], parent[keep], states[keep]
-    seen_fp, seen_parent = _merge_sorted(part.seen_fp, part.seen_parent, new_fp, new_parent)
-    return Part(seen_fp, seen_parent, new_fp, np.ascontiguousarray(new_states)), report
+def merge_into(kernels: SearchKernels, plan: PropertyPlan, table: SeenTable, level: int,
+               fp: np.ndarray, parent: np.ndarray, states: np.ndarray, commit: bool,
+               report: LevelReport, ordered: bool = True
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A level's candidates (duplicates allowed, any order) against a seen
+    table: one probe each drops what a level before ``level`` found; the
+    rest lose their duplicates (the smallest parent kept, sorted by
+    fingerprint: the sort is of the new states only) and are settled
+    (``settle_fresh``).  The states kept are inserted stamped ``level`` and
+    returned (fp, parent, states): the level's new states.
+
+    With ``commit`` False (the level is past a bound) they are only counted
+    and the table is left as it is, unless a constraint or property failed
+    to evaluate (the failing state is inserted, for its trace, and the
+    search stops)."""
+    if not len(fp):
+        return fp.astype(_U64), parent.astype(_U64), states
+    fresh = np.flatnonzero(table.fresh(fp, level))
+    if len(fresh) < len(fp):
+        fp, parent, states = fp[fresh], parent[fresh], states[fresh]
+    if ordered:
+        cands = dedupe(fp, parent, states)
+        fp, parent, states = cands.fp, cands.parent, np.ascontiguousarray(cands.states)
+    else:
+        cands = distinct_pieces([Candidates(fp, parent, states)])
+        fp, parent, states = cands.fp, cands.parent, np.ascontiguousarray(cands.states)
+    keep = settle_fresh(kernels, plan, fp, parent, states, classify(kernels, plan, states),
+                        commit, report)
+    if not keep.all():
+        fp, parent, states = fp[keep], parent[keep], np.ascontiguousarray(states[keep])
+    if commit or report.failed is not None:
+        table.add(fp, parent, level)
+    return fp, parent, states
 
 
 def _note_failed(report: LevelReport, fps: np.ndarray) -> None:
@@ -361,11 +400,3 @@ def concat_parts(parts: list[Part], words: int) -> Part:
     front = np.concatenate([p.frontier for p in parts])
     forder = np.argsort(front_fp, kind="stable")
     return Part(seen_fp[order], seen_parent[order], front_fp[forder], front[forder])
-
-
-def lookup_parents(part: Part, fps: np.ndarray) -> dict[int, int]:
-    """The parent of each of ``fps`` this part holds (absent ones are left out)."""
-    fps = np.asarray(fps, dtype=_U64)
-    found = _member(part.seen_fp, fps)
-    pos = np.searchsorted(part.seen_fp, fps[found])
-    return {int(f): int(p) for f, p in zip(fps[found], part.seen_parent[pos])}

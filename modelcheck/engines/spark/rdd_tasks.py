@@ -1,6 +1,7 @@
 """The functions the RDD search (rdds.py) ships to its executors, one per
 kind of task: expand a frontier block, merge candidates into a partition's
-runs (from the cached runs, or from the executor's resident copy), fold,
+seen table (the executor's resident copy, or one built from the cached
+runs), fold,
 combine, save and read checkpoints, look fingerprints up.  Module-level, so
 that Spark pickles them by reference."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ from modelcheck.engines.spark import resident
 from modelcheck.engines.spark.checkpoint import part_name, read_part, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan
 from modelcheck.engines.spark.partition import LevelReport, Part
+from modelcheck.engines.spark.seen_table import SeenTable
 from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces, expand_block,
                                             fold_runs, frontier_of, lookup, merge_blocks, runs_of,
                                             split_part)
@@ -45,20 +47,21 @@ def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, parti
 
 
 def merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, level: int,
-                search: str | None, index: int, elements: Any) -> Any:
-    """The merge from the cached runs (read through the pipe): the design's
-    fallback when the resident copies are off or missing.  With ``search``
-    it writes partition ``index``'s resident copy afresh."""
+                search: str | None, expected: list[int], index: int, elements: Any) -> Any:
+    """The merge from the cached runs (read through the pipe, a table built
+    from them): the fallback when the resident tables are off or missing.
+    With ``search`` it writes partition ``index``'s resident table afresh."""
     kernels = kernels_bc.value
     elements = list(elements)
     report = LevelReport(to_python=sum(a.nbytes for _, p in elements for a in p[1:]
                                        if isinstance(a, np.ndarray)))
-    runs: list[np.ndarray] = []
-    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
-                                      runs_out=runs)
+    fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
+                                             kernels.words, level)
     del elements
     if search is not None and commit:
-        resident.store(resident.ResidentKey(search, index), level, runs, fp, fresh=True)
+        key = resident.ResidentKey(search, index)
+        with resident.locked(key):
+            resident.store(key, table, level, expected[index], expected[index] + len(fp))
     report.from_python = fp.nbytes + parent.nbytes + states.nbytes
     reports.add({("m", level, index): report})
     return [(index, (LEVEL, fp, parent, states))]
@@ -67,25 +70,26 @@ def merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, 
 def resident_merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any,
                          level: int, search: str, expected: list[int], index: int,
                          elements: Any) -> Any:
-    """The merge against the executor's resident copy of the partition's
-    seen set: only the candidates cross the pipe.  Without a valid copy it
+    """The merge against the executor's resident table of the partition's
+    seen set: only the candidates cross the pipe.  Without a valid table it
     reads its input to the end and says so (the driver then runs the
     level's merge from the cached runs)."""
     kernels = kernels_bc.value
     key = resident.ResidentKey(search, index)
-    runs = resident.load(key, level - 1, expected[index])
-    if runs is None:
-        for _ in elements:
-            pass
-        reports.add({("miss", level, index): True})
-        return [(index, (MISS,))]
-    elements = list(elements)
-    report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
-    fp, parent, states = merge_blocks(kernels, plan, commit, elements, report, kernels.words,
-                                      resident=runs)
-    del elements
-    if commit:
-        resident.store(key, level, runs, fp)
+    with resident.locked(key):
+        table = resident.load(key, level, expected[index])
+        if table is None:
+            for _ in elements:
+                pass
+            reports.add({("miss", level, index): True})
+            return [(index, (MISS,))]
+        elements = list(elements)
+        report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
+        fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
+                                                 kernels.words, level, table)
+        del elements
+        if commit:
+            resident.store(key, table, level, expected[index], expected[index] + len(fp))
     report.from_python = fp.nbytes + parent.nbytes + states.nbytes
     reports.add({("m", level, index): report})
     return [(index, (LEVEL, fp, parent, states))]
@@ -106,8 +110,12 @@ def combine_task(words: int, reports: Any, search: str | None, index: int,
     out = combine_pieces(index, elements, words)
     seen = sum(len(p[1]) for _, p in out if p[0] == RUN)
     if search is not None:
-        resident.store(resident.ResidentKey(search, index), 0,
-                       [p[1] for _, p in out if p[0] == RUN], np.empty(0, np.uint64), fresh=True)
+        runs = [p[1] for _, p in out if p[0] == RUN]
+        key = resident.ResidentKey(search, index)
+        with resident.locked(key):
+            resident.store(key, SeenTable.build(np.concatenate(runs) if runs else
+                                                np.empty(0, np.uint64), None, 0,
+                                                with_parents=False), 0, -1, seen)
     front = sum(len(p[1]) for _, p in out if p[0] == FRONTIER)
     reports.add({("s", 0, index): (seen, front)})
     return out

@@ -19,26 +19,30 @@ Because every run and the shuffled candidates have the same partitioner,
 ``union`` is a ``PartitionerAwareUnionRDD``: its partition ``i`` reads run
 ``i`` of every run where it is cached and the candidates for ``i``, and no
 run moves (the co-partitioning GraphX uses).  The merge removes the
-duplicates across tasks and the fingerprints the runs hold (numpy
-``searchsorted`` on sorted arrays), settles the new states
+fingerprints the partition's seen table holds (one probe each; the table
+is the executor's resident copy, or built from the runs) and the
+duplicates across tasks, settles the new states
 (``partition.settle_fresh``: constraints, properties, run-time errors) and
 returns them as the level's element, ``("l", fp, parent, states)``: the
 next frontier and a new run.  The JVM only moves and stores the batches
 (pickled numpy buffers); it never sorts or compares a state.
 
-With resident copies (``resident.py``; by default with a local master)
-the merge reads only the candidates: each executor keeps the fingerprints
-of the partitions it merged in files of its own scratch directory, and a
-task that finds no valid copy (the generation and size the driver
-expects) says so; the driver then runs that level's merge again over the
-union above (the cached runs: the lineage), which writes the copies
-afresh.  The counts never depend on the copies.
+With resident tables (``resident.py``; by default with a local master)
+the merge reads only the candidates: each executor keeps the seen set of
+every partition it merged as a hash table of fingerprints in memory-mapped
+files of its own scratch directory, probes and inserts in place (each entry
+stamped with its level, so a task that runs again sees what the first
+attempt saw), and a task that finds no valid table (the generation and
+size the driver expects) says so; the driver then runs that level's merge
+again over the union above (the cached runs: the lineage), which builds
+the tables afresh.  The counts never depend on the tables.
 
 Runs are log-structured: each level adds one, and a level of FOLD_ROWS
 states or more, or any level once MAX_RUNS runs are held, is folded with the
 older runs no larger than twice it into one run of (fp, parent) (a linear
-merge, run as a job of its own right after the level).  A level thus
-reads the seen set once and writes only its new states.
+merge, run as a job of its own right after the level).  The runs are the
+durable seen set (faults, checkpoints, traces, the fallback); a level
+against the resident tables does not read them.
 
 Each level is persisted (``MEMORY_AND_DISK``, replicated twice on a cluster,
 so that losing one executor loses no run) and locally checkpointed, which
@@ -290,7 +294,8 @@ class SparkPartitions:
         # Past RESIDENT_GIVE_UP the copies are no longer written either.
         search = None if self._fallbacks_in_a_row >= RESIDENT_GIVE_UP else self.search
         return union.mapPartitionsWithIndex(functools.partial(
-            merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search),
+            merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search,
+            list(self.part_n)),
             preservesPartitioning=True)
 
     def step(self, check_deadlock: bool, commit: bool,

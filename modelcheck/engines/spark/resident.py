@@ -1,59 +1,62 @@
-"""Resident seen sets: each executor keeps the fingerprints of the partitions
-its tasks merged, between levels, in files in its own scratch directory.
+"""Resident seen sets: each executor keeps, between levels, the hash table of
+fingerprints (``seen_table.py``) of every partition its tasks merged, in
+memory-mapped files of its own scratch directory.
 
 A Spark task cannot keep state between levels, and the cached runs of the
 seen set (``rdds.py``) reach a merge task only through the JVM-to-Python
-pipe: every level re-read the whole seen set (16 bytes a state).  Here the
-merge task of partition ``i`` at level ``k`` reads partition ``i``'s
-fingerprints from files that the task of partition ``i`` at level ``k - 1``
-wrote on the same executor (memory-mapped: the page cache holds them, and
-every Python worker of the executor shares it), and writes level ``k``'s:
+pipe.  Here the merge task of partition ``i`` at level ``k`` maps partition
+``i``'s table from files that the task of partition ``i`` at level ``k - 1``
+left on the same executor (the page cache holds them, and every Python
+worker of the executor shares it), probes and inserts in place, and writes
+the new head:
 
-    <root>/<search>/p<i>/gen-<k>.json      the manifest: the run files, their
-                                           sizes and the total (written last,
-                                           by an atomic rename)
-    <root>/<search>/p<i>/run-<k>[-c].npy   sorted uint64 fingerprints
+    <root>/<search>/p<i>/head.json        generation, counts, capacity, the
+                                          files (written last, atomically)
+    <root>/<search>/p<i>/keys-<id>.npy    uint64 fingerprints (0: empty slot)
+    <root>/<search>/p<i>/stamps-<id>.npy  int32 level that inserted each
+    <root>/<search>/p<i>/lock             held while a task uses the table
 
 ``root`` is the executor's SparkFiles directory (one per executor, removed
-with the application; in local mode the driver's).  Only fingerprints are
-kept (8 bytes a state): the parents stay in the cached runs, which are read
-only for traces, checkpoints and the fallback.
+with the application; in local mode the driver's).  Only fingerprints and
+stamps are kept (12 bytes a slot, 17-34 bytes a state): the parents stay in
+the cached runs, which are read only for traces, checkpoints and the
+fallback.
 
-A resident copy is **valid** only if it is the generation the driver
-expects (the level before) and holds exactly the number of states the
-driver counted for the partition.  Anything else (a task placed on another
-executor, an executor or worker restarted, the files cleared, a copy left
-by an older level) is a **miss**: the task says so, and the driver runs the
-level's merge again from the cached runs (the lineage), which also writes
-the resident copies afresh.  So the resident copies only ever make a level
-faster; the counts never depend on them.
-
-The runs of a partition are log-structured: a new run is merged with the
-newer runs no larger than twice it (a linear merge of sorted arrays), so a
-partition holds O(log n) files and a lookup costs one galloping pass per
-file.
+**Exactness.**  A table is used for the merge of level ``k`` only if its
+head says it is the one the driver expects: generation ``k - 1`` holding
+exactly the driver's count for the partition, or generation ``k`` (the
+level's merge ran before: Spark runs a task again after a failure, a lost
+executor or for speculation) whose count *before* level ``k`` is that
+count.  Entries stamped ``k`` or later count as unseen for level ``k``
+(``seen_table``), so a second attempt, or one after an attempt that died
+halfway through its inserts, emits the same states as the first; the lock
+keeps two attempts on one executor from interleaving.  Anything else (the
+task placed on another executor, a restarted executor or worker, removed
+files, a table left by another level) is a **miss**: the task says so and
+the driver runs the level's merge again from the cached runs (the lineage),
+which builds the tables afresh.  The counts never depend on the tables.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import uuid
-from typing import Any
+from contextlib import contextmanager
+from typing import Iterator
 
 import numpy as np
 
-__all__ = ["resident_root", "ResidentKey", "load", "store", "clear", "member_sorted",
-           "merge_sorted_fp"]
+from modelcheck.engines.spark.seen_table import (M_COUNT, M_TOP, M_ZERO, M_ZERO_STAMP, META,
+                                                 SeenTable)
+
+__all__ = ["resident_root", "ResidentKey", "ResidentTable", "locked", "load", "store", "clear"]
 
 _U64 = np.uint64
 #: The directory under the executor's scratch directory.
 DIRNAME = "modelcheck-resident"
-
-try:
-    from numba import njit
-except ImportError:          # pragma: no cover - numba ships with the compiled engine
-    njit = None
+HEAD = "head.json"
 
 
 def resident_root() -> str:
@@ -76,108 +79,130 @@ def resident_root() -> str:
 
 
 class ResidentKey:
-    """Where partition ``part`` of search ``search`` keeps its copy."""
+    """Where partition ``part`` of search ``search`` keeps its table."""
 
     def __init__(self, search: str, part: int, root: str | None = None):
         self.dir = os.path.join(root or resident_root(), search, f"p{part}")
 
-    def manifest(self, gen: int) -> str:
-        return os.path.join(self.dir, f"gen-{gen}.json")
+    @property
+    def head(self) -> str:
+        return os.path.join(self.dir, HEAD)
 
 
-def load(key: ResidentKey, gen: int, expected: int) -> list[np.ndarray] | None:
-    """The runs of generation ``gen`` (memory-mapped), or None when there is
-    no valid copy (missing, another generation, another size, unreadable)."""
+class ResidentTable(SeenTable):
+    """A ``SeenTable`` (without parents) whose arrays are memory-mapped files
+    of ``key.dir``: it grows into new files, and ``store`` names them."""
+
+    def __init__(self, key: ResidentKey, keys: np.ndarray, stamps: np.ndarray,
+                 meta: np.ndarray, files: tuple[str, str] | None, head: dict):
+        super().__init__(keys, stamps, None, meta)
+        self.key = key
+        self.files = files           # the files the arrays are mapped from (None: in memory)
+        self.head = head             # as loaded
+
+    def raise_top(self, level: int) -> None:
+        # The head says so before any entry carries the stamp: an attempt
+        # that dies halfway leaves a head whose "top" makes the next attempt
+        # read the stamps.
+        try:
+            _write_head(self.key, dict(self.head, top=level))
+        except OSError:
+            _unlink(self.key.head)          # no head: a miss next time
+        super().raise_top(level)
+
+    def alloc(self, cap: int) -> tuple[np.ndarray, np.ndarray, None]:
+        os.makedirs(self.key.dir, exist_ok=True)
+        tag = uuid.uuid4().hex[:12]
+        names = (f"keys-{tag}.npy", f"stamps-{tag}.npy")
+        # A new file's pages read as zeros (an empty table) until written.
+        keys = np.lib.format.open_memmap(os.path.join(self.key.dir, names[0]), mode="w+",
+                                         dtype=_U64, shape=(cap,))
+        stamps = np.lib.format.open_memmap(os.path.join(self.key.dir, names[1]), mode="w+",
+                                           dtype=np.int32, shape=(cap,))
+        self.files = names
+        return keys, stamps, None
+
+
+@contextmanager
+def locked(key: ResidentKey) -> Iterator[None]:
+    """Hold the partition's lock (two attempts at one merge on one executor
+    take turns); without a directory to lock in, go on unlocked."""
     try:
-        with open(key.manifest(gen)) as f:
-            man = json.load(f)
-        if man.get("gen") != gen or man.get("n") != expected:
+        os.makedirs(key.dir, exist_ok=True)
+        fd = os.open(os.path.join(key.dir, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)            # releases the lock
+
+
+def load(key: ResidentKey, level: int, expected: int) -> ResidentTable | None:
+    """The table for the merge of ``level`` (mapped read-write), or None when
+    there is no valid one: see the module's "Exactness"."""
+    try:
+        with open(key.head) as f:
+            head = json.load(f)
+        gen, count, prev = head["gen"], head["count"], head["prev"]
+        if gen == level - 1 and count == expected:
+            known = count
+        elif gen == level and prev == expected:
+            known = prev
+        else:
             return None
-        runs = []
-        for name, n in man["runs"]:
-            arr = np.load(os.path.join(key.dir, name), mmap_mode="r")
-            if arr.dtype != _U64 or arr.ndim != 1 or len(arr) != n:
-                return None
-            runs.append(arr)
-        if sum(len(r) for r in runs) != expected:
+        cap = head["cap"]
+        names = (head["keys"], head["stamps"])
+        keys = np.load(os.path.join(key.dir, names[0]), mmap_mode="r+")
+        stamps = np.load(os.path.join(key.dir, names[1]), mmap_mode="r+")
+        if keys.dtype != _U64 or keys.shape != (cap,) or stamps.dtype != np.int32 \
+                or stamps.shape != (cap,) or cap & (cap - 1):
             return None
-        return runs
+        meta = np.zeros(META, np.int64)
+        meta[M_COUNT] = known
+        meta[M_ZERO], meta[M_ZERO_STAMP] = head["zero"]
+        meta[M_TOP] = head["top"]
+        return ResidentTable(key, keys, stamps, meta, names, head)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def store(key: ResidentKey, gen: int, runs: list[np.ndarray], new: np.ndarray,
-          fresh: bool = False) -> None:
-    """Write generation ``gen``: the runs of ``gen - 1`` (already on disk
-    unless ``fresh``) plus ``new`` (sorted), the newest runs merged while a
-    newer one is at least half the size of the one before it.  Never raises:
-    a copy that cannot be written is simply missing next time."""
+def store(key: ResidentKey, table: SeenTable, gen: int, prev: int, count: int) -> None:
+    """Write the head of generation ``gen`` (``count`` entries, ``prev``
+    before it); a table held in memory (the fallback, the hand-over) is
+    written to files first.  Never raises: a copy that cannot be written is
+    a miss next time."""
     try:
         os.makedirs(key.dir, exist_ok=True)
-        names: list[tuple[str, int]] = []
-        arrays: list[np.ndarray] = []
-        if fresh:
-            # From the cached runs (the fallback): one file for them all.
-            whole = merge_all([np.asarray(r, _U64) for r in runs if len(r)])
-            runs = [whole] if len(whole) else []
-            names = [(_write(key, f"run-{gen}-b.npy", whole), len(whole))] if len(whole) else []
+        if isinstance(table, ResidentTable) and table.files is not None:
+            # No msync: the next task maps the same page cache (a shared
+            # mapping), and a copy that does not survive the machine is a
+            # miss anyway.  (It cost 5% of the workers' time.)
+            names = table.files
         else:
-            names = [(os.path.basename(r.filename), len(r)) if isinstance(r, np.memmap)
-                     else (_write(key, f"run-{gen}-o{i}.npy", r), len(r))
-                     for i, r in enumerate(runs)]
-        arrays = list(runs)
-        new = np.asarray(new, _U64)
-        tag = 0
-        # Log-structured: fold the new run into the newest ones no larger
-        # than twice it.
-        while arrays and len(arrays[-1]) <= 2 * len(new):
-            new = merge_sorted_fp(np.asarray(arrays.pop()), new)
-            names.pop()
-            tag += 1
-        if len(new):
-            names.append((_write(key, f"run-{gen}-{tag}.npy", new), len(new)))
-        man = {"gen": gen, "n": int(sum(n for _, n in names)), "runs": names}
-        tmp = key.manifest(gen) + f".{uuid.uuid4().hex}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(man, f)
-        os.replace(tmp, key.manifest(gen))
-        _tidy(key, gen, {n for n, _ in names})
+            tag = uuid.uuid4().hex[:12]
+            names = (f"keys-{tag}.npy", f"stamps-{tag}.npy")
+            np.save(os.path.join(key.dir, names[0]), np.asarray(table.keys, _U64))
+            np.save(os.path.join(key.dir, names[1]), np.asarray(table.stamps, np.int32))
+        head = {"gen": gen, "count": int(count), "prev": int(prev), "cap": len(table.keys),
+                "keys": names[0], "stamps": names[1],
+                "zero": [int(table.meta[M_ZERO]), int(table.meta[M_ZERO_STAMP])],
+                "top": int(table.meta[M_TOP])}
+        _write_head(key, head)
+        for name in os.listdir(key.dir):
+            if name.endswith(".npy") and name not in names or name.endswith(".tmp"):
+                _unlink(os.path.join(key.dir, name))
     except OSError:
-        try:
-            os.unlink(key.manifest(gen))
-        except OSError:
-            pass
+        _unlink(key.head)
 
 
-def _write(key: ResidentKey, name: str, arr: np.ndarray) -> str:
-    tmp = os.path.join(key.dir, f".{uuid.uuid4().hex}.npy")
-    np.save(tmp, np.ascontiguousarray(arr, dtype=_U64))
-    os.replace(tmp, os.path.join(key.dir, name))
-    return name
-
-
-def _tidy(key: ResidentKey, gen: int, keep: set[str]) -> None:
-    """Remove the manifests older than ``gen - 1`` and the files neither
-    ``gen`` nor ``gen - 1`` uses (a task of ``gen`` that runs again still
-    finds ``gen - 1``)."""
-    try:
-        prev = key.manifest(gen - 1)
-        if os.path.exists(prev):
-            with open(prev) as f:
-                keep = keep | {n for n, _ in json.load(f)["runs"]}
-    except (OSError, ValueError, KeyError):
-        pass
-    for name in os.listdir(key.dir):
-        path = os.path.join(key.dir, name)
-        if name.startswith("gen-") and name.endswith(".json"):
-            try:
-                g = int(name[4:-5])
-            except ValueError:
-                continue
-            if g < gen - 1 or g > gen:
-                _unlink(path)
-        elif name.startswith("run-") and name not in keep:
-            _unlink(path)
+def _write_head(key: ResidentKey, head: dict) -> None:
+    tmp = f"{key.head}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(head, f)
+    os.replace(tmp, key.head)
 
 
 def _unlink(path: str) -> None:
@@ -188,105 +213,5 @@ def _unlink(path: str) -> None:
 
 
 def clear(search: str, root: str | None = None) -> None:
-    """Remove every resident copy of ``search`` under ``root``."""
+    """Remove every resident table of ``search`` under ``root``."""
     shutil.rmtree(os.path.join(root or resident_root(), search), ignore_errors=True)
-
-
-def merge_all(runs: list[np.ndarray]) -> np.ndarray:
-    if not runs:
-        return np.empty(0, _U64)
-    out = runs[0]
-    for r in runs[1:]:
-        out = merge_sorted_fp(out, r)
-    return np.asarray(out, _U64)
-
-
-def _merge_py(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.concatenate([a, b])
-    out.sort(kind="stable")
-    return out
-
-
-def _member_py(run: np.ndarray, fp: np.ndarray) -> np.ndarray:
-    if len(run) == 0:
-        return np.zeros(len(fp), dtype=bool)
-    pos = np.searchsorted(run, fp)
-    pos[pos == len(run)] = 0
-    return run[pos] == fp
-
-
-if njit is not None:
-    @njit(cache=True, nogil=True)
-    def _merge_nb(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = np.empty(len(a) + len(b), dtype=np.uint64)
-        i = j = k = 0
-        while i < len(a) and j < len(b):
-            if a[i] <= b[j]:
-                out[k] = a[i]
-                i += 1
-            else:
-                out[k] = b[j]
-                j += 1
-            k += 1
-        while i < len(a):
-            out[k] = a[i]
-            i += 1
-            k += 1
-        while j < len(b):
-            out[k] = b[j]
-            j += 1
-            k += 1
-        return out
-
-    @njit(cache=True, nogil=True)
-    def _member_nb(run: np.ndarray, fp: np.ndarray) -> np.ndarray:
-        """For sorted ``fp``: which are in sorted ``run``, by galloping from
-        the last position (O(m log(n/m)) for m needles in n)."""
-        out = np.zeros(len(fp), dtype=np.bool_)
-        n = len(run)
-        lo = 0
-        for i in range(len(fp)):
-            f = fp[i]
-            if lo >= n:
-                break
-            if run[lo] >= f:
-                out[i] = run[lo] == f
-                continue
-            # run[lo] < f: gallop to a bound hi with run[hi] >= f (or n)
-            step = 1
-            hi = lo + 1
-            while hi < n and run[hi] < f:
-                lo = hi
-                step <<= 1
-                hi = lo + step
-            if hi > n:
-                hi = n
-            # run[lo] < f <= run[hi] (hi may be n): binary search
-            while hi - lo > 1:
-                mid = (lo + hi) >> 1
-                if run[mid] < f:
-                    lo = mid
-                else:
-                    hi = mid
-            lo = hi
-            if lo < n:
-                out[i] = run[lo] == f
-        return out
-
-
-def merge_sorted_fp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Two sorted uint64 arrays as one (linear)."""
-    if not len(a):
-        return np.array(b, _U64)
-    if not len(b):
-        return np.array(a, _U64)
-    if njit is None:
-        return _merge_py(np.asarray(a, _U64), np.asarray(b, _U64))
-    return _merge_nb(np.asarray(a, _U64), np.asarray(b, _U64))
-
-
-def member_sorted(run: Any, fp: np.ndarray) -> np.ndarray:
-    """Which of the sorted fingerprints ``fp`` the sorted ``run`` holds."""
-    if njit is None or len(fp) < 64:
-        return _member_py(np.asarray(run), fp)
-    return _member_nb(np.asarray(run), np.asarray(fp, _U64))

@@ -22,7 +22,8 @@ whole batch of fixed-width numpy arrays, never a Python object per state:
                                    uint64 array of fp, parent, state words
 
 ``expand_block`` (a frontier in, one candidate block per owner out),
-``merge_blocks`` (a partition's runs and candidates in, its new level out)
+``merge_blocks`` (a partition's seen table, or its runs, and candidates
+in, its new level out)
 and ``fold_runs`` (several runs in, one run out) are a level's work; the
 rest serve the hand-over, the checkpoints and the walk back.  They are
 built from the in-process search's own steps (``partition.py``), so the
@@ -33,12 +34,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 import numpy as np
 
-from modelcheck.engines.spark.dedupe import distinct_unsorted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
-from modelcheck.engines.spark.resident import member_sorted
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
                                                 LevelReport, Part, _member, _merge_sorted,
-                                                classify, dedupe, expand_part, settle_fresh)
+                                                distinct_pieces, expand_part, merge_into)
+from modelcheck.engines.spark.seen_table import SeenTable
 
 __all__ = ["owner", "split_sorted", "pack_candidates", "unpack_candidates", "expand_block",
            "merge_blocks", "fold_runs", "runs_of", "frontier_of", "part_of", "split_part",
@@ -106,7 +106,7 @@ def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: boo
     owner partition: ``(owner, ("c", block))``.  Duplicates across flushes
     are left to the owner's merge, which removes them with the others."""
     kept = list(expand_part(kernels, plan, frontier_fp, frontier, check_deadlock, report,
-                            flush_rows, batch_rows, flush=_flush))
+                            flush_rows, batch_rows, flush=distinct_pieces))
     if not kept:
         return
     cands = kept[0] if len(kept) == 1 else Candidates(
@@ -125,18 +125,6 @@ def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: boo
                                                      cands.states[rows]))
 
 
-def _flush(raw: list[Candidates]) -> Candidates:
-    """Successors without their duplicates (unsorted)."""
-    if len(raw) == 1:
-        fp, parent, states = raw[0].fp, raw[0].parent, raw[0].states
-    else:
-        fp = np.concatenate([c.fp for c in raw])
-        parent = np.concatenate([c.parent for c in raw])
-        states = np.concatenate([c.states for c in raw])
-    rows, best = distinct_unsorted(fp, parent)
-    return Candidates(fp[rows], best, states[rows])
-
-
 def runs_of(elements: Iterable[tuple[int, tuple]]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The seen-set runs (fingerprints, parents) among a partition's elements."""
     return [(p[1], p[2]) for _, p in elements if p[0] in (RUN, LEVEL)]
@@ -144,47 +132,36 @@ def runs_of(elements: Iterable[tuple[int, tuple]]) -> list[tuple[np.ndarray, np.
 
 def merge_blocks(kernels: SearchKernels, plan: PropertyPlan, commit: bool,
                  elements: Iterable[tuple[int, tuple]], report: LevelReport,
-                 words: int, resident: list[np.ndarray] | None = None,
-                 runs_out: list | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A partition's part of a level: its candidates (from every task), less
-    the duplicates (the smallest parent kept) and the fingerprints its runs
-    hold, settled as in-process (``settle_fresh``: constraints, properties,
-    run-time errors, into ``report``).  Returns the states it keeps (fp,
-    parent, states), the level's new run and frontier.
+                 words: int, level: int, table: SeenTable | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, SeenTable]:
+    """A partition's part of level ``level``: its candidates (from every
+    task) against its seen table (``partition.merge_into``: one probe
+    each; the duplicates removed, the smallest parent kept; the new states
+    settled as in-process: constraints, properties, run-time errors, into
+    ``report``).  Returns the states it keeps (fp, parent, states), the
+    level's new run and frontier, and the table, which now holds them.
 
-    With ``resident`` (the partition's seen fingerprints as sorted arrays,
-    from the executor's resident copy) the elements hold candidates only
-    and the lookups are in those arrays.  ``runs_out``, if given, receives
-    the fingerprint arrays of the runs the elements held."""
-    runs: list[np.ndarray] = [] if resident is None else list(resident)
+    ``table`` is the executor's resident copy; without one (the fallback)
+    the table is built from the runs among the elements (fingerprints only,
+    stamped 0: every run is from a level before this one)."""
+    runs: list[np.ndarray] = []
     blocks: list[np.ndarray] = []
     for _, payload in elements:
         if payload[0] in (RUN, LEVEL):
             runs.append(payload[1])
         elif payload[0] == CANDIDATES:
             blocks.append(payload[1])
-    if runs_out is not None:
-        runs_out.extend(runs)
+    if table is None:
+        seen = runs[0] if len(runs) == 1 else (np.concatenate(runs) if runs
+                                                else np.empty(0, _U64))
+        table = SeenTable.build(seen, None, 0, with_parents=False)
     if not blocks:
-        return np.empty(0, _U64), np.empty(0, _U64), np.empty((0, words), _U64)
+        return np.empty(0, _U64), np.empty(0, _U64), np.empty((0, words), _U64), table
     block = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     cands = unpack_candidates(block)
-    # Across tasks (and flushes) a state may come more than once; the
-    # blocks are not sorted: the sort here is what the lookups and the new
-    # run need.
-    cands = dedupe(cands.fp, cands.parent, cands.states)
-    fp, parent, rows = cands.fp, cands.parent, np.arange(len(cands.fp))
-    # The newest runs first: most duplicates of a level are states of the
-    # levels just before it, and each run leaves fewer to look up.
-    for run_fp in sorted(runs, key=len):
-        if not len(fp):
-            break
-        fresh = ~member_sorted(run_fp, fp)
-        fp, parent, rows = fp[fresh], parent[fresh], rows[fresh]
-    states = np.ascontiguousarray(cands.states[rows])
-    keep = settle_fresh(kernels, plan, fp, parent, states, classify(kernels, plan, states),
-                        commit, report)
-    return fp[keep], parent[keep], np.ascontiguousarray(states[keep])
+    fp, parent, states = merge_into(kernels, plan, table, level, cands.fp, cands.parent,
+                                    cands.states, commit, report)
+    return fp, parent, states, table
 
 
 def fold_runs(runs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

@@ -2,7 +2,8 @@
 in this process, without Spark.  The tasks are the real ones
 (``tasks.expand_block``, ``tasks.merge_blocks``, ``tasks.fold_runs`` and the
 save task, run on tiny batches so that every flush and batch boundary is
-crossed); what Spark does between them (the shuffle of candidate blocks to
+crossed; every other level merges against the tables kept from the level
+before, twice, as a re-run task would); what Spark does between them (the shuffle of candidate blocks to
 their owners, the co-partitioned union of the runs with them, caching) is
 done here with lists, in reverse arrival order, so results can be compared
 across partition counts and arrival orders in seconds.  The real Spark side
@@ -40,6 +41,8 @@ class ManyParts:
         self.runs = [base]
         self.frontier = base
         self.steps = 0
+        # Each partition's seen table between levels (an executor's resident copy).
+        self.tables = [None] * partitions
 
     def frontier_size(self) -> int:
         return sum(len(frontier_of(els, self.kernels.words)[0]) for els in self.frontier)
@@ -64,10 +67,26 @@ class ManyParts:
         merged = LevelReport()
         level = []
         for p in range(parts):
-            elements = [e for run in self.runs for e in run[p]] + shuffled[p]
             report = LevelReport()
-            fp, parent, states = merge_blocks(self.kernels, self.plan, commit, elements, report,
-                                              words)
+            if self.steps % 2 and self.tables[p] is not None:
+                # As against an executor's resident table: the candidates
+                # only.  The first attempt is thrown away and the task run
+                # again on the table it changed (Spark re-running a task):
+                # the stamps make the second see what the first saw.
+                table = self.tables[p]
+                first = merge_blocks(self.kernels, self.plan, commit, shuffled[p],
+                                     LevelReport(), words, self.steps, table)
+                fp, parent, states, table = merge_blocks(self.kernels, self.plan, commit,
+                                                         shuffled[p], report, words,
+                                                         self.steps, table)
+                assert first[0].tolist() == fp.tolist()
+                assert first[1].tolist() == parent.tolist()
+            else:
+                # The fallback: a table built from the runs.
+                elements = [e for run in self.runs for e in run[p]] + shuffled[p]
+                fp, parent, states, table = merge_blocks(self.kernels, self.plan, commit,
+                                                         elements, report, words, self.steps)
+            self.tables[p] = table
             merged.add(report)
             level.append([(p, (LEVEL, fp, parent, states))])
         if not commit and merged.new_states and merged.failed is None:

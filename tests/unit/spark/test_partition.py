@@ -1,5 +1,6 @@
-"""The search's per-level steps on numpy arrays: deduplication, the sorted
-seen set, constraints and properties on new states (``settle_fresh``)."""
+"""The search's per-level steps on numpy arrays: deduplication, the merge
+against a seen table, constraints and properties on new states
+(``settle_fresh``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelcheck.engines.spark.kernels import plan_properties
+from modelcheck.engines.spark.inprocess import InProcessLevels
 from modelcheck.engines.spark.partition import (INSIDE, OUTSIDE, UNDECIDED, Candidates,
-                                                LevelReport, Part, concat_parts, empty_part,
-                                                expand_part, initial_candidates, lookup_parents,
-                                                merge_part, settle_fresh)
+                                                LevelReport, Part, concat_parts, expand_part,
+                                                initial_candidates, merge_into, settle_fresh)
+from modelcheck.engines.spark.seen_table import SeenTable
 from evaluator_kernels import EvaluatorKernels
 from many_parts import owner
 from spark_specs import load_example, load_spec
@@ -38,53 +40,65 @@ def test_owner_is_in_range_and_spreads():
     assert owner(np.array([2**64 - 1], dtype=U64), 5)[0] == 4
 
 
+def _merge(kernels, plan, table, level, pieces, commit=True):
+    report = LevelReport()
+    fp = np.concatenate([c.fp for c in pieces])
+    parent = np.concatenate([c.parent for c in pieces])
+    states = np.concatenate([c.states for c in pieces])
+    out = merge_into(kernels, plan, table, level, fp, parent, states, commit, report)
+    return out, report
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), max_size=60),
-       st.lists(st.integers(1, 40), max_size=30, unique=True))
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40)), min_size=1, max_size=60),
+       st.lists(st.integers(0, 40), max_size=30, unique=True))
 def test_merge_adds_exactly_the_unseen_with_the_smallest_parent(pairs, seen):
+    # Fingerprint 0 is included: the table keeps it apart from its slots.
     seen_fp = np.array(sorted(seen), dtype=U64)
-    part = Part(seen_fp, seen_fp.copy(), np.empty(0, U64), np.empty((0, 1), U64))
+    table = SeenTable.build(seen_fp, seen_fp.copy(), 0)
     kernels = _kernels(load_example("die_hard"))
     half = len(pairs) // 2
     incoming = [_cands([f for f, _ in chunk], [p for _, p in chunk])
                 for chunk in (pairs[:half], pairs[half:]) if chunk]
     plan = plan_properties([])
-    new, report = merge_part(kernels, plan, part, incoming)
+    (fp, parent, _), report = _merge(kernels, plan, table, 1, incoming)
     expected_new = sorted({f for f, _ in pairs} - set(seen))
     assert report.new_states == len(expected_new)
-    assert new.frontier_fp.tolist() == expected_new
-    assert new.seen_fp.tolist() == sorted(set(seen) | set(expected_new))
-    parents = dict(zip(new.seen_fp.tolist(), new.seen_parent.tolist()))
+    assert fp.tolist() == expected_new
+    all_fp, all_parent = table.items()
+    assert all_fp.tolist() == sorted(set(seen) | set(expected_new))
+    parents = dict(zip(all_fp.tolist(), all_parent.tolist()))
     for f in expected_new:
         assert parents[f] == min(p for g, p in pairs if g == f)
     for f in seen:
         assert parents[f] == f
+    # The merge of the same level again (a task that Spark runs twice) sees
+    # what the first saw: the same states, and the table holds them once.
+    (again, _, _), report = _merge(kernels, plan, table, 1, incoming)
+    assert again.tolist() == expected_new and len(table) == len(all_fp)
+    # The next level sees them as seen.
+    (nxt, _, _), _ = _merge(kernels, plan, table, 2, incoming)
+    assert nxt.tolist() == []
 
 
-def test_merge_without_commit_keeps_the_part():
-    part = Part(np.array([5], dtype=U64), np.array([5], dtype=U64),
-                np.array([5], dtype=U64), np.array([[5]], dtype=U64))
+def test_merge_without_commit_leaves_the_table():
+    table = SeenTable.build(np.array([5], dtype=U64), np.array([5], dtype=U64), 0)
     kernels = _kernels(load_example("die_hard"))
-    kept, report = merge_part(kernels, plan_properties([]), part, [_cands([7, 5], [5, 5])],
-                              commit=False)
-    assert report.new_states == 1 and kept is part
-    # Nothing new: the level ends as usual, with an empty frontier.
-    done, report = merge_part(kernels, plan_properties([]), part, [_cands([5], [5])],
-                              commit=False)
-    assert report.new_states == 0 and len(done.frontier_fp) == 0
+    (fp, _, _), report = _merge(kernels, plan_properties([]), table, 1,
+                                [_cands([7, 5], [5, 5])], commit=False)
+    assert report.new_states == 1 and fp.tolist() == [7] and len(table) == 1
 
 
-def test_expand_flushes_sorted_distinct_groups():
+def test_expand_flushes_distinct_groups():
     model = load_spec("tokens")
     kernels = _kernels(model)
     plan = plan_properties(list(model.properties))
+    local = InProcessLevels(kernels, plan)
     initial, generated = initial_candidates(kernels)
-    part, _ = merge_part(kernels, plan, empty_part(kernels.words), [initial])
+    local.seed(initial)
     for _ in range(2):
-        report = LevelReport()
-        everything = list(expand_part(kernels, plan, part.frontier_fp, part.frontier, True,
-                                      report))
-        part, _ = merge_part(kernels, plan, part, everything)
+        local.step(True, True)
+    part = local.part
     report = LevelReport()
     groups = list(expand_part(kernels, plan, part.frontier_fp, part.frontier, True, report,
                               flush_rows=5, batch_rows=2))
@@ -111,8 +125,8 @@ def test_concat_of_disjoint_parts_is_sorted():
 
 def test_lookup_finds_held_parents_only():
     fps = np.array([3, 9, 12], dtype=U64)
-    part = Part(fps, np.array([3, 3, 9], dtype=U64), np.empty(0, U64), np.empty((0, 1), U64))
-    assert lookup_parents(part, np.array([12, 4, 3], dtype=U64)) == {12: 9, 3: 3}
+    table = SeenTable.build(fps, np.array([3, 3, 9], dtype=U64), 0)
+    assert table.parents_of(np.array([12, 4, 3], dtype=U64)) == {12: 9, 3: 3}
 
 
 def test_report_add_sums_and_keeps_minimums():

@@ -54,7 +54,9 @@ REPLAYS = [("CMQ-1", "NoLostConfirmed"), ("CMQ-2", "NoLostConfirmed"),
            ("CMQ-force_boot", "NoLostConfirmed"), ("CMQ-nodes", "LeaderOnListedNode"),
            ("QQ-3", "NoLostConfirmed"), ("QQ-5", "NoPolicyDrop"),
            ("QQ-4", "ConsumedWithNodeDown"), ("QQ-1-membership", "MembershipChanged"),
-           ("QQ-5-dlx", "DeadLettered")]
+           ("QQ-5-dlx", "DeadLettered"), ("CMQ-channel-join", "NoLostConfirmed"),
+           ("QQ-wipe", "NoLostConfirmed"), ("QQ-dlx-at-most-once", "NoLostDeadLetter"),
+           ("QQ-poison", "NoPolicyDrop"), ("QQ-dlx", "DeadLettered")]
 
 
 #: Counterexamples whose shortest trace needs a timing window the driver

@@ -47,3 +47,20 @@ def test_walks_on_a_holding_row_conform(tmp_path):
     report = random_walks(model, driver, runs=2, depth=3, seed=0, out_dir=tmp_path / "out")
     assert driver.cluster is None
     assert report.ok, report.failed and (report.failed.problem, report.failed.log)
+
+
+def test_pause_minority_pauses_both_nodes_of_two(tmp_path):
+    """CMQ-7-pause_minority-2's counterexample: the driver's partition (the
+    Erlang distribution cut, each side with a wrong cookie of its own) is a
+    partition pause_minority acts on: with 2 nodes both pause, as the
+    trace's steps 4 and 5 have them, and both resume at the heal."""
+    from modelcheck.conform.examples.rabbitmq import RabbitMQDriver
+    model, trace = load_for_trace(
+        SPEC, ROOT / "counterexamples" / "CMQ-7-pause_minority-2-NoLostConfirmed.itf.json")
+    driver = RabbitMQDriver(workdir=str(tmp_path / "cluster"))
+    report = replay_trace(model, trace, driver)
+    assert driver.cluster is None
+    seen = {e.label: e.observed for e in report.log}
+    paused = seen["NodeDown(n=2, how=pause)"]["up"]
+    assert paused == {"#map": [[1, False], [2, False]]}, [(e.label, e.observed) for e in report.log]
+    assert report.log[-1].observed["up"] == {"#map": [[1, True], [2, True]]}

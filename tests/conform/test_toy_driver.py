@@ -97,3 +97,23 @@ def test_a_bad_driver_is_a_coded_error():
     with pytest.raises(ConformError, match="MC7001"):
         load_driver("no_such_module:Driver")
     assert isinstance(load_driver(DRIVER, {"bug": "false"}), Driver)
+
+
+def test_a_loss_the_spec_allows_is_no_mismatch():
+    """Walks of the broken protocol on the buggy queue: the queue loses
+    confirmed messages, and so does the spec, so every walk conforms (a row
+    judges only what its spec keeps: CMQ-3 claims NoLostConfirmed, and
+    a duplicate delivery that its spec allows too is not a mismatch)."""
+    model = modelcheck.load(SPEC, {"confirm_before_replication": True})
+    broken: list[str] = []
+
+    class Recording(ToyQueueDriver):
+        def holds(self, prop, observation):
+            verdict = super().holds(prop, observation)
+            if verdict is False:
+                broken.append(prop)
+            return verdict
+
+    report = random_walks(model, Recording(), runs=10, depth=6, seed=0)
+    assert broken, "no walk lost a message: the test no longer tests anything"
+    assert report.ok, report.failed and report.failed.problem

@@ -12,12 +12,14 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 from modelcheck.conform.driver import DriverFailure
 
-__all__ = ["RabbitCluster", "rabbitmq_installed", "free_port_base", "RABBIT_BIN"]
+__all__ = ["RabbitCluster", "rabbitmq_installed", "free_port_base", "publish_confirmed",
+           "RABBIT_BIN"]
 
 RABBIT_BIN = Path(os.environ.get("MODELCHECK_RABBITMQ_BIN", "/usr/lib/rabbitmq/bin"))
 
@@ -118,37 +120,68 @@ class RabbitCluster:
         """Evaluate an Erlang expression on node ``i`` (``rabbitmqctl eval``)."""
         return self.ctl(i, "eval", expr, check=check, timeout_s=timeout_s)
 
+    def connect(self, i: int):
+        """A pika connection to node ``i``'s AMQP port (bounded waits)."""
+        import pika
+        params = pika.ConnectionParameters("127.0.0.1", self.amqp_port(i),
+                                           connection_attempts=1, socket_timeout=5,
+                                           blocked_connection_timeout=10)
+        return pika.BlockingConnection(params)
+
     # ------------------------------------------------------------ partitions
 
     # A partition cuts the Erlang distribution between two sets of nodes:
     # each node of one side is told to use a wrong cookie for the nodes of
-    # the other side, then disconnects from them.  The nodes see nodedown
-    # (RabbitMQ's partition handling and ra see a real partition), and every
-    # reconnection, which the distribution tries at the next message, fails
-    # the handshake, until ``heal`` restores the cookie.  No privileges are
-    # needed (CI runs unprivileged containers; iptables and network
-    # namespaces need CAP_NET_ADMIN), and the clients' AMQP links and the
-    # operators' CLI links are not cut.
+    # the other side, then the connections between the sides are closed.
+    # The nodes see nodedown (RabbitMQ's partition handling and ra see a
+    # real partition), and every reconnection, which the distribution tries
+    # at the next message, fails the handshake, until ``heal`` restores the
+    # cookies.  No privileges are needed (CI runs unprivileged containers;
+    # iptables and network namespaces need CAP_NET_ADMIN), and the clients'
+    # AMQP links and the operators' CLI links are not cut.
 
     def partition(self, side: set[int] | frozenset, other: set[int] | frozenset,
                   running: set[int] | frozenset) -> None:
-        for a in side:
-            self._cut(a, other, running)
-        for b in other:
-            self._cut(b, side, running)
-
-    def _cut(self, a: int, peers, running) -> None:
-        if a not in running or not peers:
+        side_up = sorted(a for a in side if a in running)
+        other_up = sorted(b for b in other if b in running)
+        if not side_up and not other_up:
             return
-        atoms = ", ".join(f"'{self.node(b)}'" for b in sorted(peers))
-        self.eval(a, f"[begin erlang:set_cookie(P, mc_partitioned), erlang:disconnect_node(P) end"
-                     f" || P <- [{atoms}]], ok.")
+        # One node does it all in one evaluation, so that the cut is one
+        # step, as the spec's Partition is: cut link by link over several
+        # rabbitmqctl calls (seconds), a node cut from the leader but still
+        # linked to a peer held an election the spec's partition cannot
+        # cause.  Each node gets a wrong cookie of its own: with one shared
+        # by both sides the two would agree on it and the first reconnection
+        # (mnesia's, ra's) would heal the partition at once.  Cookies first,
+        # then the disconnections, all from the host's side (a closed
+        # connection is closed at both ends).
+        host = (side_up or other_up)[0]
+        near, far = (side_up, other) if host in side else (other_up, side)
+        cookies = [(a, b) for a in side_up for b in sorted(other)] + \
+            [(b, a) for b in other_up for a in sorted(side)]
+        set_cookies = ", ".join(f"catch erpc:call('{self.node(a)}', erlang, set_cookie, "
+                                f"['{self.node(b)}', mc_cut_{a}], 5000)" for a, b in cookies)
+        cuts = ", ".join(f"catch erpc:call('{self.node(a)}', erlang, disconnect_node, "
+                         f"['{self.node(b)}'], 5000)" for a in near for b in sorted(far))
+        self.eval(host, f"[{set_cookies}], [{cuts}], ok.")
 
-    def heal(self, running: set[int] | frozenset) -> None:
+    def heal(self, running: set[int] | frozenset, side: set[int] | frozenset = frozenset()) -> None:
+        """Restore every cookie and reconnect.  With ``side`` (one side of
+        the partition) the heal is one step too: the other side's nodes are
+        restored first, which opens no connection yet, then one node of
+        ``side`` restores the cookies of its whole side in one evaluation;
+        restored node by node, some links of the partition would come back
+        seconds before the others."""
         nodes = sorted(running)
         atoms = ", ".join(f"'{self.node(b)}'" for b in range(1, self.size + 1))
+        last = [a for a in nodes if a in side]
         for a in nodes:
-            self.eval(a, f"[erlang:set_cookie(P, erlang:get_cookie()) || P <- [{atoms}]], ok.")
+            if a not in last:
+                self.eval(a, f"[erlang:set_cookie(P, erlang:get_cookie()) || P <- [{atoms}]], ok.")
+        if last:
+            mine = ", ".join(f"'{self.node(a)}'" for a in last)
+            self.eval(last[0], f"C = erlang:get_cookie(), [catch erpc:call(A, erlang, set_cookie, "
+                               f"[P, C], 5000) || A <- [{mine}], P <- [{atoms}]], ok.")
         for a in nodes:
             self.eval(a, f"[net_adm:ping(P) || P <- [{atoms}], P =/= node()], ok.")
 
@@ -233,6 +266,29 @@ class RabbitCluster:
                 except OSError:
                     pass
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def publish_confirmed(cluster: RabbitCluster, node: int, queue: str, m: int,
+                      confirmed: set[int], nacked: set[int]) -> threading.Thread:
+    """Publish message ``m`` (persistent, mandatory) to ``queue`` through
+    ``node`` with publisher confirms, on a thread of its own, so that the
+    broker's confirm is its own later step; ``m`` goes into ``confirmed``
+    at the confirm, into ``nacked`` at a nack, an unroutable return or a
+    lost connection.  Both drivers publish this way."""
+    def publish() -> None:
+        import pika
+        try:
+            with cluster.connect(node) as conn:
+                ch = conn.channel()
+                ch.confirm_delivery()
+                ch.basic_publish("", queue, str(m).encode(),
+                                 pika.BasicProperties(delivery_mode=2), mandatory=True)
+            confirmed.add(m)
+        except Exception:       # a nack, an unroutable message, a closed connection
+            nacked.add(m)
+    t = threading.Thread(target=publish, daemon=True, name=f"publish-{queue}-{m}")
+    t.start()
+    return t
 
 
 def _alive(pid: int) -> bool:

@@ -1,6 +1,6 @@
-"""The quorum-queue driver's consumer (rabbitmq_quorum.py): the spec's one
-consumer on its own thread, its deliveries, acknowledgements and requeues
-as the driver observes them."""
+"""The RabbitMQ drivers' consumer (rabbitmq.py, rabbitmq_quorum.py): the
+spec's one consumer on its own thread, its deliveries, acknowledgements,
+requeues and restarts as the driver observes them."""
 from __future__ import annotations
 
 import threading
@@ -65,6 +65,20 @@ class Consumer:
                     self.conn.close()
             except Exception:
                 pass
+
+    def restart(self) -> None:
+        """The spec's ConsumerDown: the consumer's connection goes down
+        while it holds messages (the queue returns them, counting each
+        return as a delivery attempt) and it comes back at once as a new
+        consumer.  The history (deliveries, acks) is the spec's, kept."""
+        self.closing = True
+        self.thread.join(timeout=10)
+        with self.lock:
+            self.tags.clear()
+        self.closing, self.error, self.conn = False, None, None
+        self.ready.clear()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="qq-consumer")
+        self.start()
 
     def settle(self, m: int, requeue: bool | None) -> None:
         with self.lock:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from modelcheck.engines.compiled.kernel.runtime import atomic_cas, atomic_load, atomic_store, prefetch
+from modelcheck.engines.compiled.kernel.runtime import (atomic_cas, atomic_load, atomic_store, popcount,
+                                                      prefetch)
 
 jit = njit(cache=False, nogil=True, _nrt=False, error_model="numpy")
 jit_inline = njit(cache=False, nogil=True, _nrt=False, error_model="numpy", inline="always")
@@ -156,12 +157,30 @@ def sliced(a, lo, hi):
     return s, v.shape[0], a[:hi].shape[0]
 
 
+@jit
+def sliced_rows(a, lo, hi):
+    v = a[lo:hi]
+    s = 0
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            s += v[i, j] * (i + 1) * (j + 3)
+    w = a[lo:]
+    w[0, 1] = 100
+    return s, v.shape[0], v.shape[1], a[:hi].shape[0]
+
+
+@jit
+def pop(x):
+    return popcount(x)
+
+
 SIGNATURES = {
     "divmod_": "i64 i64", "shifts": "i64 i64", "wraps": "i64 i64", "and_or": "i64 i64",
     "last_of_loop": "i64", "down": "i64 i64[1]", "swap": "i64[1] i64 i64",
     "rows_sum": "i64[2] bool", "loops": "i64", "calls": "i64", "casts": "i64",
     "constants": "i64", "tags": "u32[1] i64 i64", "atomics": "i64[1] i64 i64 i64",
     "tuple_result": "i64", "bool_result": "i64", "bits": "i64", "sliced": "i64[1] i64 i64",
+    "sliced_rows": "i64[2] i64 i64", "pop": "i64",
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,6 +90,24 @@ def test_slices_are_views_clipped_as_in_python(lib):
         a, b = np.arange(6, dtype=np.int64), np.arange(6, dtype=np.int64)
         assert lib.sliced(a, lo, hi) == c_cases.sliced(b, lo, hi), (lo, hi)
         assert (a == b).all()
+
+
+def test_row_slices_are_views_clipped_as_in_python(lib):
+    for lo, hi in itertools.product([0, 1, 3, -2, -9], [0, 2, 5, 9, -1, -7]):
+        if not -6 <= lo < 6:
+            continue                # a[lo:][0] must exist
+        a = np.arange(18, dtype=np.int64).reshape(6, 3)
+        b = a.copy()
+        assert lib.sliced_rows(a, lo, hi) == c_cases.sliced_rows(b, lo, hi), (lo, hi)
+        assert (a == b).all()
+
+
+def test_popcount_is_the_builtin_with_the_same_values(lib):
+    """runtime.popcount is written as __builtin_popcountll: the same count
+    of the 64-bit pattern as the bit tricks numba runs, sign bit included."""
+    for x in (0, 1, -1, 2**63 - 1, -2**63, 0x5555555555555555, -0x5555555555555556, 12345, -7):
+        assert lib.pop(x) == c_cases.pop(x) == bin(x & (2**64 - 1)).count("1"), x
+    assert "__builtin_popcountll" in Path(lib._lib._name).with_suffix(".c").read_text()
 
 
 def test_calls_casts_and_results(lib):

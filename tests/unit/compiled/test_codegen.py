@@ -8,6 +8,8 @@ same states), and every state and step property must agree.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,30 @@ def test_wide_layout_uses_field_tables(kernels):
     from modelcheck.engines.compiled.codegen.action import INLINE_SLOTS
     k = kernels("wide")
     assert k.layout.slots > INLINE_SLOTS and "def pack_word_t(" in k.generated.source
+
+
+def test_wide_layout_unpacks_line_by_line(kernels):
+    from modelcheck.engines.compiled.codegen.module import UNPACK_INLINE_SLOTS
+    k = kernels("wide")
+    assert k.layout.slots <= UNPACK_INLINE_SLOTS
+    assert "for i in range(NSLOTS):" not in k.generated.source
+
+
+def test_unpacking_by_field_tables_agrees_with_the_reference(tmp_path):
+    """A layout wider than UNPACK_INLINE_SLOTS unpacks by a loop over the
+    field tables: the same states as line by line (wide.mc with longer
+    queues: the same reachable states, more slots)."""
+    from modelcheck.engines.compiled.codegen.module import UNPACK_INLINE_SLOTS
+    from modelcheck.engines.compiled.kernels import KernelOptions, compile_model
+    text = (Path(__file__).parent / "specs" / "wide.mc").read_text().replace("seq[0..3, 8]", "seq[0..3, 40]")
+    assert "seq[0..3, 40]" in text
+    path = tmp_path / "wider.mc"
+    path.write_text(text)
+    model = api.load(str(path))
+    k = compile_model(model, KernelOptions(symmetry=False))
+    assert k.layout.slots > UNPACK_INLINE_SLOTS
+    assert "for i in range(NSLOTS):" in k.generated.source
+    assert _reachable_agree(model, k) == api.check(model, engine="reference").stats.distinct_states
 
 
 def test_examples_agree_with_the_reference(load, kernels):

@@ -228,8 +228,9 @@ class FunctionTypes:
         if not isinstance(t, Array):
             raise self._fail(e, f"indexes a {t}")
         if isinstance(e.slice, ast.Slice):
-            if t.ndim != 1 or e.slice.step is not None:
-                raise self._fail(e, "a slice other than a[lo:hi] of a one-dimensional array")
+            if t.ndim > 2 or e.slice.step is not None:
+                raise self._fail(e, "a slice other than a[lo:hi] of a one- or two-dimensional "
+                                    "array")
             return t
         n = len(e.slice.elts) if isinstance(e.slice, ast.Tuple) else 1
         if isinstance(e.slice, ast.Tuple) and any(isinstance(x, ast.Slice)

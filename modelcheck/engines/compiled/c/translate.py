@@ -361,14 +361,19 @@ class FunctionTranslator(FunctionTypes):
                    tuple(rest))
 
     def _slice(self, e: ast.Subscript, arr: Val) -> Val:
-        """``a[lo:hi]``: a view, its bounds clipped as Python clips them."""
+        """``a[lo:hi]``: a view, its bounds clipped as Python clips them (of a
+        two-dimensional array: its rows lo..hi-1)."""
         t = self._subscript_type(e)
         sl = e.slice
         assert isinstance(sl, ast.Slice) and isinstance(t, Array)
         n = arr.shape[0]
         lo = "0" if sl.lower is None else f"mc_slice_at({self.expr(sl.lower).code}, {n})"
         hi = n if sl.upper is None else f"mc_slice_at({self.expr(sl.upper).code}, {n})"
-        return Val(f"({arr.code} + {lo})", t, (f"mc_max(({hi}) - ({lo}), 0)",))
+        rows = f"mc_max(({hi}) - ({lo}), 0)"
+        if t.ndim == 2:
+            width = arr.shape[1]
+            return Val(f"({arr.code} + ({lo}) * {width})", t, (rows, width))
+        return Val(f"({arr.code} + {lo})", t, (rows,))
 
     def _index(self, x: ast.expr, dim: str) -> str:
         v = self.expr(x)

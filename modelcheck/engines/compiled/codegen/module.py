@@ -225,13 +225,21 @@ _UNPACKERS = (("@jit", "unpack(rows, ri, U)", "rows[ri, {}]"),
               ("@jit_inline", "unpack_row(row, U)", "row[{}]"))
 
 
+#: Layouts with more slots are unpacked by a loop over the field tables.
+#: Higher than ``INLINE_SLOTS`` (packing's): an unpack is straight-line code,
+#: one line a slot, cheap to compile, and the search unpacks every new state
+#: (its invariants, its constraints); the loop loads four table entries a
+#: slot, and on Raft (116 slots) it was a quarter of the search.
+UNPACK_INLINE_SLOTS = 384
+
+
 def _unpack(src: Source, layout: Layout) -> None:
     if layout.slots > INLINE_SLOTS:
         _field_tables(src, layout)
     for decorator, header, word in _UNPACKERS:
         src.line(decorator)
         with src.block(f"def {header}:"):
-            if layout.slots > INLINE_SLOTS:
+            if layout.slots > UNPACK_INLINE_SLOTS:
                 with src.block("for i in range(NSLOTS):"):
                     src.line(f"U[i] = (({word.format('FW[i]')} >> FS[i]) & FM[i]) + FL[i]")
             else:

@@ -248,6 +248,41 @@ def explore_chunk(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
             hi = budget
 
 
+@jit_inline
+def _candidates(front, i, buf, lo, k, keys, tags, meta, V, S, cbuf, ckeys, rkeys, rrows, sym,
+                exact, rmask):
+    """The keys of row i's successors ``buf[lo:lo + k]`` into ``ckeys``, with
+    a prefetch of each one's home slot, so that the cache misses of the k
+    lookups overlap.  Most successors are duplicates, and most of those are
+    cheap to tell without the table: a self-loop is its own pre-state
+    (stored: the frontier holds representatives), and a state reached again
+    a few rows later (the two orders of commuting actions) is still in the
+    small cache of recent keys, ``rkeys``, which holds only keys already in
+    the table.  Both get the key SIGN: "known, no lookup"."""
+    for j in range(lo, lo + k):
+        if same_slots(buf[j], 0, front[i], 0, W):
+            ckeys[j] = SIGN
+            continue
+        if not sym:
+            h = fingerprint_at(buf, j)
+            crow = buf[j]
+        else:
+            canon_row(buf, j, V, S, cbuf[j], True)
+            h = fingerprint_at(cbuf, j)
+            crow = cbuf[j]
+        key = h ^ SIGN
+        r = key & rmask
+        if rkeys[r] == key and (not exact or same_slots(rrows[r], 0, crow, 0, W)):
+            ckeys[j] = SIGN
+            continue
+        ckeys[j] = key
+        # The tag's slot too: a new state writes it, and a store that
+        # misses the cache stalled the insert as long as the probe did.
+        home = home_of(key, meta[0])
+        prefetch(keys, home)
+        prefetch(tags, home)
+
+
 @jit
 def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                   act_counts, act_of, want, kinds, want_step, opts,
@@ -262,10 +297,34 @@ def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
     dl = nstate + nstep
     exact = meta[2] != 0
     rmask = rkeys.shape[0] - 1
+    # One row ahead: the next row's successors and their prefetches are
+    # computed before this row's lookups, into the other half of ``buf``,
+    # so that a row's table slots arrive while the row before is stored
+    # (a row's own prefetches came too late for its lookups).  Only an
+    # expansion's scratch (U, P, S, the half of buf) is written early, and
+    # nothing of the row being stored reads it: not with step invariants
+    # (they read U) or symmetry (cbuf holds the row's representatives),
+    # which go a row at a time.  A row that ends the call (a find, a fault,
+    # a full table) leaves the next row's expansion unused: the next call
+    # computes it again.  Every filter before the table only answers
+    # "seen" for keys in the table, so a key computed a row early (before
+    # this row's inserts reach ``rkeys``) is looked up, with the same answer.
+    half = buf.shape[0] // 2
+    ahead = nstep == 0 and not sym and half > 0
+    lo = 0          # where the row's successors are in buf, bufaid and ckeys
+    kn = -1         # the next row's count, computed a row early (-1: not)
     for i in range(start, stop):
         if meta[1] >= opts[5]:
             return 1, i
-        k = successors(front, i, U, P, S, buf, bufaid, err)
+        peeked = kn >= 0
+        if peeked:
+            k = kn
+            kn = -1
+        elif ahead:
+            lo = 0
+            k = successors(front, i, U, P, S, buf[0:half], bufaid[0:half], err)
+        else:
+            k = successors(front, i, U, P, S, buf, bufaid, err)
         if k == -2:
             return 3, i
         if k < 0:
@@ -288,46 +347,33 @@ def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                     frows[dl, w] = front[i, w]
                 if opts[3] != 0:
                     return 5, i + 1
-        # Every successor's key first, with a prefetch of its home slot, so
-        # that the cache misses of the k lookups overlap.  Most successors
-        # are duplicates, and most of those are cheap to tell without the
-        # table: a self-loop is its own pre-state (stored: the frontier holds
-        # representatives), and a state reached again a few rows later (the
-        # two orders of commuting actions) is still in the small cache of
-        # recent keys, ``rkeys``, which holds only keys already in the table.
-        # Both get the key SIGN: "known, no lookup".
-        for j in range(k):
-            if same_slots(buf[j], 0, front[i], 0, W):
-                ckeys[j] = SIGN
-                continue
-            if not sym:
-                h = fingerprint_at(buf, j)
-                crow = buf[j]
+        if not peeked:
+            _candidates(front, i, buf, lo, k, keys, tags, meta, V, S, cbuf, ckeys, rkeys, rrows,
+                        sym, exact, rmask)
+        nlo = half - lo
+        if ahead and i + 1 < stop:
+            kn = successors(front, i + 1, U, P, S, buf[nlo:nlo + half],
+                            bufaid[nlo:nlo + half], err)
+            if kn < 0:
+                kn = -1     # computed again, its fault reported, at its turn
             else:
-                canon_row(buf, j, V, S, cbuf[j], True)
-                h = fingerprint_at(cbuf, j)
-                crow = cbuf[j]
-            key = h ^ SIGN
-            r = key & rmask
-            if rkeys[r] == key and (not exact or same_slots(rrows[r], 0, crow, 0, W)):
-                ckeys[j] = SIGN
-                continue
-            ckeys[j] = key
-            prefetch(keys, home_of(key, meta[0]))
+                _candidates(front, i + 1, buf, nlo, kn, keys, tags, meta, V, S, cbuf, ckeys,
+                            rkeys, rrows, sym, exact, rmask)
         for j in range(k):
-            a = bufaid[j]
+            jb = lo + j
+            a = bufaid[jb]
             act_counts[act_of[a]] += 1
             if nstep > 0:
-                c = _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found,
+                c = _check_step(front, i, buf, jb, a, U, V, S, err, want_step, sflags, found,
                                 faid, frows, frows2, nstate, opts[3] != 0)
                 if c < 0:
                     return 4, i
                 if c > 0:
                     return 5, i + 1
-            key = ckeys[j]
+            key = ckeys[jb]
             if key == SIGN:
                 continue
-            crow = cbuf[j] if sym else buf[j]
+            crow = cbuf[jb] if sym else buf[jb]
             allow = opts[1] != 0
             # A state outside the model is never stored: one not in the table
             # is checked against the constraints, as the reference does.
@@ -341,7 +387,7 @@ def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                         if not allow:
                             # past the depth bound nothing new is checked
                             continue
-                        o = _check_outside(crow, front[i], buf[j], a, V, S, err, want, kinds,
+                        o = _check_outside(crow, front[i], buf[jb], a, V, S, err, want, kinds,
                                            flags, found, frows, frows2, faid, opts[3] != 0)
                         if o == 0:
                             continue
@@ -363,7 +409,7 @@ def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                 # The table is full mid-row: undo this row's counts, grow, redo it.
                 ctr[0] -= k
                 for jj in range(j + 1):
-                    act_counts[act_of[bufaid[jj]]] -= 1
+                    act_counts[act_of[bufaid[lo + jj]]] -= 1
                 return 1, i
             if res == -2:
                 ctr[2] = 1
@@ -387,6 +433,8 @@ def _explore_rows(front, start, stop, keys, tags, tstates, meta, nxt, ctr,
                     return 4, i
                 if r > 0:
                     return 5, i + 1
+        if kn >= 0:
+            lo = nlo
     return 0, stop
 
 

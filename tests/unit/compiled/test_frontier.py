@@ -131,24 +131,35 @@ def test_resume_with_levels_on_disk(workers, load, kernels, tmp_path, monkeypatc
     on_disk = 0
     for at in (6, 10, 14):
         folder = tmp_path / f"at{at}"
-        rep = InterruptAt(at)
-        part = api.check(model, engine="compiled", reporter=rep,
-                         options=CheckOptions(symmetry=False, workers=workers,
-                                              checkpoint_dir=str(folder),
-                                              extra=dict(SPILL, cross_levels=False)))
-        if rep.ticks < at:
+        if not _interrupted(model, workers, folder, at, SPILL):
             continue
-        assert part.reason == "interrupted"
         manifest = json.loads((folder / "compiled-checkpoint.json").read_text())
         if manifest["format"] == 4:
             on_disk += 1
             assert any(p.suffix == ".front" for p in folder.iterdir())
         for extra in (dict(SPILL), {}):
-            rest = api.check(model, engine="compiled",
-                             options=CheckOptions(symmetry=False, workers=workers,
-                                                  resume_dir=str(folder), extra=extra))
-            assert _result(rest) == _result(full)
+            assert _result(_resumed(model, workers, folder, extra)) == _result(full)
     assert on_disk >= 1
+
+
+def _interrupted(model, workers, folder, at, extra) -> bool:
+    """Ctrl-C at progress tick ``at``, the checkpoint written to ``folder``;
+    False when the search ended first."""
+    rep = InterruptAt(at)
+    part = api.check(model, engine="compiled", reporter=rep,
+                     options=CheckOptions(symmetry=False, workers=workers,
+                                          checkpoint_dir=str(folder),
+                                          extra=dict(extra, cross_levels=False)))
+    if rep.ticks < at:
+        return False
+    assert part.reason == "interrupted"
+    return True
+
+
+def _resumed(model, workers, folder, extra):
+    return api.check(model, engine="compiled",
+                     options=CheckOptions(symmetry=False, workers=workers,
+                                          resume_dir=str(folder), extra=extra))
 
 
 def test_a_level_file_keeps_rows_and_order(tmp_path):
@@ -203,18 +214,10 @@ def test_resume_a_preallocated_table(workers, load, kernels, tmp_path, monkeypat
     resumed = 0
     for at in (5, 9):
         folder = tmp_path / f"at{at}"
-        rep = InterruptAt(at)
-        part = api.check(model, engine="compiled", reporter=rep,
-                         options=CheckOptions(symmetry=False, workers=workers,
-                                              checkpoint_dir=str(folder),
-                                              extra=dict(sized, cross_levels=False)))
-        if rep.ticks < at:
+        if not _interrupted(model, workers, folder, at, sized):
             continue
-        assert part.reason == "interrupted"
         for extra in (sized, {}):
-            rest = api.check(model, engine="compiled",
-                             options=CheckOptions(symmetry=False, workers=workers,
-                                                  resume_dir=str(folder), extra=extra))
+            rest = _resumed(model, workers, folder, extra)
             assert _result(rest) == _result(full)
             assert rest.stats.extras["table_preallocated"] is bool(extra)
         resumed += 1

@@ -35,6 +35,12 @@ var b: bag[Color, 2] = {}
 """
 
 
+#: Both encodings of numbers and sets.
+BOTH_ENCODINGS = pytest.mark.parametrize(
+    "options", [EncodingOptions(ints="int", sets="bools"), EncodingOptions(ints="bv", sets="bv")],
+    ids=["int-bools", "bv-bv"])
+
+
 def _formulas(enc, x):
     """Formulas of the shapes Spacer answers with, over the fields of ``x``."""
     by = {leaf.text: leaf.term for leaf in x.leaves}
@@ -75,9 +81,7 @@ def _formulas(enc, x):
     return out
 
 
-@pytest.mark.parametrize("options", [EncodingOptions(ints="int", sets="bools"),
-                                     EncodingOptions(ints="bv", sets="bv")],
-                         ids=["int-bools", "bv-bv"])
+@BOTH_ENCODINGS
 def test_printed_conditions_mean_what_the_formulas_mean(options):
     base = load_source(SPEC, "shapes.mc")
     enc = Encoding(base, options)
@@ -135,9 +139,7 @@ var q: seq[Color, 2] = []
 """
 
 
-@pytest.mark.parametrize("options", [EncodingOptions(ints="int", sets="bools"),
-                                     EncodingOptions(ints="bv", sets="bv")],
-                         ids=["int-bools", "bv-bv"])
+@BOTH_ENCODINGS
 def test_two_guarded_fields_spell_case_by_case(options):
     # Spacer compares the slots of two servers' logs, either of which may be
     # empty: joining the two conditions into one (what ``boolean`` does)

@@ -11,10 +11,10 @@ from modelcheck.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Flags of other programs the docs and the Spark launcher speak of
-#: (spark-submit and Spark's workers, rabbitmqctl, code and vsce, --help).
+#: (spark-submit and Spark's workers, rabbitmqctl, code and vsce, perf, --help).
 OTHER_PROGRAMS = {"--apply-to", "--conf", "--cores", "--deploy-mode", "--help", "--host",
                   "--install-extension", "--memory", "--no-cluster", "--no-table-headers",
-                  "--offline", "--package",
+                  "--offline", "--package", "--sort",
                   "--stats", "--webui-port", "--work-dir"}
 #: The benchmark scripts' own flags, read from their argument parsers, so a
 #: doc page may show how a figure was measured (CI once failed on ``--raft``).

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from modelcheck.engines.compiled.search.checkpoint import FORMAT_DISK
 from modelcheck.fsutil import is_temp_name
 
 from .conftest import CHECK, GRID, counts, environment, run
@@ -98,7 +99,7 @@ def _flip_a_bit(data: Path) -> None:
 def _newer_format(data: Path) -> None:
     manifest = data.parent / MANIFEST
     body = json.loads(manifest.read_text())
-    body["format"] = body["format"] + 1
+    body["format"] = FORMAT_DISK + 1          # one past the newest this version reads
     manifest.write_text(json.dumps(body))
 
 
@@ -126,7 +127,7 @@ def _huge_manifest(data: Path) -> None:
 @pytest.mark.parametrize("damage,says", [
     (_truncate, "sha256 does not match"),
     (_flip_a_bit, "sha256 does not match"),
-    (_newer_format, "format 4"),
+    (_newer_format, f"format {FORMAT_DISK + 1}"),
     (_older_format, "older modelcheck"),
     (_garbled_manifest, "manifest"),
     (_deep_manifest, "manifest"),

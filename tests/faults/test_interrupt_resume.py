@@ -15,7 +15,8 @@ from .conftest import CHECK, GRID, command, counts, environment, run
 
 pytest.importorskip("numba")
 
-SIZE = "N=2500"                      # about 6 million states: a few seconds of search
+SIZE = "N=4000"                      # 16 million states: about 5 s of search on one core
+EVERY_S = 1.0                        # --checkpoint-every
 
 
 def _manifest_appears(folder: Path, proc: subprocess.Popen, limit_s: float = 120) -> bool:
@@ -31,7 +32,7 @@ def _manifest_appears(folder: Path, proc: subprocess.Popen, limit_s: float = 120
 def _interrupted_run(cache: Path, folder: Path, out: Path, after_first_checkpoint_s: float | None,
                      at_start_s: float = 0.0) -> tuple[int, str, str]:
     proc = subprocess.Popen(command(*CHECK, GRID, "-D", SIZE, "--json", "--out", str(out),
-                                    "--checkpoint", str(folder), "--checkpoint-every", "1"),
+                                    "--checkpoint", str(folder), "--checkpoint-every", str(EVERY_S)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environment(cache))
     try:
@@ -57,8 +58,11 @@ def test_ctrl_c_at_several_points_then_resume(kernel_cache, tmp_path):
     sizes = kernel_cache / "modelcheck" / "kernels" / "sizes"
     assert sizes.is_dir()               # the count that the loop below removes
     # (seconds after start, None) stops it while starting up; (None, s) stops
-    # the search s seconds after its first checkpoint.
-    points = [(0.3, None), (None, 0.0), (None, 0.7), (None, 1.6)]
+    # the search s seconds after its first checkpoint.  The later points are
+    # fractions of the time the full run had left after its first checkpoint:
+    # fixed delays stopped nothing once the kernel got faster.
+    spare = max(full.json()["elapsed_s"] - EVERY_S, 0.5)
+    points = [(0.3, None), (None, 0.0), (None, 0.3 * spare), (None, 0.6 * spare)]
     resumed = 0
     for i, (at_start, after_checkpoint) in enumerate(points):
         folder = tmp_path / f"ckpt{i}"

@@ -184,7 +184,7 @@ def _verified(folder: str) -> Path:
     if not manifest_path.exists():
         if (Path(folder) / OLD_FILE_NAME).exists():
             raise UsageError(f"the checkpoint in {folder} was written by an older modelcheck "
-                             f"(format 2; this version reads format {FORMAT})",
+                             f"(format 2; this version reads formats {FORMAT} and {FORMAT_DISK})",
                              hint=_RESTART_HINT)
         raise UsageError(f"no checkpoint to resume in {folder}",
                          hint="checkpoints are written with --checkpoint DIR")
@@ -197,7 +197,7 @@ def _verified(folder: str) -> Path:
                          hint=_RESTART_HINT) from None
     if fmt not in (FORMAT, FORMAT_DISK):
         raise UsageError(f"the checkpoint in {folder} has format {fmt!r}; this modelcheck "
-                         f"reads format {FORMAT} only", hint=_RESTART_HINT)
+                         f"reads formats {FORMAT} and {FORMAT_DISK} only", hint=_RESTART_HINT)
     if not isinstance(name, str) or name != Path(name).name or not name.startswith(DATA_PREFIX):
         raise UsageError(f"the checkpoint manifest {manifest_path} is damaged "
                          f"(bad file name {name!r})", hint=_RESTART_HINT)

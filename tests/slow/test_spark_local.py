@@ -88,8 +88,8 @@ def test_timeout_then_resume(spark, tmp_path):
     from modelcheck.engines.spark.checkpoint import NPZ
     model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
-    # 14 levels do not fit in 3 s (each costs a Spark job of two stages).
-    stopped = api.check(model, "spark", _options(timeout_s=3, checkpoint_dir=str(tmp_path)))
+    # 14 levels do not fit in 2 s (each costs a Spark job).
+    stopped = api.check(model, "spark", _options(timeout_s=2, checkpoint_dir=str(tmp_path)))
     if stopped.complete:
         pytest.skip("the whole run fitted in the timeout on this machine")
     assert stopped.reason.startswith("timeout")
@@ -197,19 +197,27 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
     try:
         while local.frontier_size():
             if depth == 2:
-                shuffled = backend.candidates(True)
-                plan_text = _plan(backend.level_rdd(shuffled, True, True))
-                # The fallback: a co-partitioned union of the cached runs
-                # and the candidates; one shuffle, the candidates' (the runs
-                # are cached, not moved).
+                shuffled = backend.pending[0]
+                out = backend.fused(shuffled, True, True, True, True)
+                plan_text = _plan(out.level)
+                out.drop()
+                # The fallback: the level's one stage over a co-partitioned
+                # union of the cached runs and the candidates; one shuffle,
+                # the candidates' (the runs are cached, not moved).
                 assert "PartitionerAwareUnionRDD" in plan_text
-                assert plan_text.count("ShuffledRDD") == 1
+                assert plan_text.count("ShuffledRDD[") == 1
                 assert plan_text.count("CachedPartitions") >= len(backend.runs)
-                # The resident merge reads the candidates only.
-                plan_text = _plan(backend.level_rdd(shuffled, True, False))
+                # Against the resident tables: the candidates only.
+                out = backend.fused(shuffled, True, True, True, False)
+                plan_text = _plan(out.level)
+                out.drop()
                 assert "UnionRDD" not in plan_text
-                assert plan_text.count("ShuffledRDD") == 1
-                backend.level -= 1
+                assert plan_text.count("ShuffledRDD[") == 1
+                # A level's lineage is cut where it is cached: it holds
+                # no level before it, and no shuffle.
+                plan_text = _plan(backend.frontier)
+                assert "ShuffledRDD[" not in plan_text
+                assert plan_text.count("CachedPartitions") == 1
             ours, theirs = backend.step(True, True, None), local.step(True, True)
             assert ours[1].new_states == theirs[1].new_states
             assert ours[0].generated == theirs[0].generated

@@ -1,12 +1,14 @@
 """The functions the RDD search (rdds.py) ships to its executors, one per
-kind of task: expand a frontier block, merge candidates into a partition's
-seen table (the executor's resident copy, or one built from the cached
-runs), fold,
-combine, save and read checkpoints, look fingerprints up.  Module-level, so
+kind of task: a level's fused merge and expand (candidates into a
+partition's seen table, the executor's resident copy or one built from the
+cached runs, and the new states expanded at once), the first level's
+expand, fold, combine, save and read checkpoints, look fingerprints up.  Module-level, so
 that Spark pickles them by reference."""
 from __future__ import annotations
 
 import os
+import pickle
+import struct
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,9 @@ from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces
                                             split_part)
 from modelcheck.fsutil import sha256_file
 
-__all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "MISS", "expand_task", "merge_task", "resident_merge_task", "clear_task", "fold_task", "combine_task", "as_frontier", "save_task", "lookup_task", "read_pieces"]
+__all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "LEVEL_KEY", "CANDIDATE_KEY",
+           "expand_task", "fused_task", "clear_task", "fold_task", "combine_task",
+           "as_frontier", "save_task", "lookup_task", "read_pieces"]
 
 #: Successors an expand task deduplicates at once (a hash table over them):
 #: duplicates across flushes are shuffled and removed by the merge, so a
@@ -29,13 +33,28 @@ __all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "MISS", "expand_tas
 EXPAND_FLUSH_ROWS = 1 << 23
 #: The frontier's elements, as the save job sees them (also a run, or not).
 FRONT_LEVEL, FRONT_ONLY = "L", "F"
-#: A resident merge's element for a partition without a valid resident copy.
-MISS = "x"
+#: The keys of a fused task's output (``fused_task``): at or above 2**31, so
+#: that py4j hands them to the JVM as longs (the JVM-side split looks them
+#: up in a map of longs), and equal to the partition modulo 2**32, which is
+#: what ``PythonPartitioner`` takes of a long key.
+CANDIDATE_KEY, LEVEL_KEY = 1 << 32, 2 << 32
 
+
+def _pack_long(value: int) -> bytes:
+    """A key as ``pyspark.serializers.pack_long`` writes it (big-endian)."""
+    return struct.pack(">q", value)
+
+
+def _dumps(items: list) -> bytes:
+    """A batch as the context's serializer (``CPickleSerializer``) pickles it."""
+    return pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
 
 
 def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,
                  reports: Any, level: int, index: int, elements: Any) -> Any:
+    """The expand stage of the first Spark level after a hand-over or a
+    resume (later levels are expanded by the fused task of the level
+    before)."""
     kernels = kernels_bc.value
     fp, states = frontier_of(elements, kernels.words)
     report = LevelReport(to_python=fp.nbytes + states.nbytes)
@@ -46,53 +65,77 @@ def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, parti
     reports.add({("x", level, index): report})
 
 
-def merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any, level: int,
-                search: str | None, expected: list[int], index: int, elements: Any) -> Any:
-    """The merge from the cached runs (read through the pipe, a table built
-    from them): the fallback when the resident tables are off or missing.
-    With ``search`` it writes partition ``index``'s resident table afresh."""
-    kernels = kernels_bc.value
-    elements = list(elements)
-    report = LevelReport(to_python=sum(a.nbytes for _, p in elements for a in p[1:]
-                                       if isinstance(a, np.ndarray)))
-    fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
-                                             kernels.words, level)
-    del elements
-    if search is not None and commit:
-        key = resident.ResidentKey(search, index)
-        with resident.locked(key):
-            resident.store(key, table, level, expected[index], expected[index] + len(fp))
-    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
-    reports.add({("m", level, index): report})
-    return [(index, (LEVEL, fp, parent, states))]
-
-
-def resident_merge_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, reports: Any,
-                         level: int, search: str, expected: list[int], index: int,
-                         elements: Any) -> Any:
-    """The merge against the executor's resident table of the partition's
-    seen set: only the candidates cross the pipe.  Without a valid table it
-    reads its input to the end and says so (the driver then runs the
-    level's merge from the cached runs)."""
-    kernels = kernels_bc.value
+def _merge(kernels: Any, plan: PropertyPlan, commit: bool, level: int, search: str | None,
+           expected: int, from_runs: bool, index: int, elements: Any,
+           report: LevelReport) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Partition ``index``'s merge of ``level``: against the executor's
+    resident table (only the candidates are read), or ``from_runs`` (a
+    table built from the cached runs among ``elements``, written as the
+    resident table afresh when ``search``).  None: no valid resident table
+    (the input is read to the end; the driver runs the level from the runs)."""
+    if from_runs:
+        elements = list(elements)
+        report.to_python = sum(a.nbytes for _, p in elements for a in p[1:]
+                               if isinstance(a, np.ndarray))
+        fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
+                                                 kernels.words, level)
+        del elements
+        if search is not None and commit:
+            key = resident.ResidentKey(search, index)
+            with resident.locked(key):
+                resident.store(key, table, level, expected, expected + len(fp))
+        return fp, parent, states
     key = resident.ResidentKey(search, index)
     with resident.locked(key):
-        table = resident.load(key, level, expected[index])
+        table = resident.load(key, level, expected)
         if table is None:
             for _ in elements:
                 pass
-            reports.add({("miss", level, index): True})
-            return [(index, (MISS,))]
+            return None
         elements = list(elements)
-        report = LevelReport(to_python=sum(p[1].nbytes for _, p in elements))
+        report.to_python = sum(p[1].nbytes for _, p in elements)
         fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
                                                  kernels.words, level, table)
         del elements
         if commit:
-            resident.store(key, table, level, expected[index], expected[index] + len(fp))
-    report.from_python = fp.nbytes + parent.nbytes + states.nbytes
-    reports.add({("m", level, index): report})
-    return [(index, (LEVEL, fp, parent, states))]
+            resident.store(key, table, level, expected, expected + len(fp))
+    return fp, parent, states
+
+
+def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
+               check_deadlock: bool, partitions: int, reports: Any, level: int,
+               search: str | None, expected: list[int], from_runs: bool, index: int,
+               elements: Any) -> Any:
+    """One task of a level's only stage: merge partition ``index``'s
+    candidates of ``level`` (``_merge``), then, with ``expand``, expand the
+    new states at once (the next level's candidates, reported as level
+    ``level + 1``'s expansion).  The output is already keyed for the JVM
+    (``pack_long`` keys, pickled batches, as ``RDD.partitionBy`` writes
+    them): the level's element under ``LEVEL_KEY + index`` (kept by Spark:
+    the run, the frontier for checkpoints) and each owner's candidate block
+    under ``CANDIDATE_KEY + owner`` (shuffled).  ``shuffle_out.py`` splits
+    the two by key on the JVM side, so neither crosses into Python again."""
+    kernels = kernels_bc.value
+    merged = LevelReport()
+    new = _merge(kernels, plan, commit, level, search, expected[index], from_runs, index,
+                 elements, merged)
+    if new is None:
+        reports.add({("miss", level, index): True})
+        return
+    fp, parent, states = new
+    merged.from_python = fp.nbytes + parent.nbytes + states.nbytes
+    reports.add({("m", level, index): merged})
+    yield _pack_long(LEVEL_KEY + index)
+    yield _dumps([(index, (LEVEL, fp, parent, states))])
+    if not expand:
+        return
+    expanded = LevelReport()
+    for owner, payload in expand_block(kernels, plan, check_deadlock, partitions, fp, states,
+                                       expanded, flush_rows=EXPAND_FLUSH_ROWS):
+        expanded.from_python += payload[1].nbytes
+        yield _pack_long(CANDIDATE_KEY + owner)
+        yield _dumps([(owner, payload)])
+    reports.add({("x", level + 1, index): expanded})
 
 
 def clear_task(search: str, index: int, elements: Any) -> Any:

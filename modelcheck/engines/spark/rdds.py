@@ -1,5 +1,5 @@
 """The Spark backend: a seen set owned by partitions, held as numpy runs, and
-one shuffle of candidates a level.
+one stage of Python tasks a level.
 
 Every RDD here has P partitions and the same partitioner (a
 ``PythonPartitioner`` over ``_owner_key``, one function object for the
@@ -7,35 +7,34 @@ process: Spark compares Python partitioners by the function's id).  Partition
 ``i`` owns the fingerprints ``tasks.owner`` gives ``i``.  Its elements are
 whole batches of numpy arrays (``tasks.py``).  The seen set is a short list
 of **runs**: cached RDDs whose partition ``i`` holds owner ``i``'s sorted
-fingerprints and parents.  A level is one job of two stages:
+fingerprints and parents.  A level is one stage (``shuffle_out.py``):
 
-    cands  = frontier.mapPartitions(expand)          # Python: the kernels; one
-                     .partitionBy(P, _owner_key)      #   block per (task, owner)
-    level  = union(run_1, ..., run_k, cands)          # PartitionerAwareUnionRDD
-                     .mapPartitions(merge)             # Python: numpy, per owner
-    level.persist(); level.localCheckpoint(); level._jrdd.count()
+    out   = cands_k.mapPartitions(merge, then expand)  # Python: the resident table,
+                                                      #   the kernels on the new states
+    out.persist(); out.localCheckpoint()
+    level_k   = out where key is LEVEL_KEY + i        # JVM: the run and frontier
+    cands_k+1 = out where key is CANDIDATE_KEY + j, shuffled to j
+    submitMapStage(cands_k+1)                          # the level's job
 
-Because every run and the shuffled candidates have the same partitioner,
-``union`` is a ``PartitionerAwareUnionRDD``: its partition ``i`` reads run
-``i`` of every run where it is cached and the candidates for ``i``, and no
-run moves (the co-partitioning GraphX uses).  The merge removes the
-fingerprints the partition's seen table holds (one probe each; the table
-is the executor's resident copy, or built from the runs) and the
-duplicates across tasks, settles the new states
-(``partition.settle_fresh``: constraints, properties, run-time errors) and
-returns them as the level's element, ``("l", fp, parent, states)``: the
-next frontier and a new run.  The JVM only moves and stores the batches
-(pickled numpy buffers); it never sorts or compares a state.
+Each task merges its partition's candidates against the executor's
+resident table (``resident.py``: a hash table of fingerprints in
+memory-mapped files, each entry stamped with its level, so a task that runs
+again sees what the first attempt saw), settles the new states
+(``partition.settle_fresh``: constraints, properties, run-time errors),
+writes the level's element ``("l", fp, parent, states)`` and expands those
+states at once, writing the next level's candidate blocks.  The JVM only
+moves and stores the batches (pickled numpy buffers); it never sorts or
+compares a state, and no state crosses into Python twice a level.  The
+first level on Spark (after a hand-over or a resume) expands its frontier
+in a stage of its own.
 
-With resident tables (``resident.py``; by default with a local master)
-the merge reads only the candidates: each executor keeps the seen set of
-every partition it merged as a hash table of fingerprints in memory-mapped
-files of its own scratch directory, probes and inserts in place (each entry
-stamped with its level, so a task that runs again sees what the first
-attempt saw), and a task that finds no valid table (the generation and
-size the driver expects) says so; the driver then runs that level's merge
-again over the union above (the cached runs: the lineage), which builds
-the tables afresh.  The counts never depend on the tables.
+A task that finds no valid resident table (the generation and size the
+driver expects) says so; the driver then runs the level again from the
+cached runs (the lineage): ``union(run_1, ..., run_k, cands_k)``, a
+``PartitionerAwareUnionRDD`` whose partition ``i`` reads run ``i`` of every
+run where it is cached and the candidates for ``i`` (no run moves: the
+co-partitioning GraphX uses), which builds the tables afresh.  The counts
+never depend on the tables.
 
 Runs are log-structured: each level adds one, and a level of FOLD_ROWS
 states or more, or any level once MAX_RUNS runs are held, is folded with the
@@ -44,12 +43,12 @@ merge, run as a job of its own right after the level).  The runs are the
 durable seen set (faults, checkpoints, traces, the fallback); a level
 against the resident tables does not read them.
 
-Each level is persisted (``MEMORY_AND_DISK``, replicated twice on a cluster,
-so that losing one executor loses no run) and locally checkpointed, which
-cuts the lineage as GraphX does: a level's plan never holds the levels
-before it, and old shuffles are cleaned.  The reports of the tasks come back
-in one accumulator keyed by (stage, level, partition): a task that runs
-again overwrites its own entry.
+Each level's output is persisted (``MEMORY_AND_DISK``, replicated twice on
+a cluster, so that losing one executor loses no run) and locally
+checkpointed, which cuts the lineage as GraphX does: a level's plan never
+holds the levels before it, and old shuffles are cleaned.  The reports of
+the tasks come back in one accumulator keyed by (stage, level, partition):
+a task that runs again overwrites its own entry.
 """
 from __future__ import annotations
 
@@ -71,9 +70,10 @@ from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
 from modelcheck.engines.spark.partition import LevelReport, Part, concat_parts
 from modelcheck.engines.spark.tasks import owner, split_part
-from modelcheck.engines.spark.rdd_tasks import (expand_task, merge_task, resident_merge_task,
-                                                clear_task, fold_task, combine_task, as_frontier,
-                                                save_task, lookup_task, read_pieces)
+from modelcheck.engines.spark.rdd_tasks import (expand_task, fused_task, clear_task, fold_task,
+                                                combine_task, as_frontier, save_task,
+                                                lookup_task, read_pieces)
+from modelcheck.engines.spark.shuffle_out import FusedLevel, split_fused
 
 if TYPE_CHECKING:
     from pyspark import RDD, SparkContext
@@ -121,11 +121,17 @@ class _ReportsParam:
 
 @dataclass
 class _Run:
-    """Part of the seen set: a cached RDD, how many states it holds, and
-    whether it holds (fp, parent) only (``slim``) or a level's states too."""
+    """Part of the seen set: an RDD read from the cache, how many states it
+    holds, whether it holds (fp, parent) only (``slim``) or a level's states
+    too, and what is persisted for it (``keep``: the RDD itself, or a fused
+    level's whole output, of which ``rdd`` is the level's part)."""
     rdd: "RDD"
     size: int
     slim: bool
+    keep: Any = None
+
+    def drop(self) -> None:
+        (self.rdd if self.keep is None else self.keep).unpersist(False)
 
 
 def _plain(sc: "SparkContext", rdd: "RDD") -> "RDD":
@@ -176,10 +182,11 @@ class SparkPartitions:
         self.fallback_levels = 0        # levels whose merge ran again from the cached runs
         self.resident_misses = 0        # partitions (over all levels) without a valid copy
         self._fallbacks_in_a_row = 0
-        # On a cluster, where each partition's last merge ran (an empty RDD
-        # cached there, one replica): the next merge's preferred location.
-        self.local = is_local(sc.master)
-        self.anchor: "RDD | None" = None
+        # The next level's candidates, shuffled to their owners by the
+        # level before (its fused tasks expanded its new states), with the
+        # report of that expansion; None: the next step expands the
+        # frontier in a stage of its own (the first level on Spark).
+        self.pending: tuple["RDD", LevelReport] | None = None
 
     # ------------------------------------------------------------ construction
 
@@ -228,24 +235,8 @@ class SparkPartitions:
         return backend
 
     def _job(self, rdd: "RDD") -> Any:
-        """The job computing ``rdd``: a count of it, or on a cluster with
-        resident copies a count of its anchor (an empty sample of it, cached
-        with one replica by the task that computed ``rdd``'s partition: so
-        its location is where the partition's resident copy was written)."""
-        if self.search is None or self.local:
-            return rdd._jrdd.count
-        from pyspark import RDD, StorageLevel
-        anchor = RDD(rdd._jrdd.sample(False, 0.0), self.sc, self.sc.serializer)
-        anchor.partitioner = rdd.partitioner
-        anchor.persist(StorageLevel.MEMORY_ONLY)
-
-        def job() -> int:
-            count = anchor._jrdd.count()
-            if self.anchor is not None:
-                self.anchor.unpersist(False)
-            self.anchor = anchor
-            return count
-        return job
+        """The job computing ``rdd``: a count of it."""
+        return rdd._jrdd.count
 
     def _keep(self, rdd: "RDD") -> None:
         """Cache ``rdd`` and cut its lineage once a job has computed it."""
@@ -270,88 +261,101 @@ class SparkPartitions:
         return self.sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
     def candidates(self, check_deadlock: bool) -> "RDD":
-        """The next level's candidates, shuffled to their owners (not yet
-        computed): the level's first stage."""
-        self.level += 1
+        """The frontier's successors, shuffled to their owners (not yet
+        computed): the first Spark level's expand stage (later levels'
+        candidates come from the fused tasks of the level before)."""
         cands = self.frontier.mapPartitionsWithIndex(functools.partial(
             expand_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
             self.reports, self.level))
         return _plain(self.sc, cands.partitionBy(self._partitions, _owner_key))
 
-    def level_rdd(self, shuffled: "RDD", commit: bool, from_runs: bool) -> "RDD":
-        """The level's merge over ``shuffled``: against the resident copies
-        (only the candidates are read), or ``from_runs``, the co-partitioned
-        union of the cached runs and the candidates."""
-        level = self.level
-        if not from_runs and self.search is not None:
-            # On a cluster the union with the anchor (no element) makes the
-            # task prefer the executor holding the partition's resident copy.
-            source = shuffled if self.anchor is None else self.union([self.anchor, shuffled])
-            return source.mapPartitionsWithIndex(functools.partial(
-                resident_merge_task, self.kernels_bc, self.plan, commit, self.reports, level,
-                self.search, list(self.part_n)), preservesPartitioning=True)
-        union = self.union([run.rdd for run in self.runs] + [shuffled])
-        # Past RESIDENT_GIVE_UP the copies are no longer written either.
-        search = None if self._fallbacks_in_a_row >= RESIDENT_GIVE_UP else self.search
-        return union.mapPartitionsWithIndex(functools.partial(
-            merge_task, self.kernels_bc, self.plan, commit, self.reports, level, search,
-            list(self.part_n)),
+    def fused(self, shuffled: "RDD", commit: bool, expand: bool, check_deadlock: bool,
+              from_runs: bool) -> FusedLevel:
+        """The level's one stage over ``shuffled``: each task merges its
+        candidates (against the resident table, or ``from_runs``: over the
+        co-partitioned union of the cached runs and the candidates) and, with
+        ``expand``, expands the new states into the next candidates."""
+        source = shuffled
+        search = self.search
+        if from_runs:
+            source = self.union([run.rdd for run in self.runs] + [shuffled])
+            # Past RESIDENT_GIVE_UP the tables are no longer written either.
+            if self._fallbacks_in_a_row >= RESIDENT_GIVE_UP:
+                search = None
+        keyed = source.mapPartitionsWithIndex(functools.partial(
+            fused_task, self.kernels_bc, self.plan, commit, expand, check_deadlock,
+            self._partitions, self.reports, self.level, search, list(self.part_n), from_runs),
             preservesPartitioning=True)
+        return split_fused(self.sc, keyed, self._partitions, _owner_key, self.storage)
 
     def step(self, check_deadlock: bool, commit: bool,
              time_left_s: float | None) -> tuple[LevelReport, LevelReport]:
         started = time.monotonic()
-        shuffled = self.candidates(check_deadlock)
-        from_runs = self.search is None or self._fallbacks_in_a_row >= RESIDENT_GIVE_UP
-        nxt = self.level_rdd(shuffled, commit, from_runs)
-        self._keep(nxt)
+        self.level += 1
+        level = self.level
         self.reports.value = {}
+        if self.pending is None:
+            shuffled, expanded = self.candidates(check_deadlock), None
+        else:
+            shuffled, expanded = self.pending
+            if expanded.failed is not None:
+                # The expansion hit a run-time error: the search stops on
+                # it, whatever the merge would find.
+                self.level -= 1
+                return expanded, LevelReport()
+        from_runs = self.search is None or self._fallbacks_in_a_row >= RESIDENT_GIVE_UP
+        # A level past the depth bound is not kept: its states are not expanded.
+        out = self.fused(shuffled, commit, commit, check_deadlock, from_runs)
         try:
-            self._run(self._job(nxt), time_left_s)
-            misses = [k for k in self.reports.value if k[0] == "miss" and k[1] == self.level]
+            self._run(out.run, time_left_s)
+            misses = [k for k in self.reports.value if k[0] == "miss" and k[1] == level]
             if misses:
-                # Some partition had no valid resident copy: the merge runs
+                # Some partition had no valid resident table: the level runs
                 # again from the cached runs (the candidates' shuffle is
-                # kept: the expand stage is not run again).
+                # kept: the stage that wrote it is not run again).
                 self.resident_misses += len(misses)
                 self.fallback_levels += 1
                 self._fallbacks_in_a_row += 1
-                nxt.unpersist(False)
+                out.drop()
                 self.reports.value = {k: v for k, v in self.reports.value.items()
-                                      if k[0] == "x"}
-                nxt = self.level_rdd(shuffled, commit, True)
-                self._keep(nxt)
+                                      if k[:2] == ("x", level)}
+                out = self.fused(shuffled, commit, commit, check_deadlock, True)
                 left = None if time_left_s is None else \
                     max(0.0, time_left_s - (time.monotonic() - started))
-                self._run(self._job(nxt), left)
+                self._run(out.run, left)
             elif not from_runs:
                 self.resident_levels += 1
                 self._fallbacks_in_a_row = 0
         except BaseException:
-            nxt.unpersist(False)
+            out.drop()
+            self.level -= 1
             raise
-        expanded, merged = self._level_reports(self.level)
+        if expanded is None:
+            expanded = self._reports("x", level)
+        merged = self._reports("m", level)
         if not commit and merged.new_states and merged.failed is None:
             # Past the depth bound: counted, not kept (a resumed run expands
             # this level again).
-            nxt.unpersist(False)
+            out.drop()
             return expanded, merged
         for (stage, lvl, index), report in self.reports.value.items():
-            if stage == "m" and lvl == self.level:
+            if stage == "m" and lvl == level:
                 self.part_n[index] += report.new_states
-        new = _plain(self.sc, nxt)
-        self.runs.append(_Run(new, merged.new_states, False))
-        self.frontier, self.frontier_n = new, merged.new_states
+        self.runs.append(_Run(out.level, merged.new_states, False, out.keep))
+        self.frontier, self.frontier_n = out.level, merged.new_states
+        self.pending = (out.candidates, self._reports("x", level + 1)) if commit else None
         self._fold()
         return expanded, merged
 
-    def _level_reports(self, level: int) -> tuple[LevelReport, LevelReport]:
-        expanded, merged = LevelReport(), LevelReport()
-        for (stage, lvl, _), report in sorted(self.reports.value.items(),
-                                              key=lambda kv: (kv[0][0], kv[0][2])):
-            if lvl == level and stage in ("x", "m"):
-                (expanded if stage == "x" else merged).add(report)
-        return expanded, merged
+    def _reports(self, stage: str, level: int) -> LevelReport:
+        """The sum of the tasks' reports of ``stage`` for ``level``, in
+        partition order."""
+        out = LevelReport()
+        for (st, lvl, _), report in sorted(self.reports.value.items(),
+                                           key=lambda kv: (kv[0][0], kv[0][2])):
+            if st == stage and lvl == level:
+                out.add(report)
+        return out
 
     def _fold(self) -> None:
         """Fold the run before the frontier's (it still holds the states of
@@ -374,10 +378,10 @@ class SparkPartitions:
             fold_task, preservesPartitioning=True)
         self._keep(folded)
         self._run(folded._jrdd.count, None)
-        self.runs = older + [_Run(_plain(self.sc, folded), sum(r.size for r in taken), True),
-                             frontier]
+        self.runs = older + [_Run(_plain(self.sc, folded), sum(r.size for r in taken), True,
+                                  folded), frontier]
         for run in taken:
-            run.rdd.unpersist(False)
+            run.drop()
 
     def parents(self, fps: list[int]) -> dict[int, int]:
         """A job on the partitions that own ``fps`` only."""
@@ -406,14 +410,13 @@ class SparkPartitions:
         return NPZ, dict(sorted(written))
 
     def close(self) -> None:
-        held = {id(r): r for r in [*(run.rdd for run in self.runs), self.frontier,
-                                   *([self.anchor] if self.anchor is not None else [])]}
-        for rdd in held.values():
+        for run in self.runs:
             try:
-                rdd.unpersist(False)
+                run.drop()
             except Exception:       # pragma: no cover - a stopped context
                 pass
         self.runs = []
+        self.pending = None
         try:
             self.kernels_bc.unpersist()
         except Exception:           # pragma: no cover

@@ -2,8 +2,10 @@
 in this process, without Spark.  The tasks are the real ones
 (``tasks.expand_block``, ``tasks.merge_blocks``, ``tasks.fold_runs`` and the
 save task, run on tiny batches so that every flush and batch boundary is
-crossed; every other level merges against the tables kept from the level
-before, twice, as a re-run task would); what Spark does between them (the shuffle of candidate blocks to
+crossed; a level merges each partition's candidates and expands its new
+states at once, as a fused task does; every other level merges against the
+tables kept from the level before, twice, as a re-run task would); what
+Spark does between them (the shuffle of candidate blocks to
 their owners, the co-partitioned union of the runs with them, caching) is
 done here with lists, in reverse arrival order, so results can be compared
 across partition counts and arrival orders in seconds.  The real Spark side
@@ -43,6 +45,9 @@ class ManyParts:
         self.steps = 0
         # Each partition's seen table between levels (an executor's resident copy).
         self.tables = [None] * partitions
+        # The next level's candidates, expanded by the level before, and
+        # that expansion's report.
+        self.pending = None
 
     def frontier_size(self) -> int:
         return sum(len(frontier_of(els, self.kernels.words)[0]) for els in self.frontier)
@@ -50,21 +55,34 @@ class ManyParts:
     def seen_size(self) -> int:
         return sum(len(fp) for run in self.runs for els in run for fp, _ in runs_of(els))
 
+    def _expand(self, p, check_deadlock, fp, states, shuffled):
+        """Expand partition ``p``'s new states into their owners' lists (the
+        shuffle); returns the expansion's report."""
+        report = LevelReport()
+        for key, payload in expand_block(self.kernels, self.plan, check_deadlock,
+                                         self.partitions, fp, states, report,
+                                         flush_rows=7, batch_rows=3):
+            assert owner(payload[1][:, 0], self.partitions).tolist() == [key] * len(payload[1])
+            shuffled[key].append((key, payload))
+        return report
+
     def step(self, check_deadlock, commit, time_left_s=None):
+        # As on Spark, a level is one stage: each partition merges its
+        # candidates and expands its new states at once; the expansion is
+        # the next step's (reported with it).  Only the first step expands
+        # a frontier on its own.
         self.steps += 1
         words, parts = self.kernels.words, self.partitions
-        expanded = LevelReport()
-        shuffled: list[list] = [[] for _ in range(parts)]
-        # Expand in reverse order: arrival order must not matter.
-        for p in reversed(range(parts)):
-            report = LevelReport()
-            fp, states = frontier_of(self.frontier[p], words)
-            for key, payload in expand_block(self.kernels, self.plan, check_deadlock, parts,
-                                             fp, states, report, flush_rows=7, batch_rows=3):
-                assert owner(payload[1][:, 0], parts).tolist() == [key] * len(payload[1])
-                shuffled[key].append((key, payload))
-            expanded.add(report)
-        merged = LevelReport()
+        if self.pending is None:
+            expanded = LevelReport()
+            shuffled: list[list] = [[] for _ in range(parts)]
+            for p in range(parts):
+                expanded.add(self._expand(p, check_deadlock,
+                                          *frontier_of(self.frontier[p], words), shuffled))
+        else:
+            shuffled, expanded = self.pending
+        merged, following = LevelReport(), LevelReport()
+        nxt: list[list] = [[] for _ in range(parts)]
         level = []
         for p in range(parts):
             report = LevelReport()
@@ -89,8 +107,12 @@ class ManyParts:
             self.tables[p] = table
             merged.add(report)
             level.append([(p, (LEVEL, fp, parent, states))])
+            if commit:
+                following.add(self._expand(p, check_deadlock, fp, states, nxt))
         if not commit and merged.new_states and merged.failed is None:
             return expanded, merged
+        # Arrival order must not matter: the owners read their blocks reversed.
+        self.pending = ([list(reversed(blocks)) for blocks in nxt], following) if commit else None
         self.runs.append(level)
         self.frontier = level
         if len(self.runs) > self.max_runs:
@@ -117,4 +139,4 @@ class ManyParts:
         return NPZ, written
 
     def close(self):
-        self.runs, self.frontier = [], []
+        self.runs, self.frontier, self.pending = [], [], None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from modelcheck.engines.compiled.codegen.source import ERR_CODES, Region, Scalar, Source, Val, slot
+from modelcheck.engines.compiled.codegen import ranked
 from modelcheck.engines.compiled.codegen.fold import Folder
 from modelcheck.engines.compiled.codegen.params import Params, is_runtime
 from modelcheck.engines.compiled.codegen.values import (Consts, ValueGen, is_scalar, needs_check,
@@ -145,7 +146,7 @@ class ExprGen(ValueGen):
         return self.part(self.var_region(e.name, e.primed), e.type)
 
     def _gen_Local(self, e: ir.Local) -> Val:
-        return self.env[e.name]
+        return ranked.whole(self, self.env[e.name])
 
     def _gen_LetExpr(self, e: ir.LetExpr) -> Val:
         self.env[e.name] = self.gen(e.value)
@@ -326,6 +327,10 @@ class ExprGen(ValueGen):
         raise KeyError(name)
 
     def _gen_FieldGet(self, e: ir.FieldGet) -> Val:
+        bound = self.env.get(e.record.name) if isinstance(e.record, ir.Local) else None
+        if isinstance(bound, ranked.Ranked) and bound.type == e.record.type:
+            return self.cast(ranked.field(self, bound, e.field), bound.type.field_type(e.field),
+                             e.type)
         rec = self.region(e.record)
         off, ft = self._field_offset(e.record.type, e.field)
         return self.cast(self.part(rec.at(off), ft), ft, e.type)
@@ -547,7 +552,7 @@ class _Loop:
         else:
             self._cm = gen.each_element(gen.region(domain), t)
         r = self._cm.__enter__()
-        gen.env[self.var] = gen.unrank(r, t.elem)
+        gen.env[self.var] = ranked.bind_rank(gen, r, t.elem)
 
     def _const_loop(self, domain: ir.Const):
         from modelcheck.engines.compiled.reps import rank_size

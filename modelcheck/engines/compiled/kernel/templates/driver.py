@@ -25,7 +25,7 @@ def _evaluate_wanted(row, V, S, err, want, flags):
             active = True
     if not active:
         return 0
-    unpack_row(row, V)
+    unpack_props_row(row, V)
     if state_props(V, S, err, want, flags) < 0:
         return -1
     return 1
@@ -122,7 +122,7 @@ def _check_step(front, i, buf, j, a, U, V, S, err, want_step, sflags, found, fai
 def _outside(row, V, S, err):
     """Whether a state fails a constraint: 1 it does, 0 it is in the model,
     -1 a run-time error."""
-    unpack_row(row, V)
+    unpack_model_row(row, V)
     c = in_model(V, S, err)
     if c < 0:
         return -1

@@ -11,7 +11,8 @@ Ours runs in a child process (``--preallocate``: the table sized once from
 its peak resident memory is its own (``os.wait4``'s ru_maxrss).  Printed:
 distinct / generated / depth, wall and search time, states per second, peak
 RSS, bytes per state (peak RSS and table alone), the frontier's bytes on disk
-(all levels, the most at once, the compression), and the fingerprint collision
+(all levels, the most at once, the compression), the levels kept for traces
+(parents on disk: search/parents.py), and the fingerprint collision
 probability (the birthday bound the run prints).
 
 TLC's time is a *projection*: TLC runs a smaller instance of the family to
@@ -74,7 +75,8 @@ def child(args: argparse.Namespace) -> None:
         "compile_s": x.get("compile_s"), "workers": x.get("workers", 1),
         "table_bytes": x.get("table_bytes"), "table_load": x.get("table_load"),
         "fp_collision_probability": x.get("fp_collision_probability"),
-        **{k: v for k, v in x.items() if k.startswith("frontier_")}}))
+        "bytes_per_state": x.get("bytes_per_state"),
+        **{k: v for k, v in x.items() if k.startswith(("frontier_", "parents"))}}))
 
 
 def ours(args: argparse.Namespace, workers: int, plain: bool = False) -> dict:
@@ -122,6 +124,10 @@ def show(label: str, f: dict) -> None:
           f"({f['frontier_spilled_rows']:,} rows), at most "
           f"{f['frontier_peak_disk_bytes'] / gib:.3f} GiB at once, compressed to "
           f"{f['frontier_compression']} of the raw rows")
+    if f.get("parents") == "disk":
+        print(f"  parents on disk (every level kept, 8-byte slots): "
+              f"{f['parents_disk_bytes'] / gib:.3f} GiB for {f['parents_rows']:,} rows "
+              f"({f['parents_disk_bytes'] / max(1, f['parents_rows']):.2f} bytes/state)")
     print(f"  fingerprint collision probability (birthday bound): "
           f"{f['fp_collision_probability']:.1e}")
 

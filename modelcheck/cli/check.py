@@ -113,7 +113,9 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--preallocate", is_flag=True,
                      help="[compiled] Size the state table once, at the start, from "
                           "--max-memory (else the memory at hand), for a run too large to "
-                          "grow it; a run that fills it stops (unknown)."),
+                          "grow it; a run that fills it stops (unknown). Its slots hold "
+                          "the keys alone: every level is kept on disk (--frontier-dir) "
+                          "for the traces."),
         click.option("--frontier-dir", type=click.Path(file_okay=False), metavar="DIR",
                      help="[compiled] Where a large level streams to disk (default $TMPDIR)."),
         click.option("--frontier-memory", type=POSITIVE, metavar="MIB",

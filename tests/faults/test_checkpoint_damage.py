@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from modelcheck.engines.compiled.search.checkpoint import FORMAT_DISK
+from modelcheck.engines.compiled.search.checkpoint import FORMAT_NEWEST
 from modelcheck.fsutil import is_temp_name
 
 from .conftest import CHECK, GRID, counts, environment, run
@@ -99,7 +99,7 @@ def _flip_a_bit(data: Path) -> None:
 def _newer_format(data: Path) -> None:
     manifest = data.parent / MANIFEST
     body = json.loads(manifest.read_text())
-    body["format"] = FORMAT_DISK + 1          # one past the newest this version reads
+    body["format"] = FORMAT_NEWEST + 1          # one past the newest this version reads
     manifest.write_text(json.dumps(body))
 
 
@@ -127,7 +127,7 @@ def _huge_manifest(data: Path) -> None:
 @pytest.mark.parametrize("damage,says", [
     (_truncate, "sha256 does not match"),
     (_flip_a_bit, "sha256 does not match"),
-    (_newer_format, f"format {FORMAT_DISK + 1}"),
+    (_newer_format, f"format {FORMAT_NEWEST + 1}"),
     (_older_format, "older modelcheck"),
     (_garbled_manifest, "manifest"),
     (_deep_manifest, "manifest"),

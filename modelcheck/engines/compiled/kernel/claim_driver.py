@@ -12,7 +12,10 @@ A chunk of a level goes through three phases:
   (another compare-and-swap on the tag): so when the phase ends, the tag of
   every FRESH slot is the first row of the serial order that reaches the
   state, the row under which the one-core search finds it new.  Each store
-  or take-over is a *claim*, written down with the state's row;
+  or take-over is a *claim*, written down with the state's row.  A table
+  without tags (parents on disk, search/parents.py) keeps the positions in
+  the chunk's side table instead (search/claims.py, ``Claims.side``),
+  under the key: 16 bytes a state stored in the chunk, not 4 a slot;
 * ``claim_fix`` (every worker, its own claims): a claim whose slot still
   holds its row is the valid one; it clears FRESH and puts the parent's tag
   in the slot.  The others were taken over;

@@ -22,6 +22,11 @@ an insert that would run off the end reports FULL (the caller grows the table).
 
 ``options.exact`` keeps each state's words beside its key; equal keys are
 told apart by the words.
+
+A table made with ``parents=False`` has no tags (an empty ``tags`` array:
+8-byte slots); the search then keeps its levels on disk and finds parents
+there (search/parents.py).  Every kernel tests ``tags.shape[0]`` before it
+writes a tag, so both kinds of table go through the same compiled code.
 """
 from __future__ import annotations
 
@@ -36,7 +41,7 @@ from modelcheck.engines.compiled.kernel.runtime import SIGN, TAG_MASK, TAG_SHIFT
 
 __all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
            "table_insert", "table_find_tag", "table_lookup", "key_of", "home_of", "tag_from_fp",
-           "fresh_array", "growth_steps"]
+           "fresh_array", "growth_steps", "slot_bytes"]
 
 NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
 #: Grow when the load reaches this...
@@ -174,7 +179,8 @@ def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: n
     if i >= n:
         return FULL
     keys[i] = key
-    tags[i] = np.uint32(ptag & 0xFFFFFFFF)
+    if tags.shape[0] != 0:
+        tags[i] = np.uint32(ptag & 0xFFFFFFFF)
     if exact:
         for w in range(row.shape[0]):
             states[i, w] = row[w]
@@ -198,10 +204,12 @@ def _rebuild_part(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, lo: np
     last`` is occupied, which makes ``last + 1`` a valid linear-probing slot
     for any home in that run.  Only an entry whose home lies before the run
     (runs are in arrival order, not home order) walks from its home."""
+    tagged = ntags.shape[0] != 0
     if empty:
         for p in range(first, limit):
             nkeys[p] = SIGN
-            ntags[p] = 0
+            if tagged:
+                ntags[p] = 0
     last, run, spilled = first - 1, first, 0
     for i in range(lo, hi):
         k = keys[i]
@@ -227,7 +235,8 @@ def _rebuild_part(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, lo: np
             spilled += 1
             continue
         nkeys[p] = k
-        ntags[p] = tags[i]
+        if tagged:
+            ntags[p] = tags[i]
         if exact:
             for w in range(states.shape[1]):
                 nstates[p, w] = states[i, w]
@@ -259,7 +268,8 @@ def _insert_spilled(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, spil
         if p >= nkeys.shape[0]:
             return False
         nkeys[p] = keys[i]
-        ntags[p] = tags[i]
+        if ntags.shape[0] != 0:
+            ntags[p] = tags[i]
         if exact:
             for w in range(states.shape[1]):
                 nstates[p, w] = states[i, w]
@@ -317,8 +327,9 @@ def _insert_entries(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta
             continue
         if meta[M_COUNT] >= grow_at:
             return i
-        if table_insert(keys, tags, states, meta, k, np.int64(etags[i]),
-                        estates[i if exact else 0], True) == FULL:
+        ptag = np.int64(etags[i]) if etags.shape[0] != 0 else np.int64(0)
+        if table_insert(keys, tags, states, meta, k, ptag, estates[i if exact else 0],
+                        True) == FULL:
             return i
     return ekeys.shape[0]
 
@@ -349,9 +360,10 @@ class FingerprintTable:
     """The arrays of the table and the Python side of its life: creation,
     growth, memory figures, and refilling from saved entries."""
 
-    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14):
+    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14, parents: bool = True):
         self.words = words
         self.exact = exact
+        self.parents = parents      # False: no tags, 8-byte slots
         self.meta = own_line(np.zeros(4, dtype=np.int64))
         self.meta[M_EXACT] = 1 if exact else 0
         self._allocate(capacity)
@@ -362,12 +374,12 @@ class FingerprintTable:
 
     def _arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = cap + (tail_for(cap) if tail is None else tail)
-        return (fresh_array(n, np.int64, SIGN), fresh_array(n, np.uint32, 0),
+        return (fresh_array(n, np.int64, SIGN), fresh_array(n if self.parents else 0, np.uint32, 0),
                 np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
 
     @property
     def slot_bytes(self) -> int:
-        return 12 + (8 * self.words if self.exact else 0)
+        return slot_bytes(self.words, self.exact, self.parents)
 
     @property
     def capacity(self) -> int:
@@ -420,7 +432,7 @@ class FingerprintTable:
 
     def _empty_arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, ...]:
         n = cap + (tail_for(cap) if tail is None else tail)
-        return (fresh_array(n, np.int64, None), fresh_array(n, np.uint32, None),
+        return (fresh_array(n, np.int64, None), fresh_array(n if self.parents else 0, np.uint32, None),
                 np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
 
     def _rebuild_parts(self, old: tuple[np.ndarray, ...], new: tuple[np.ndarray, ...], cap: int,
@@ -462,6 +474,8 @@ class FingerprintTable:
         return self.nbytes() / max(1, self.count)
 
     def parent_tag(self, slot: int) -> int:
+        if not self.parents:
+            raise RuntimeError("internal error: a table without tags asked for a parent")
         return int(self.tags[slot])
 
     def lookup(self, fp: int, row: np.ndarray) -> int:
@@ -490,6 +504,12 @@ class FingerprintTable:
                                     states, mask, shard, np.int64(i), np.int64(self.grow_at())))
             if i < len(keys):
                 self.grow()
+
+
+def slot_bytes(words: int, exact: bool, parents: bool = True) -> int:
+    """The bytes of one slot: the key, the parent's tag unless the parents
+    are on disk, and the state's words with ``exact``."""
+    return 8 + (4 if parents else 0) + (8 * words if exact else 0)
 
 
 def tag_from_fp(fp: int) -> int:

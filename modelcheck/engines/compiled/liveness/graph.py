@@ -257,6 +257,7 @@ class LivenessSearch(CompiledSearch):
 
     STOPS_WHEN_SETTLED = False     # liveness needs the whole graph
     SPILLS_LEVELS = False          # ids are positions in whole levels (base + row)
+    PARENTS_ON_DISK = False        # its kernels keep each entry's id in the tags
 
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter,
                  checks: list[LivenessCheck], conditions: list[FairCondition],

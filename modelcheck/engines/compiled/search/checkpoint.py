@@ -32,13 +32,15 @@ from modelcheck.engines.compiled.kernel.driver import C_NEXT
 from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.search.frontier import copy_level, load_level
 from modelcheck.engines.compiled.search.memory import refilled
+from modelcheck.engines.compiled.search.parents import keep_parents_on_disk
 from modelcheck.engines.compiled.search.shards import entries_of
 from modelcheck.engines.compiled.kernel.table import M_EXACT
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import (atomic_writer, loads_json, read_json_file, remove_stale_temps,
                                sha256_file, write_atomic)
 
-__all__ = ["save", "write", "restore", "MANIFEST", "DATA_PREFIX", "FORMAT", "clean_stale"]
+__all__ = ["save", "write", "restore", "MANIFEST", "DATA_PREFIX", "FORMAT", "FORMAT_DISK",
+           "FORMAT_PARENTS", "FORMAT_NEWEST", "clean_stale"]
 
 #: The search saved or restored: search/serial.py's CompiledSearch (or a
 #: subclass).  Named, not imported: that module imports this one.
@@ -53,7 +55,13 @@ FORMAT = 3
 #: older reader, which knows only FORMAT, refuses it rather than resume
 #: with an empty frontier.
 FORMAT_DISK = 4
-_LEVEL_SUFFIXES = (".front", ".next")
+#: A checkpoint of a search with its parents on disk (search/parents.py):
+#: the levels kept for traces in a file beside the data file, a table
+#: without tags.  The newest format: a reader refuses any above it.
+FORMAT_PARENTS = 5
+FORMAT_NEWEST = FORMAT_PARENTS
+_FORMATS = (FORMAT, FORMAT_DISK, FORMAT_PARENTS)
+_LEVEL_SUFFIXES = (".front", ".next", ".parents")
 _RESTART_HINT = "start the run again without --resume (or resume from another checkpoint folder)"
 
 
@@ -111,6 +119,9 @@ def save(search: CompiledSearch, folder: str) -> Path:
         meta["levels"] = _save_levels(search, target, front, found_next)
         front, found_next = front[:0], found_next[:0]
         fmt = FORMAT_DISK
+    if getattr(search, "parents", None) is not None:
+        meta["parents"] = search.parents.save(target.parent / (target.stem + ".parents"))
+        fmt = FORMAT_PARENTS
     arrays.update(front=front, next=found_next, ctr=search.ctr,
                   act_counts=search.act_counts, want=search.want, want_step=search.want_step,
                   found=search.found, frows=search.frows, frows2=search.frows2, faid=search.faid,
@@ -178,13 +189,17 @@ def _save_levels(search: CompiledSearch, target: Path, front: np.ndarray,
     return out
 
 
+def _formats() -> str:
+    return ", ".join(str(f) for f in _FORMATS[:-1]) + f" and {_FORMATS[-1]}"
+
+
 def _verified(folder: str) -> Path:
     """The checkpoint file in ``folder``, once its manifest says it is whole."""
     manifest_path = Path(folder) / MANIFEST
     if not manifest_path.exists():
         if (Path(folder) / OLD_FILE_NAME).exists():
             raise UsageError(f"the checkpoint in {folder} was written by an older modelcheck "
-                             f"(format 2; this version reads formats {FORMAT} and {FORMAT_DISK})",
+                             f"(format 2; this version reads formats {_formats()})",
                              hint=_RESTART_HINT)
         raise UsageError(f"no checkpoint to resume in {folder}",
                          hint="checkpoints are written with --checkpoint DIR")
@@ -195,9 +210,9 @@ def _verified(folder: str) -> Path:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UsageError(f"the checkpoint manifest {manifest_path} is damaged ({err!r})",
                          hint=_RESTART_HINT) from None
-    if fmt not in (FORMAT, FORMAT_DISK):
+    if fmt not in _FORMATS:
         raise UsageError(f"the checkpoint in {folder} has format {fmt!r}; this modelcheck "
-                         f"reads formats {FORMAT} and {FORMAT_DISK} only", hint=_RESTART_HINT)
+                         f"reads formats {_formats()} only", hint=_RESTART_HINT)
     if not isinstance(name, str) or name != Path(name).name or not name.startswith(DATA_PREFIX):
         raise UsageError(f"the checkpoint manifest {manifest_path} is damaged "
                          f"(bad file name {name!r})", hint=_RESTART_HINT)
@@ -248,6 +263,34 @@ def _load_levels(search: CompiledSearch, folder: str, levels: dict) -> None:
     search.ctr[C_NEXT] = 0
 
 
+def _parents_as_saved(search: CompiledSearch, folder: str, on_disk: bool) -> None:
+    """The resumed search keeps its parents where the checkpoint's did: the
+    traces of the levels before it are rebuilt from there."""
+    if on_disk and search.parents is None and search.PARENTS_ON_DISK:
+        keep_parents_on_disk(search)
+    elif on_disk != (search.parents is not None):
+        where = "on disk" if on_disk else "in its table"
+        raise UsageError(f"the checkpoint in {folder} was written by a search that keeps the "
+                         f"parents of its states {where}, which this search cannot",
+                         hint="resume without --preallocate (a search that keeps them in the "
+                              "table), or start the run again")
+
+
+def _load_parents(search: CompiledSearch, folder: str, record: dict) -> None:
+    """The levels kept for traces, checked against their sha256 and the rows
+    per level the data file names, into the search's own file."""
+    name = str(record["file"])
+    path = Path(folder) / name
+    if Path(name).name != name or not path.exists():
+        raise UsageError(f"the checkpoint in {folder} is incomplete: {name} is missing",
+                         hint=_RESTART_HINT)
+    try:
+        search.parents.load(path, record)
+    except ValueError as err:
+        raise UsageError(f"the checkpoint in {folder} is damaged: the levels kept for traces, "
+                         f"{err}", hint=_RESTART_HINT) from None
+
+
 #: Slots read at a time when a checkpoint's table is streamed back.
 STREAM_SLOTS = 1 << 22
 
@@ -257,7 +300,8 @@ def _refill(search: CompiledSearch, data: Any, words: int) -> None:
     keys = np.asarray(data["table_keys"], dtype=np.int64)
     used = keys != SIGN
     exact = int(np.asarray(data["table_meta"])[M_EXACT])
-    table = {"keys": keys[used], "tags": np.asarray(data["table_tags"])[used],
+    tags = np.asarray(data["table_tags"])
+    table = {"keys": keys[used], "tags": tags[used] if len(tags) else tags,
              "exact": np.array([exact])}
     if exact:
         table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
@@ -286,12 +330,14 @@ def _stream_table(search: CompiledSearch, data: Any) -> bool:
         for lo in range(0, n, STREAM_SLOTS):
             m = min(STREAM_SLOTS, n - lo)
             keys = np.frombuffer(members[0].read(8 * m), dtype=shapes[0][1])
-            tags = np.frombuffer(members[1].read(shapes[1][1].itemsize * m), dtype=shapes[1][1])
-            if len(keys) != m or len(tags) != m:
+            # a table without tags (parents on disk) saved an empty array
+            mt = m if shapes[1][0][0] else 0
+            tags = np.frombuffer(members[1].read(shapes[1][1].itemsize * mt), dtype=shapes[1][1])
+            if len(keys) != m or len(tags) != mt:
                 raise ValueError("the checkpoint's table ends early")
             used = keys != SIGN
             t.fill_from(np.ascontiguousarray(keys[used], dtype=np.int64),
-                        np.ascontiguousarray(tags[used], dtype=np.uint32), none)
+                        np.ascontiguousarray(tags[used] if mt else tags, dtype=np.uint32), none)
     finally:
         for f in members:
             f.close()
@@ -306,6 +352,7 @@ def _load(search: CompiledSearch, folder: str, path: Path) -> None:
                              f"constants or options",
                              hint="resume with the same spec, -D values, --exact, "
                                   "--no-deadlock and --invariant options")
+        _parents_as_saved(search, folder, "parents" in meta)
         words = search.k.layout.words
         if not _stream_table(search, data):
             _refill(search, data, words)
@@ -323,6 +370,8 @@ def _load(search: CompiledSearch, folder: str, path: Path) -> None:
             getattr(search, name)[...] = data[name]
         if "levels" in meta:
             _load_levels(search, folder, meta["levels"])
+        if "parents" in meta:
+            _load_parents(search, folder, meta["parents"])
         search.restored()
     search.depth = int(meta["depth"])
     search.found_level = list(meta["found_level"])

@@ -15,10 +15,12 @@ import time
 from typing import Any, Callable
 
 import numpy as np
+from numba import njit
 
 from modelcheck.engines.compiled.kernel.claim_driver import (CLAIM_BUDGET, CLAIM_BUFFER, CLAIM_DONE,
                                                       CLAIM_FAULT, CLAIM_FULL, CLAIM_TAIL)
 from modelcheck.engines.compiled.kernel.driver import C_CUT, DONE
+from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.kernel.table import growth_steps, own_line
 
 __all__ = ["Claims", "claim_chunk"]
@@ -31,8 +33,36 @@ ParallelSearch = Any
 MIN_BUDGET = 256
 
 
+@njit(cache=True, nogil=True)
+def _side_refill(old: np.ndarray, new: np.ndarray) -> None:
+    """The entries of a side table into a larger one (between two rounds,
+    no worker running)."""
+    mask = (new.shape[0] >> 1) - 1
+    for h in range(old.shape[0] >> 1):
+        key = old[2 * h]
+        if key == SIGN:
+            continue
+        p = key & mask
+        while new[2 * p] != SIGN:
+            p = (p + 1) & mask
+        new[2 * p] = key
+        new[2 * p + 1] = old[2 * h + 1]
+
+
+def _side_table(entries: int) -> np.ndarray:
+    """An empty side table with room for twice ``entries`` (pairs of key and
+    position): never full, since a worker stores at most as many keys in a
+    chunk as it has room for claims."""
+    n = 1 << max(4, (2 * entries - 1).bit_length())
+    side = np.zeros(2 * n, dtype=np.int64)
+    side[0::2] = SIGN
+    return side
+
+
 class Claims:
-    """The claims of one chunk: worker w writes entries w*cap .. w*cap + counts[w]."""
+    """The claims of one chunk: worker w writes entries w*cap .. w*cap + counts[w].
+    ``side``: the positions of the rows that stored the chunk's keys, for a
+    table without tags (claim_driver.py, ``claim_insert``)."""
 
     def __init__(self, workers: int, cap: int, words: int):
         self.workers, self.cap = workers, cap
@@ -49,6 +79,11 @@ class Claims:
         self.hit = np.zeros(n, dtype=np.int8)
         self.valid = np.zeros(n, dtype=np.int8)
         self.counts = np.zeros(workers, dtype=np.int64)
+        self.side = _side_table(n)
+
+    def clear_side(self) -> None:
+        self.side[0::2] = SIGN
+        self.side[1::2] = 0
 
     def grown(self) -> "Claims":
         """Twice the room per worker, each worker's claims kept."""
@@ -59,6 +94,7 @@ class Claims:
                 getattr(new, name)[b:b + m] = getattr(self, name)[a:a + m]
         new.counts[:] = self.counts
         new.moved[:] = self.moved
+        _side_refill(self.side, new.side)
         return new
 
     def part(self, name: str, w: int) -> np.ndarray:
@@ -83,6 +119,8 @@ def _expand(search: ParallelSearch, wstart: np.ndarray, inline: bool) -> np.ndar
     cl = search.claims
     cl.counts[:] = 0
     cl.moved[:] = 0
+    if len(t.tags) == 0:
+        cl.clear_side()
     search.wstat[:] = 0
     for s in search.scratch:
         s.wact[:] = 0
@@ -96,8 +134,9 @@ def _expand(search: ParallelSearch, wstart: np.ndarray, inline: bool) -> np.ndar
                 return
             s, c = search.scratch[w], search.claims
             status[w], row[w], succ[w], c.counts[w], stored[w] = module.claim_expand(
-                search.front, row[w], wstart[w + 1], succ[w], t.keys, t.tags, t.meta, budget,
-                c.part("keys", w), c.part("slot", w), c.part("rowi", w), c.part("succ", w), c.part("aid", w),
+                search.front, row[w], wstart[w + 1], succ[w], t.keys, t.tags, c.side, t.meta,
+                budget, c.part("keys", w), c.part("slot", w), c.part("rowi", w),
+                c.part("succ", w), c.part("aid", w),
                 c.part("rows", w), c.part("posts", w), c.part("kind", w), c.part("hit", w),
                 c.counts[w], search.rowk, search.rown,
                 search.term, search.opts, search.want, search.kinds, s.U, s.P, s.S, s.V, s.buf,
@@ -133,9 +172,9 @@ def _fix(search: ParallelSearch, inline: bool) -> None:
 
     def job(w: int) -> None:
         lo = w * cl.cap
-        search.module.claim_fix(t.keys, t.tags, t.meta, search.front, cl.keys, cl.slot, cl.rowi,
-                                cl.kind, lo, lo + int(cl.moved[w]), lo + int(cl.counts[w]),
-                                cl.valid)
+        search.module.claim_fix(t.keys, t.tags, cl.side, t.meta, search.front, cl.keys, cl.slot,
+                                cl.rowi, cl.kind, lo, lo + int(cl.moved[w]),
+                                lo + int(cl.counts[w]), cl.valid)
     search._each(job, inline)
 
 

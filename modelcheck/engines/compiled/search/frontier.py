@@ -104,6 +104,46 @@ class LevelFile:
         self.rows += len(part)
         self.raw_bytes += len(raw)
 
+    def append_blocks(self, other: "LevelFile") -> None:
+        """Every block of ``other`` at the end, as it is on disk (the bytes
+        copied, never decoded and compressed again)."""
+        for offset, n, nbytes, codec in other.blocks:
+            payload = os.pread(other.f.fileno(), nbytes, offset)
+            if len(payload) != nbytes:
+                raise OSError(f"a level file ended early ({len(payload)} of {nbytes} bytes)")
+            head = np.zeros(1, dtype=_HEADER)
+            head["rows"], head["nbytes"], head["codec"] = n, nbytes, codec
+            os.pwrite(self.f.fileno(), head.tobytes() + payload, self.end)
+            self.blocks.append((self.end + _HEADER.itemsize, n, nbytes, codec))
+            self.end += _HEADER.itemsize + nbytes
+            self.rows += n
+            self.raw_bytes += 8 * n * self.words
+
+    def index(self) -> None:
+        """The blocks of a file written elsewhere (``f`` holds them from
+        offset 0), read from their headers; ValueError for a torn or
+        damaged file."""
+        size = os.fstat(self.f.fileno()).st_size
+        self.blocks, self.end, self.rows, self.raw_bytes = [], 0, 0, 0
+        while self.end < size:
+            head = os.pread(self.f.fileno(), _HEADER.itemsize, self.end)
+            if len(head) != _HEADER.itemsize:
+                raise ValueError("it ends inside a block header")
+            h = np.frombuffer(head, dtype=_HEADER)[0]
+            n, nbytes, codec = int(h["rows"]), int(h["nbytes"]), int(h["codec"])
+            start = self.end + _HEADER.itemsize
+            if n <= 0 or nbytes < 0 or codec not in (_RAW, _ZLIB) or start + nbytes > size \
+                    or (codec == _RAW and nbytes != 8 * n * self.words):
+                raise ValueError(f"it has a damaged block header at byte {self.end:,}")
+            self.blocks.append((start, n, nbytes, codec))
+            self.end = start + nbytes
+            self.rows += n
+            self.raw_bytes += 8 * n * self.words
+
+    def block(self, b: int) -> np.ndarray:
+        """Block ``b``'s rows, decoded (the reader does not move)."""
+        return self._decode(self.blocks[b])
+
     def _decode(self, b: tuple[int, int, int, int]) -> np.ndarray:
         offset, n, nbytes, codec = b
         data = os.pread(self.f.fileno(), nbytes, offset)
@@ -111,6 +151,9 @@ class LevelFile:
             raise OSError(f"a level file ended early ({len(data)} of {nbytes} bytes)")
         if codec == _ZLIB:
             data = zlib.decompress(data)
+        if len(data) != 8 * n * self.words:
+            raise OSError(f"a block of a level file holds {len(data)} bytes, not "
+                          f"{8 * n * self.words}")
         return np.frombuffer(data, dtype=np.int64).reshape(n, self.words).copy()
 
     def read(self, most_rows: int) -> np.ndarray:
@@ -210,6 +253,9 @@ class Frontier:
         self.disk_bytes = 0            # bytes written to disk, all levels
         self.raw_bytes = 0             # what those rows take in memory
         self.peak_disk_bytes = 0       # the most on disk at once
+        # every level as it is closed, for traces (search/parents.py); not
+        # closed with the frontier: traces are rebuilt after the search
+        self.archive = None
 
     def should_spill(self, need_rows: int, held_rows: int) -> bool:
         """Whether the next level's ``held_rows`` go to disk rather than the
@@ -240,6 +286,14 @@ class Frontier:
         """The next level becomes the current one: its first piece, or None
         when it is all in memory (``tail``, which the caller takes as it
         is)."""
+        if self.archive is not None:
+            try:
+                self.archive.add_level(self.next_disk, tail)
+            except OSError as err:
+                where = self.policy.folder or tempfile.gettempdir()
+                raise FrontierError(f"a level kept for traces could not be written to {where} "
+                                    f"({err.strerror or err}); --frontier-dir chooses the "
+                                    f"folder") from err
         self._drop_current()
         if self.next_disk is None:
             return None

@@ -13,7 +13,7 @@ import numpy as np
 
 from modelcheck.engines.base import CheckOptions
 from modelcheck.engines.compiled.cache.sizes import preallocated_capacity, start_capacity
-from modelcheck.engines.compiled.kernel.table import FingerprintTable
+from modelcheck.engines.compiled.kernel.table import FingerprintTable, slot_bytes
 from modelcheck.engines.compiled.search.frontier import Frontier
 from modelcheck.engines.compiled.search.shards import table_from_entries
 
@@ -46,26 +46,28 @@ class FixedTable(FingerprintTable):
 
 
 def new_table(options: CheckOptions, words: int, expected: int | None, least: int,
-              frontier: Frontier, max_bytes: int | None) -> tuple[FingerprintTable, int | None]:
+              frontier: Frontier, max_bytes: int | None,
+              parents: bool = True) -> tuple[FingerprintTable, int | None]:
     """The search's table and the count it was sized for (None: the usual
     start, or preallocated).  ``expected``: the last complete search's count;
-    ``least``: the home slots of a table with none."""
-    slot = 12 + (8 * words if options.exact else 0)
+    ``least``: the home slots of a table with none; ``parents``: False for
+    slots without the parent tag (search/parents.py)."""
+    slot = slot_bytes(words, options.exact, parents)
     if options.extra.get("preallocate"):
         # the frontier's arrays in memory: the next level, the piece of the
         # current one being expanded, and the tail after the pieces on disk
         held = 3 * 8 * words * frontier.policy.spill_rows
         cap = preallocated_capacity(slot, max_bytes, held, least)
-        return FixedTable(words, options.exact, capacity=cap), None
+        return FixedTable(words, options.exact, capacity=cap, parents=parents), None
     start = start_capacity(expected, slot, max_bytes, least)
     try:
-        return (FingerprintTable(words, options.exact, capacity=start),
+        return (FingerprintTable(words, options.exact, capacity=start, parents=parents),
                 None if start == least else expected)
     except (MemoryError, OverflowError, ValueError):
         if start == least:
             raise
         # The hint fit the memory that was free a moment ago; no longer.
-        return FingerprintTable(words, options.exact, capacity=least), None
+        return FingerprintTable(words, options.exact, capacity=least, parents=parents), None
 
 
 def refilled(search: CompiledSearch, entries: dict) -> Any:
@@ -80,4 +82,4 @@ def refilled(search: CompiledSearch, entries: dict) -> Any:
                     np.ascontiguousarray(entries["states"], dtype=np.int64).reshape(-1, w)
                     if t.exact else np.zeros((1, w), dtype=np.int64))
         return t
-    return table_from_entries(w, entries, search.shard_count())
+    return table_from_entries(w, entries, search.shard_count(), parents=t.parents)

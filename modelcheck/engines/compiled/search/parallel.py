@@ -274,14 +274,14 @@ class ParallelSearch(CompiledSearch):
         cl = Claims(1, 16, k.layout.words)
         none = np.zeros(0, dtype=np.int64)
         bounds = np.zeros(2, dtype=np.int64)
-        self.module.claim_expand(empty, 0, 0, 0, t.keys, t.tags, t.meta, none, cl.keys, cl.slot,
-                                 cl.rowi, cl.succ, cl.aid, cl.rows, cl.posts, cl.kind, cl.hit, 0,
+        self.module.claim_expand(empty, 0, 0, 0, t.keys, t.tags, cl.side, t.meta, none, cl.keys,
+                                 cl.slot, cl.rowi, cl.succ, cl.aid, cl.rows, cl.posts, cl.kind, cl.hit, 0,
                                  none, none, none, opts, want, kinds, U, P, S, V, buf, bufaid,
                                  s.cbuf.copy(), s.skeys.copy(), err, flags, s.rkeys.copy(),
                                  k.action_of.copy(), s.wact.copy(), np.zeros(1, dtype=np.int64))
         compiled_one()
-        self.module.claim_fix(t.keys, t.tags, t.meta, empty, cl.keys, cl.slot, cl.rowi, cl.kind,
-                              0, 0, 0, cl.valid)
+        self.module.claim_fix(t.keys, t.tags, cl.side, t.meta, empty, cl.keys, cl.slot, cl.rowi,
+                              cl.kind, 0, 0, 0, cl.valid)
         compiled_one()
         self.module.claim_settle(empty, bounds, bounds, cl.cap, 0, none, none, none, cl.valid,
                                  cl.rows, cl.posts, cl.kind, cl.succ, cl.aid, cl.hit, nxt, ctr,

@@ -26,7 +26,8 @@ from modelcheck.engines.compiled.search.shards import ShardedTable
 from modelcheck.engines.compiled.kernel.table import FingerprintTable, tag_from_fp
 from modelcheck.trace.trace import Step, Trace
 
-__all__ = ["Path", "find_path", "trace_of", "step_after", "concrete_step", "RebuildError"]
+__all__ = ["Path", "Target", "find_path", "replay_chain", "trace_of", "step_after",
+           "concrete_step", "RebuildError"]
 
 #: At most this many entries are considered for one parent tag.
 _TAG_CANDIDATES = 64
@@ -74,12 +75,21 @@ def _representatives(kernels: CompiledModel, rows: np.ndarray
     return canon, kernels.fingerprint(canon), perms
 
 
-def _match(table: Table, slot: int, canon: np.ndarray, fps: np.ndarray) -> int | None:
-    """The first row whose representative is the table entry at ``slot``."""
-    target = table.fingerprint_at(slot)
+#: A stored state to reach: its fingerprint, and its words where they must
+#: match too (``--exact``, or levels on disk), else None.
+Target = tuple[int, np.ndarray | None]
+
+
+def _target(table: Table, slot: int) -> Target:
+    return table.fingerprint_at(slot), (table.row_at(slot) if table.exact else None)
+
+
+def _match(target: Target, canon: np.ndarray, fps: np.ndarray) -> int | None:
+    """The first row whose representative is ``target``."""
+    fp, words = target
     for j in range(len(fps)):
-        if int(fps[j]) == target and \
-                (not table.exact or np.array_equal(canon[j].view(np.int64), table.row_at(slot))):
+        if int(fps[j]) == fp and \
+                (words is None or np.array_equal(canon[j].view(np.int64), words)):
             return j
     return None
 
@@ -94,13 +104,13 @@ def concrete_step(kernels: CompiledModel, current: np.ndarray, post: np.ndarray)
     return None
 
 
-def _replay_chain(kernels: CompiledModel, table: Table, chain: list[int],
-                  initial: np.ndarray) -> tuple[Path, np.ndarray] | None:
+def replay_chain(kernels: CompiledModel, chain: list[Target],
+                 initial: np.ndarray) -> tuple[Path, np.ndarray] | None:
     """Re-execute the chain through the stored representatives ``r`` (whose
     successors the search computed), carrying the permutation ``pi`` with
     ``concrete = pi(r)``: the concrete successor of a step r -> t is pi(t)."""
     canon, fps, perms = _representatives(kernels, initial)
-    start = _match(table, chain[0], canon, fps)
+    start = _match(chain[0], canon, fps)
     if start is None:
         return None
     concrete = initial[start].copy()
@@ -113,19 +123,19 @@ def _replay_chain(kernels: CompiledModel, table: Table, chain: list[int],
     # have matched first), so its action instance is the step's.  A trace
     # of a deep search has as many steps as levels: one expansion a step.
     plain = not kernels.symmetric
-    for slot in chain[1:]:
+    for target in chain[1:]:
         succ, _, aids, fault = kernels.expand(rep)
         if fault is not None:
             return None
         if plain:
-            j = _match(table, slot, succ, kernels.fingerprint(succ))
+            j = _match(target, succ, kernels.fingerprint(succ))
             if j is None:
                 return None
             concrete = rep = succ[j].copy()
             path.append((int(aids[j]), concrete))
             continue
         canon, fps, perms = _representatives(kernels, succ)
-        j = _match(table, slot, canon, fps)
+        j = _match(target, canon, fps)
         if j is None:
             return None
         post = kernels.permute(succ[j], pi)[0]
@@ -149,7 +159,7 @@ def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
     if slot < 0:
         raise RebuildError("internal error: the state to rebuild a trace to is not in the table")
     for chain in _chains(table, slot, level - 1):
-        found = _replay_chain(kernels, table, chain, initial)
+        found = replay_chain(kernels, [_target(table, s) for s in chain], initial)
         if found is not None:
             return found
     raise RebuildError(f"internal error: no path of {level - 1} steps to the state re-executes")

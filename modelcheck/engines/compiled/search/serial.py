@@ -40,6 +40,8 @@ from modelcheck.engines.compiled.cache.sizes import (START_CAPACITY, expected_st
 from modelcheck.engines.compiled.kernel.table import growth_steps
 from modelcheck.engines.compiled.search.frontier import Frontier, FrontierError, SpillPolicy
 from modelcheck.engines.compiled.search.memory import TableFull, new_table
+from modelcheck.engines.compiled.search.parents import archive_for, find_path_on_disk
+from modelcheck.engines.compiled.search.stats import search_stats
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
 from modelcheck.errors import EvalError
@@ -81,6 +83,7 @@ class CompiledSearch:
     #: (not the liveness search, which needs the whole graph).
     STOPS_WHEN_SETTLED = True
     SPILLS_LEVELS = True    # a large next level may go to disk (frontier.py)
+    PARENTS_ON_DISK = True  # may keep its levels for traces, no tags (parents.py)
 
     def __init__(self, kernels: CompiledModel, options: CheckOptions, reporter: Reporter):
         self.k = kernels
@@ -113,8 +116,11 @@ class CompiledSearch:
         self.frontier = Frontier(SpillPolicy.from_extra(options.extra, w), w)
         self.preallocate = bool(options.extra.get("preallocate"))
         expected = None if self.preallocate else expected_states(options.cache_dir, self.size_key)
+        # every level kept on disk, the table's slots keys alone (parents.py)
+        self.parents = archive_for(self.frontier, options.extra, self.PARENTS_ON_DISK)
         self.table, self.sized_for = new_table(options, w, expected, START_CAPACITY,
-                                               self.frontier, self.max_table_bytes())
+                                               self.frontier, self.max_table_bytes(),
+                                               parents=self.parents is None)
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
@@ -144,7 +150,8 @@ class CompiledSearch:
         #: call at most, as the tests of level-by-level stops ask), and the
         #: width of a level it stops before (0: none; the parallel search's
         #: WIDE_ROWS, where it may go parallel).
-        self.cross_levels = bool(options.extra.get("cross_levels", True))
+        #: Never with the levels kept: Python must see each one to keep it.
+        self.cross_levels = bool(options.extra.get("cross_levels", True)) and not self.parents
         self.cross_wide = 0
         self.pos = 0
         self.level_start = True     # front is the first piece of its level
@@ -225,7 +232,11 @@ class CompiledSearch:
         if self.settled_early and reason is None:
             early = settled_note(self.depth, self.distinct)
             self.reporter.note(early)
-        self._settle_found()
+        try:
+            self._settle_found()
+        finally:
+            if self.parents is not None:
+                self.parents.close()
         if reason is None:
             self._report(force=True)
             record_states(self.options.cache_dir, self.size_key, self.distinct)
@@ -546,6 +557,8 @@ class CompiledSearch:
 
     def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
         """A concrete path to the stored state ``row`` found at ``level``."""
+        if self.parents is not None:
+            return find_path_on_disk(self.k, self.parents, row, level, initial)
         return find_path(self.k, self.table, row, level, initial)
 
     def _step_to(self, concrete: np.ndarray, pi: np.ndarray, post: np.ndarray) -> tuple:
@@ -555,33 +568,7 @@ class CompiledSearch:
         return step
 
     def _stats(self) -> Stats:
-        elapsed = self.elapsed()
-        counts = {a.name: int(self.act_counts[i]) for i, a in enumerate(self.k.actions)}
-        extras: dict[str, Any] = {
-            "search_s": round(elapsed, 3),
-            "compile_s": round(self.k.codegen_s + self.k.compile_s, 3),
-            "kernel_backend": self.k.backend,
-            "words_per_state": self.k.layout.words,
-            "table_bytes": self.table.nbytes(),
-            "bytes_per_state": round(self.table.bytes_per_state(), 2),
-            "table_load": round(self.distinct / max(1, self.table.capacity), 3),
-            # the states an earlier search's count sized the table for
-            "table_sized_for": self.sized_for,
-            "exact": self.table.exact,
-            "symmetry": [t.name for t in self.k.symmetric],
-            "symmetry_inexact": self.k.inexact_states - self.inexact_before,
-        }
-        if elapsed > 0:
-            extras["states_per_s"] = round(self.distinct / elapsed)
-        extras["table_preallocated"] = self.preallocate
-        extras.update(self.frontier.figures())
-        if not self.table.exact:
-            n = self.distinct
-            extras["fp_collision_probability"] = n * (n - 1) / 2.0 ** 65
-            extras["fp_collision_probability_tlc"] = n * max(0, self.generated - n) / 2.0 ** 64
-        return Stats(distinct_states=self.distinct, generated_states=self.generated,
-                     depth=self.depth, elapsed_s=elapsed, action_counts=counts,
-                     never_enabled=tuple(a for a, c in counts.items() if c == 0), extras=extras)
+        return search_stats(self)
 
     def _notes(self) -> list[str]:
         notes = list(self.k.notes) + self.checkpoint_notes

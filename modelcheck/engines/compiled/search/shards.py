@@ -116,7 +116,8 @@ def entries_of(table: FingerprintTable | ShardedTable) -> dict[str, np.ndarray]:
     for t in parts:
         used = t.keys != SIGN
         keys.append(t.keys[used])
-        tags.append(t.tags[used])
+        # a table without tags (parents on disk) has none to keep
+        tags.append(t.tags[used] if len(t.tags) else np.zeros(0, dtype=np.uint32))
         if t.exact:
             states.append(t.states[used])
     out = {"keys": np.concatenate(keys), "tags": np.concatenate(tags),
@@ -126,10 +127,11 @@ def entries_of(table: FingerprintTable | ShardedTable) -> dict[str, np.ndarray]:
     return out
 
 
-def table_from_entries(words: int, arrays: dict[str, np.ndarray],
-                       shards: int) -> FingerprintTable | ShardedTable:
+def table_from_entries(words: int, arrays: dict[str, np.ndarray], shards: int,
+                       parents: bool = True) -> FingerprintTable | ShardedTable:
     """A table of ``shards`` shards (1: a plain FingerprintTable) holding the
-    entries ``entries_of`` gave."""
+    entries ``entries_of`` gave (``parents`` False: one without tags; the
+    shards always have them)."""
     exact = bool(np.asarray(arrays["exact"])[0])
     keys = np.ascontiguousarray(arrays["keys"], dtype=np.int64)
     tags = np.ascontiguousarray(arrays["tags"], dtype=np.uint32)
@@ -140,7 +142,7 @@ def table_from_entries(words: int, arrays: dict[str, np.ndarray],
     cap = max(1 << 14, int(len(keys) / shards / MAX_LOAD * 1.05) + 64)
     table: FingerprintTable | ShardedTable
     table = ShardedTable(words, exact, shards, cap) if shards > 1 else \
-        FingerprintTable(words, exact, capacity=cap)
+        FingerprintTable(words, exact, capacity=cap, parents=parents)
     parts = table.shards if isinstance(table, ShardedTable) else [table]
     for n, t in enumerate(parts):
         t.fill_from(keys, tags, states, np.int64(len(parts) - 1), np.int64(n))

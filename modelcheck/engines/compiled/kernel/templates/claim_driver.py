@@ -6,36 +6,81 @@
 # ---------------------------------------------------------------- parallel search, one table
 
 @jit
-def claim_insert(keys, tags, meta, key, pos):
+def side_put(side, key, pos):
+    """Enter ``key`` with ``pos`` in the chunk's side table (search/claims.py
+    ``Claims.side``: pairs of key (SIGN: empty) and position, never full:
+    it has twice the room of the claims)."""
+    mask = (side.shape[0] >> 1) - 1
+    h = key & mask
+    while True:
+        if atomic_cas(side, 2 * h, SIGN, key) == SIGN:
+            atomic_store(side, 2 * h + 1, pos)
+            return
+        h = (h + 1) & mask
+
+
+@jit
+def side_at(side, key):
+    """Where ``key``'s position is in the side table, once its row has
+    entered it (it stored the key's slot just before: a short wait)."""
+    mask = (side.shape[0] >> 1) - 1
+    while True:
+        h = key & mask
+        while True:
+            k = atomic_load(side, 2 * h)
+            if k == key:
+                return 2 * h + 1
+            if k == SIGN:
+                break
+            h = (h + 1) & mask
+
+
+@jit
+def claim_insert(keys, tags, side, meta, key, pos):
     """Store ``key`` for the row at ``pos`` (row + 1) unless an earlier row
     has it: (1 stored, 2 taken over from a later row, 0 known (stored before
     the chunk, or by this row or an earlier one), -1 the probe ran off the
-    spare tail (grow the table); the slot)."""
+    spare tail (grow the table); the slot).  The position of the row that
+    holds a FRESH key is in the slot's tag, or, in a table without tags
+    (parents on disk), in the chunk's side table under the key."""
     n = keys.shape[0]
     i = home_of(key, meta[0])
     fkey = key | FRESH
+    tagged = tags.shape[0] != 0
     while i < n:
         k = atomic_load(keys, i)
         if k == SIGN:
             k = atomic_cas(keys, i, SIGN, fkey)
             if k == SIGN:
-                atomic_store(tags, i, pos)
+                if tagged:
+                    atomic_store(tags, i, pos)
+                else:
+                    side_put(side, key, pos)
                 return 1, i
         if k == key:
             return 0, i
         if k == fkey:
-            # stored by another row in this chunk: its tag comes right after
-            t = np.int64(atomic_load(tags, i))
-            while t == 0:
-                t = np.int64(atomic_load(tags, i))
-            while pos < t:
-                old = np.int64(atomic_cas(tags, i, t, pos))
-                if old == t:
-                    return 2, i
-                t = old
-            return 0, i
+            # stored by another row in this chunk: its position comes right after
+            if tagged:
+                return _take_over(tags, i, pos), i
+            return _take_over(side, side_at(side, key), pos), i
         i += 1
     return -1, i
+
+
+@jit
+def _take_over(arr, at, pos):
+    """The position ``arr[at]`` lowered to ``pos`` if that is earlier: 2, or
+    0 when an earlier row holds it (waiting for its row to write it)."""
+    t = np.int64(atomic_load(arr, at))
+    while t == 0:
+        t = np.int64(atomic_load(arr, at))
+    while pos < t:
+        old = np.int64(atomic_cas(arr, at, t, pos))
+        if old == t:
+            return 2
+        t = old
+    return 0
 
 
 BUDGET_TAKE = 256
@@ -99,7 +144,7 @@ def _claim_hit(crow, V, S, err, want, kinds, flags):
 
 
 @jit
-def claim_expand(front, start, stop, j0, keys, tags, meta, budget, ckeys, cslot, crowi, cj,
+def claim_expand(front, start, stop, j0, keys, tags, side, meta, budget, ckeys, cslot, crowi, cj,
                  caid, crows, cposts, ckind, chit, m0, rowk, rown, term, opts, want, kinds, U, P, S,
                  V, buf, bufaid, cbuf, skeys, err, flags, rkeys, act_of, wact, wstat):
     """Successors of front[start:stop] (the first row from successor j0),
@@ -181,7 +226,7 @@ def claim_expand(front, start, stop, j0, keys, tags, meta, budget, ckeys, cslot,
                     left = _take_budget(budget)
                     if left == 0:
                         return 4, i, j, m, ins
-                res, slot = claim_insert(keys, tags, meta, key, i + 1)
+                res, slot = claim_insert(keys, tags, side, meta, key, i + 1)
                 if res < 0:
                     return 6, i, j, m, ins
                 if res == 1:
@@ -204,21 +249,25 @@ def claim_expand(front, start, stop, j0, keys, tags, meta, budget, ckeys, cslot,
 
 
 @jit
-def claim_fix(keys, tags, meta, front, ckeys, cslot, crowi, ckind, lo, moved, hi, valid):
+def claim_fix(keys, tags, side, meta, front, ckeys, cslot, crowi, ckind, lo, moved, hi, valid):
     """Claims lo..hi of one worker: valid[c] 1 for a claim whose slot still
     holds its row, which then gets its parent's tag and loses FRESH.  Each
     slot has one valid claim, and only it writes the slot: it clears FRESH
     before it writes the tag, and the others read the tag before the key, so
     none of them takes the parent's tag for its row.  The entries of outside
     states (which are never stored) are all valid.  Claims before ``moved``
-    were made before the table last grew: their slots are found again."""
+    were made before the table last grew: their slots are found again.
+    Without tags the row's position is the side table's, which nothing
+    writes in this phase."""
     n = keys.shape[0]
     cap = meta[0]
+    tagged = tags.shape[0] != 0
     for c in range(lo, hi):
         ahead = c + PREFETCH_AHEAD
         if ahead < hi and ckind[ahead] == 1:
             if ahead >= moved:
-                prefetch(tags, cslot[ahead])
+                if tagged:
+                    prefetch(tags, cslot[ahead])
                 prefetch(keys, cslot[ahead])
             else:
                 prefetch(keys, home_of(ckeys[ahead], cap))
@@ -238,6 +287,11 @@ def claim_fix(keys, tags, meta, front, ckeys, cslot, crowi, ckind, lo, moved, hi
                     break
                 i += 1
         pos = crowi[c] + 1
+        if not tagged:
+            if side[side_at(side, key)] == pos:
+                valid[c] = 1
+                atomic_store(keys, i, key)
+            continue
         if np.int64(atomic_load(tags, i)) != pos or atomic_load(keys, i) != fkey:
             continue
         valid[c] = 1

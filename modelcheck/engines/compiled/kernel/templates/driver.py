@@ -280,7 +280,8 @@ def _candidates(front, i, buf, lo, k, keys, tags, meta, V, S, cbuf, ckeys, rkeys
         # misses the cache stalled the insert as long as the probe did.
         home = home_of(key, meta[0])
         prefetch(keys, home)
-        prefetch(tags, home)
+        if tags.shape[0] != 0:
+            prefetch(tags, home)
 
 
 @jit

@@ -12,33 +12,18 @@ from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 
 from interrupts import InterruptAt
+from searches import SPILL, interrupted, outcome, resumed, run_search
 
 pytest.importorskip("numba")
-
-#: A few rows: every level past it goes to disk, in many pieces.
-SPILL = {"frontier_spill_rows": 300}
-
-
-def _result(r):
-    return (r.stats.distinct_states, r.stats.generated_states, r.stats.depth,
-            r.stats.action_counts,
-            {p.name: (p.status, p.steps, p.trace.steps if p.trace else None) for p in r.properties})
-
-
-def _check(model, workers=1, **extra):
-    # parallel_after_s 0: a search on several workers goes parallel at once
-    extra = dict(extra, parallel_after_s=0) if workers > 1 else extra
-    return api.check(model, engine="compiled",
-                     options=CheckOptions(symmetry=False, workers=workers, extra=extra))
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_levels_on_disk_give_the_counts_of_levels_in_memory(workers, load, kernels):
     model = load("two_phase", N=5)
     kernels("two_phase", N=5)
-    memory = _check(model, workers)
-    disk = _check(model, workers, **SPILL)
-    assert _result(disk) == _result(memory)
+    memory = run_search(model, workers)
+    disk = run_search(model, workers, **SPILL)
+    assert outcome(disk) == outcome(memory)
     assert disk.stats.distinct_states == 8832
     x = disk.stats.extras
     assert x["frontier_spilled_rows"] > 0 and x["frontier_disk_bytes"] > 0
@@ -55,9 +40,9 @@ def test_a_violation_and_its_trace_with_levels_on_disk(workers, compress, load, 
     consts = {"L": 40, "M": 2000, "BAD": 30}
     model = load("deep", **consts)
     kernels("deep", **consts)
-    memory = _check(model, workers)
-    disk = _check(model, workers, frontier_compress=compress, **SPILL)
-    assert _result(disk) == _result(memory)
+    memory = run_search(model, workers)
+    disk = run_search(model, workers, frontier_compress=compress, **SPILL)
+    assert outcome(disk) == outcome(memory)
     bad = next(p for p in disk.properties if p.name == "NotBad")
     assert bad.status is Status.VIOLATED and bad.steps == 30
     assert disk.stats.extras["frontier_spilled_rows"] > 0
@@ -70,7 +55,7 @@ def test_the_depth_bound_reads_every_piece_of_the_last_level(load, kernels):
                      options=CheckOptions(symmetry=False, max_depth=12))
     disk = api.check(model, engine="compiled",
                      options=CheckOptions(symmetry=False, max_depth=12, extra=dict(SPILL)))
-    assert _result(disk) == _result(full)
+    assert outcome(disk) == outcome(full)
     assert disk.reason == full.reason and "depth bound" in disk.reason
 
 
@@ -82,7 +67,7 @@ def test_a_preallocated_table_that_fills_gives_unknown_with_the_reason(workers, 
     kernels("two_phase", N=6)
     # 1 GiB is set apart for the rest of the process (sizes.RESERVE_BYTES):
     # this leaves the table about 0.3 MiB, some 23,000 states
-    got = _check(model, workers, preallocate=True, max_memory_mib=1024.3, **SPILL)
+    got = run_search(model, workers, preallocate=True, max_memory_mib=1024.3, **SPILL)
     n = got.stats.distinct_states
     assert got.exit_code == 3 and "the state table, sized once for" in got.reason
     assert "--max-memory" in got.reason
@@ -95,9 +80,9 @@ def test_a_preallocated_table_that_fills_gives_unknown_with_the_reason(workers, 
 def test_a_preallocated_table_with_room_gives_the_counts(workers, load, kernels):
     model = load("two_phase", N=6)
     kernels("two_phase", N=6)
-    memory = _check(model, workers)
-    sized = _check(model, workers, preallocate=True, max_memory_mib=1100, **SPILL)
-    assert _result(sized) == _result(memory)
+    memory = run_search(model, workers)
+    sized = run_search(model, workers, preallocate=True, max_memory_mib=1100, **SPILL)
+    assert outcome(sized) == outcome(memory)
     assert sized.stats.extras["table_preallocated"] is True
 
 
@@ -127,7 +112,7 @@ def test_resume_with_levels_on_disk(workers, load, kernels, tmp_path, monkeypatc
     monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)
     model = load("two_phase", N=5)
     kernels("two_phase", N=5)
-    full = _check(model)
+    full = run_search(model)
     on_disk = 0
     for at in (6, 10, 14):
         folder = tmp_path / f"at{at}"
@@ -138,28 +123,12 @@ def test_resume_with_levels_on_disk(workers, load, kernels, tmp_path, monkeypatc
             on_disk += 1
             assert any(p.suffix == ".front" for p in folder.iterdir())
         for extra in (dict(SPILL), {}):
-            assert _result(_resumed(model, workers, folder, extra)) == _result(full)
+            assert outcome(resumed(model, workers, folder, extra)) == outcome(full)
     assert on_disk >= 1
 
 
 def _interrupted(model, workers, folder, at, extra) -> bool:
-    """Ctrl-C at progress tick ``at``, the checkpoint written to ``folder``;
-    False when the search ended first."""
-    rep = InterruptAt(at)
-    part = api.check(model, engine="compiled", reporter=rep,
-                     options=CheckOptions(symmetry=False, workers=workers,
-                                          checkpoint_dir=str(folder),
-                                          extra=dict(extra, cross_levels=False)))
-    if rep.ticks < at:
-        return False
-    assert part.reason == "interrupted"
-    return True
-
-
-def _resumed(model, workers, folder, extra):
-    return api.check(model, engine="compiled",
-                     options=CheckOptions(symmetry=False, workers=workers,
-                                          resume_dir=str(folder), extra=extra))
+    return interrupted(model, workers, folder, at, dict(extra, cross_levels=False))
 
 
 def test_a_level_file_keeps_rows_and_order(tmp_path):
@@ -209,19 +178,19 @@ def test_resume_a_preallocated_table(workers, load, kernels, tmp_path, monkeypat
     monkeypatch.setattr(checkpoint, "STREAM_SLOTS", 1000)
     model = load("two_phase", N=5)
     kernels("two_phase", N=5)
-    full = _check(model)
+    full = run_search(model)
     sized = dict(SPILL, preallocate=True, max_memory_mib=1025)
-    resumed = 0
+    times_resumed = 0
     for at in (5, 9):
         folder = tmp_path / f"at{at}"
         if not _interrupted(model, workers, folder, at, sized):
             continue
         for extra in (sized, {}):
-            rest = _resumed(model, workers, folder, extra)
-            assert _result(rest) == _result(full)
+            rest = resumed(model, workers, folder, extra)
+            assert outcome(rest) == outcome(full)
             assert rest.stats.extras["table_preallocated"] is bool(extra)
-        resumed += 1
-    assert resumed >= 1
+        times_resumed += 1
+    assert times_resumed >= 1
 
 
 def test_a_level_that_cannot_go_to_disk_gives_unknown(load, kernels, tmp_path):
@@ -231,7 +200,7 @@ def test_a_level_that_cannot_go_to_disk_gives_unknown(load, kernels, tmp_path):
     kernels("two_phase", N=5)
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
-    got = _check(model, frontier_dir=str(blocker), **SPILL)
+    got = run_search(model, frontier_dir=str(blocker), **SPILL)
     assert got.exit_code == 3 and "a level could not be written to" in got.reason
     assert all(p.status is Status.UNKNOWN for p in got.properties)
 
@@ -246,7 +215,7 @@ def test_levels_on_disk_with_the_sharded_table(workers, load, kernels):
                       options=CheckOptions(symmetry=False, exact=True, workers=workers,
                                            extra=dict(extra, parallel_after_s=0)))
             for extra in ({}, SPILL)]
-    assert _result(runs[1]) == _result(runs[0])
+    assert outcome(runs[1]) == outcome(runs[0])
     assert runs[1].stats.extras["table"] == "shards"
     assert runs[1].stats.extras["frontier_spilled_rows"] > 0
 
@@ -262,6 +231,6 @@ def test_the_state_bound_with_levels_on_disk(workers, load, kernels):
         runs.append(api.check(model, engine="compiled",
                               options=CheckOptions(symmetry=False, workers=workers,
                                                    max_states=5000, extra=extra)))
-    assert _result(runs[1]) == _result(runs[0])
+    assert outcome(runs[1]) == outcome(runs[0])
     assert runs[1].reason == runs[0].reason and "state bound" in runs[1].reason
     assert runs[1].stats.extras["frontier_spilled_rows"] > 0

@@ -16,34 +16,20 @@ from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.errors import UsageError
 
 from interrupts import InterruptAt
+from searches import SPILL, interrupted, outcome, resumed, run_search
 
 pytest.importorskip("numba")
 
 DISK = {"parents_on_disk": True}
-#: A few rows: every level past it goes to disk, in many pieces.
-SPILL = {"frontier_spill_rows": 300}
-
-
-def _result(r):
-    return (r.stats.distinct_states, r.stats.generated_states, r.stats.depth,
-            r.stats.action_counts,
-            {p.name: (p.status, p.steps, p.trace.steps if p.trace else None) for p in r.properties})
-
-
-def _check(model, workers=1, symmetry=False, **extra):
-    # parallel_after_s 0: a search on several workers goes parallel at once
-    extra = dict(extra, parallel_after_s=0) if workers > 1 else extra
-    return api.check(model, engine="compiled",
-                     options=CheckOptions(symmetry=symmetry, workers=workers, extra=extra))
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_keys_alone_give_the_counts_of_the_tagged_table(workers, load, kernels):
     model = load("two_phase", N=5)
     kernels("two_phase", N=5)
-    tagged = _check(model, workers)
-    keys = _check(model, workers, **DISK)
-    assert _result(keys) == _result(tagged)
+    tagged = run_search(model, workers)
+    keys = run_search(model, workers, **DISK)
+    assert outcome(keys) == outcome(tagged)
     x = keys.stats.extras
     assert x["parents"] == "disk" and tagged.stats.extras["parents"] == "table"
     # 8 bytes a slot, not 12, at the same load
@@ -60,9 +46,9 @@ def test_a_trace_from_the_levels_on_disk(workers, spill, load, kernels):
     consts = {"L": 40, "M": 2000, "BAD": 30}
     model = load("deep", **consts)
     kernels("deep", **consts)
-    tagged = _check(model, workers)
-    disk = _check(model, workers, **DISK, **(SPILL if spill else {}))
-    assert _result(disk) == _result(tagged)
+    tagged = run_search(model, workers)
+    disk = run_search(model, workers, **DISK, **(SPILL if spill else {}))
+    assert outcome(disk) == outcome(tagged)
     bad = next(p for p in disk.properties if p.name == "NotBad")
     assert bad.status is Status.VIOLATED and bad.steps == 30
     assert disk.stats.extras["parents_rows"] > 0
@@ -72,9 +58,9 @@ def test_a_trace_from_the_levels_on_disk(workers, spill, load, kernels):
 def test_a_trace_with_symmetry(workers, load, kernels):
     model = load("sym_mutex", N=3)
     kernels("sym_mutex", symmetry=True, N=3)
-    tagged = _check(model, workers, symmetry=True)
-    disk = _check(model, workers, symmetry=True, **DISK, **SPILL)
-    assert _result(disk) == _result(tagged)
+    tagged = run_search(model, workers, symmetry=True)
+    disk = run_search(model, workers, symmetry=True, **DISK, **SPILL)
+    assert outcome(disk) == outcome(tagged)
     assert any(p.status is Status.VIOLATED and p.trace for p in disk.properties)
 
 
@@ -89,7 +75,7 @@ def test_the_sharded_table_with_parents_on_disk(workers, load, kernels):
                       options=CheckOptions(symmetry=False, exact=True, workers=workers,
                                            extra=dict(extra, parallel_after_s=0)))
             for extra in ({}, dict(DISK, **SPILL))]
-    assert _result(runs[1]) == _result(runs[0])
+    assert outcome(runs[1]) == outcome(runs[0])
     assert runs[1].stats.extras["table"] == "shards"
     assert runs[1].stats.extras["parents"] == "disk"
 
@@ -102,26 +88,12 @@ def test_the_state_bound_with_parents_on_disk(workers, load, kernels):
                       options=CheckOptions(symmetry=False, workers=workers, max_states=3000,
                                            extra=dict(extra, parallel_after_s=0)))
             for extra in ({}, dict(DISK, **SPILL))]
-    assert _result(runs[1]) == _result(runs[0])
+    assert outcome(runs[1]) == outcome(runs[0])
     assert runs[1].reason == runs[0].reason and "state bound" in runs[1].reason
 
 
 def _interrupted(model, workers, folder, at, extra) -> bool:
-    rep = InterruptAt(at)
-    part = api.check(model, engine="compiled", reporter=rep,
-                     options=CheckOptions(symmetry=False, workers=workers,
-                                          checkpoint_dir=str(folder),
-                                          extra=dict(extra, parallel_after_s=0)))
-    if rep.ticks < at:
-        return False
-    assert part.reason == "interrupted"
-    return True
-
-
-def _resumed(model, workers, folder, extra):
-    return api.check(model, engine="compiled",
-                     options=CheckOptions(symmetry=False, workers=workers,
-                                          resume_dir=str(folder), extra=extra))
+    return interrupted(model, workers, folder, at, dict(extra, parallel_after_s=0))
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -134,8 +106,8 @@ def test_a_resumed_search_rebuilds_the_trace(workers, load, kernels, tmp_path, m
     consts = {"L": 40, "M": 2000, "BAD": 30}
     model = load("deep", **consts)
     kernels("deep", **consts)
-    full = _check(model)
-    resumed = 0
+    full = run_search(model)
+    times_resumed = 0
     for at in (8, 20):
         folder = tmp_path / f"at{at}"
         if not _interrupted(model, workers, folder, at, dict(DISK, **SPILL)):
@@ -144,11 +116,11 @@ def test_a_resumed_search_rebuilds_the_trace(workers, load, kernels, tmp_path, m
         assert manifest["format"] == 5
         assert any(p.suffix == ".parents" for p in folder.iterdir())
         for extra in (dict(DISK, **SPILL), {}):
-            rest = _resumed(model, workers, folder, extra)
-            assert _result(rest) == _result(full)
+            rest = resumed(model, workers, folder, extra)
+            assert outcome(rest) == outcome(full)
             assert rest.stats.extras["parents"] == "disk"
-        resumed += 1
-    assert resumed >= 1
+        times_resumed += 1
+    assert times_resumed >= 1
 
 
 def test_a_damaged_file_of_kept_levels_is_refused(load, kernels, tmp_path, monkeypatch):
@@ -164,10 +136,10 @@ def test_a_damaged_file_of_kept_levels_is_refused(load, kernels, tmp_path, monke
     data[len(data) // 2] ^= 0xFF
     kept.write_bytes(bytes(data))
     with pytest.raises(UsageError, match="levels kept for traces.*damaged"):
-        _resumed(model, 1, folder, dict(DISK))
+        resumed(model, 1, folder, dict(DISK))
     kept.unlink()
     with pytest.raises(UsageError, match="incomplete"):
-        _resumed(model, 1, folder, dict(DISK))
+        resumed(model, 1, folder, dict(DISK))
 
 
 def test_a_tagged_checkpoint_is_not_resumed_with_parents_on_disk(load, kernels, tmp_path,
@@ -179,7 +151,7 @@ def test_a_tagged_checkpoint_is_not_resumed_with_parents_on_disk(load, kernels, 
     folder = tmp_path / "ck"
     assert _interrupted(model, 1, folder, 6, dict(SPILL))
     with pytest.raises(UsageError, match="parents of its states in its table"):
-        _resumed(model, 1, folder, dict(DISK))
+        resumed(model, 1, folder, dict(DISK))
 
 
 def test_the_kept_levels_read_back_and_refuse_damage(tmp_path):

@@ -18,7 +18,6 @@ verdicts and traces are those of a level held in memory.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import zlib
@@ -26,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import IO, Iterator
 
 import numpy as np
+
+from modelcheck.fsutil import sha256_file
 
 __all__ = ["Frontier", "FrontierError", "LevelFile", "SpillPolicy", "BLOCK_ROWS",
            "DEFAULT_FRONTIER_MIB", "copy_level", "open_level", "load_level"]
@@ -201,15 +202,7 @@ def copy_level(parts: Iterator[np.ndarray], path: str, words: int,
                 level.append(part)
         f.flush()
         os.fsync(f.fileno())
-    return level.rows, _sha256(path)
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return level.rows, sha256_file(path)
 
 
 def load_level(path: str, words: int, folder: str | None, compress: bool = True) -> LevelFile:

@@ -34,13 +34,12 @@ import numpy as np
 from modelcheck.engines.compiled.kernel.table import FingerprintTable
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.frontier import Frontier, LevelFile, open_level
-from modelcheck.engines.compiled.search.rebuild import Path, RebuildError, Target, replay_chain
+from modelcheck.engines.compiled.search.rebuild import (EXPAND_ROWS, Path, RebuildError,
+                                                        path_through_levels)
 
 __all__ = ["LevelArchive", "ParentsError", "wanted", "archive_for", "figures", "find_path_on_disk",
            "keep_parents_on_disk", "EXPAND_ROWS"]
 
-#: Rows of a level expanded at once when a parent is looked for.
-EXPAND_ROWS = 1 << 14
 
 
 class ParentsError(RebuildError):
@@ -181,40 +180,7 @@ class LevelArchive:
         self.first, self.level_rows = first, rows
 
 
-def _parent_row(kernels: CompiledModel, archive: LevelArchive, level: int,
-                target: Target) -> np.ndarray:
-    """The first row of ``level`` (in its order) with a successor whose
-    representative is ``target``: the row the search stored it from."""
-    fp, words = target
-    for block in archive.level(level):
-        for lo in range(0, len(block), EXPAND_ROWS):
-            rows = block[lo:lo + EXPAND_ROWS]
-            succ, parent, _, _ = kernels.expand(rows)
-            # a run-time error stops the expansion at its row; the rows
-            # before it were expanded by the search as they are here
-            canon = kernels.canonicalize(succ) if kernels.symmetric else succ
-            fps = kernels.fingerprint(canon)
-            for j in np.flatnonzero(fps == np.uint64(fp)):
-                if np.array_equal(canon[j].view(np.int64), words):
-                    return rows[parent[j]].copy()
-    raise RebuildError(f"internal error: no state of level {level} has the successor a "
-                       f"trace goes through")
-
-
 def find_path_on_disk(kernels: CompiledModel, archive: LevelArchive, row: np.ndarray,
                       level: int, initial: np.ndarray) -> tuple[Path, np.ndarray]:
-    """``rebuild.find_path`` from the levels on disk: the representatives of
-    the path back to an initial state, one level at a time, then the path
-    re-executed forward."""
-    rep = np.asarray(row).view(np.int64).copy()
-    chain: list[Target] = []
-    for n in range(level, 0, -1):
-        chain.append((int(kernels.fingerprint(rep)[0]), rep))
-        if n > 1:
-            rep = _parent_row(kernels, archive, n - 1, chain[-1])
-    found = replay_chain(kernels, chain[::-1], initial)
-    if found is None:
-        raise RebuildError(f"internal error: the path of {level - 1} steps found on disk "
-                           f"does not re-execute")
-    return found
-
+    """``rebuild.find_path`` from the levels on disk (rebuild.path_through_levels)."""
+    return path_through_levels(kernels, archive.level, row, level, initial)

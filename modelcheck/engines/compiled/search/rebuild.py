@@ -14,10 +14,22 @@ concrete successor is the permuted successor, and the action instance is
 the one that takes the concrete state there.  The trace is therefore a
 behaviour of the un-reduced spec, whether or not the representative of an
 orbit is unique.
+
+A 32-bit tag is shared by another entry once in 2^32 / n lookups (n states
+stored), and the walk back cannot tell them apart until it reaches an
+initial state: a wrong turn costs the length of that entry's own chain,
+which has wrong turns of its own.  When the trace is long and the table
+large (depth times states well past 2^32: Hanoi with 14 disks, 4.8M states
+and 16,383 steps), that branching grows without end.  So the walk has a
+budget, a few lookups a step; past it, the levels are made again from the
+initial states, keeping of each successor only what the table holds with
+that parent's tag (the search's own tree, with no second table), and the
+path is found level by level from the end, as from levels kept on disk.
 """
 from __future__ import annotations
 
-from typing import Iterator
+import zlib
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -27,14 +39,24 @@ from modelcheck.engines.compiled.kernel.table import FingerprintTable, tag_from_
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Path", "Target", "find_path", "replay_chain", "trace_of", "step_after",
-           "concrete_step", "RebuildError"]
+           "concrete_step", "RebuildError", "path_through_levels", "EXPAND_ROWS"]
 
 #: At most this many entries are considered for one parent tag.
 _TAG_CANDIDATES = 64
+#: The walk back's budget: tag lookups a step of the trace (each replay
+#: tried counts as many as the trace's steps), and a floor.
+_LOOKUPS_A_STEP, _LOOKUPS_FLOOR = 4, 4096
+#: Rows of a level expanded at once when the levels are made again or a
+#: parent is looked for in them.
+EXPAND_ROWS = 1 << 14
 
 
 class RebuildError(RuntimeError):
     """No chain in the table re-executes: an internal error."""
+
+
+class _OverBudget(Exception):
+    """The walk back along the tags has spent its budget."""
 
 
 Path = list[tuple[int | None, np.ndarray]]   # (action id or None for Init, concrete words)
@@ -42,10 +64,11 @@ Path = list[tuple[int | None, np.ndarray]]   # (action id or None for Init, conc
 Table = FingerprintTable | ShardedTable
 
 
-def _chains(table: Table, slot: int, steps: int) -> Iterator[list[int]]:
+def _chains(table: Table, slot: int, steps: int, budget: list[int]) -> Iterator[list[int]]:
     """Slot chains ending at ``slot`` that reach an initial entry in ``steps`` steps
     (listed from the initial entry).  A depth-first walk back along the
-    parent tags, on a stack of its own: a trace may have millions of steps."""
+    parent tags, on a stack of its own: a trace may have millions of steps.
+    Raises _OverBudget once it has looked up ``budget[0]`` tags."""
     path: list[int] = []                # the slots from ``slot`` back
     stack = [iter((slot,))]             # each one's candidates left to try
     while stack:
@@ -65,6 +88,9 @@ def _chains(table: Table, slot: int, steps: int) -> Iterator[list[int]]:
         elif ptag == 0:
             path.pop()
         else:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _OverBudget
             stack.append(iter(table.find_tag(ptag, _TAG_CANDIDATES)))
 
 
@@ -158,11 +184,119 @@ def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
     slot = table.lookup(fp, row)
     if slot < 0:
         raise RebuildError("internal error: the state to rebuild a trace to is not in the table")
-    for chain in _chains(table, slot, level - 1):
-        found = replay_chain(kernels, [_target(table, s) for s in chain], initial)
-        if found is not None:
-            return found
+    budget = [_LOOKUPS_A_STEP * level + _LOOKUPS_FLOOR]
+    try:
+        for chain in _chains(table, slot, level - 1, budget):
+            found = replay_chain(kernels, [_target(table, s) for s in chain], initial)
+            if found is not None:
+                return found
+            budget[0] -= level
+    except _OverBudget:
+        return _path_by_levels_again(kernels, table, row, level, initial)
     raise RebuildError(f"internal error: no path of {level - 1} steps to the state re-executes")
+
+
+def _representatives_of(kernels: CompiledModel, rows: np.ndarray) -> np.ndarray:
+    return kernels.canonicalize(rows) if kernels.symmetric else rows
+
+
+def _pack(a: np.ndarray) -> bytes:
+    return zlib.compress(np.ascontiguousarray(a).tobytes(), 1)
+
+
+def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
+                          initial: np.ndarray) -> tuple[Path, np.ndarray]:
+    """The levels 1..``level`` of the search made again, then the path to
+    ``row`` read back through them.  Level 1 is the initial representatives
+    the table holds as initial; level k + 1 the successors of level k that
+    it holds with their parent's tag: those the search stored from level
+    k, and now and then one whose tag is another's (it is a successor all
+    the same, so a path through it has the right length).  Each level is
+    kept compressed, with the row in the level before of each of its rows."""
+    words = kernels.layout.words
+    row = np.asarray(row).view(np.int64)
+    kept: list[tuple[bytes, bytes]] = []      # (rows, parent rows), compressed
+
+    def members(rows: np.ndarray, ptags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        canon = _representatives_of(kernels, rows)
+        fps = kernels.fingerprint(canon)
+        keep = np.flatnonzero(table.children(fps, canon, ptags))
+        _, first = np.unique(fps[keep], return_index=True)
+        keep = keep[np.sort(first)]
+        return canon[keep], keep
+
+    current, _ = members(initial, np.zeros(len(initial), dtype=np.int64))
+    kept.append((_pack(current), b""))
+    for _ in range(1, level):
+        parts, parents = [], []
+        for lo in range(0, len(current), EXPAND_ROWS):
+            rows = current[lo:lo + EXPAND_ROWS]
+            succ, parent, _, _ = kernels.expand(rows)
+            tags = (kernels.fingerprint(rows) >> np.uint64(32)).astype(np.int64)
+            found, at = members(succ.view(np.int64), tags[parent])
+            parts.append(found)
+            parents.append(parent[at] + lo)
+        current = np.concatenate(parts) if parts else np.zeros((0, words), dtype=np.int64)
+        kept.append((_pack(current), _pack(np.concatenate(parents) if parents else
+                                           np.zeros(0, dtype=np.int64))))
+    at = np.flatnonzero((current == row).all(axis=1))
+    if len(at) == 0:
+        raise RebuildError(f"internal error: the state a trace goes to is not among the "
+                           f"{len(current):,} states of level {level} made again")
+    index = int(at[0])
+    chain: list[Target] = []
+    for n in range(level, 0, -1):
+        blob, parent_blob = kept[n - 1]
+        rep = np.frombuffer(zlib.decompress(blob), dtype=np.int64).reshape(-1, words)[index]
+        chain.append((int(kernels.fingerprint(rep)[0]), rep.copy()))
+        if n > 1:
+            index = int(np.frombuffer(zlib.decompress(parent_blob), dtype=np.int64)[index])
+    found = replay_chain(kernels, chain[::-1], initial)
+    if found is None:
+        raise RebuildError(f"internal error: the path of {level - 1} steps through the levels "
+                           f"made again does not re-execute")
+    return found
+
+
+def _parent_in(kernels: CompiledModel, blocks: Iterable[np.ndarray], level: int,
+               target: Target) -> np.ndarray:
+    """The first row of the level (its ``blocks``, in order) with a
+    successor whose representative is ``target``: the row the search
+    stored it from."""
+    fp, words = target
+    for block in blocks:
+        for lo in range(0, len(block), EXPAND_ROWS):
+            rows = block[lo:lo + EXPAND_ROWS]
+            succ, parent, _, _ = kernels.expand(rows)
+            # a run-time error stops the expansion at its row; the rows
+            # before it were expanded by the search as they are here
+            canon = _representatives_of(kernels, succ)
+            fps = kernels.fingerprint(canon)
+            for j in np.flatnonzero(fps == np.uint64(fp)):
+                if np.array_equal(canon[j].view(np.int64), words):
+                    return rows[parent[j]].copy()
+    raise RebuildError(f"internal error: no state of level {level} has the successor a "
+                       f"trace goes through")
+
+
+def path_through_levels(kernels: CompiledModel, blocks_of: Callable[[int], Iterable[np.ndarray]],
+                        row: np.ndarray, level: int, initial: np.ndarray
+                        ) -> tuple[Path, np.ndarray]:
+    """``find_path`` from the levels themselves (``blocks_of(n)``: level
+    ``n``'s rows in blocks, in order): the representatives of the path back
+    to an initial state, one level at a time, then the path re-executed
+    forward."""
+    rep = np.asarray(row).view(np.int64).copy()
+    chain: list[Target] = []
+    for n in range(level, 0, -1):
+        chain.append((int(kernels.fingerprint(rep)[0]), rep))
+        if n > 1:
+            rep = _parent_in(kernels, blocks_of(n - 1), n - 1, chain[-1])
+    found = replay_chain(kernels, chain[::-1], initial)
+    if found is None:
+        raise RebuildError(f"internal error: the path of {level - 1} steps found through the "
+                           f"levels does not re-execute")
+    return found
 
 
 def step_after(kernels: CompiledModel, concrete: np.ndarray, pi: np.ndarray,

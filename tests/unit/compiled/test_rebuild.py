@@ -1,0 +1,102 @@
+"""Traces from the table's parent tags (search/rebuild.py) when the walk
+back is ambiguous: past its budget of tag lookups the levels are made again
+from the initial states, guided by the tags, and the trace is read back
+through them.  The traces have the shortest length, re-execute, and end
+where the search's did, on 1-3 workers, with symmetry, constraints and the
+sharded table; a deep trace over a large table (where the walk back used to
+branch without end) arrives within the budget."""
+from __future__ import annotations
+
+import pytest
+
+from modelcheck import api
+from modelcheck.engines.base import CheckOptions, Status
+from modelcheck.engines.compiled.kernel.table import FingerprintTable
+from modelcheck.engines.compiled.search import rebuild
+
+from searches import outcome, run_search
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture
+def no_walk(monkeypatch):
+    """A walk back with no budget: every trace comes from the levels made again."""
+    monkeypatch.setattr(rebuild, "_LOOKUPS_A_STEP", 0)
+    monkeypatch.setattr(rebuild, "_LOOKUPS_FLOOR", 0)
+
+
+def _traces(result):
+    return {p.name: p.trace.states for p in result.properties if p.trace}
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_levels_made_again_give_the_walks_traces(workers, load, kernels, monkeypatch):
+    consts = {"L": 40, "M": 2000, "BAD": 30}
+    model = load("deep", **consts)
+    kernels("deep", **consts)
+    walked = run_search(model, workers)
+    monkeypatch.setattr(rebuild, "_LOOKUPS_A_STEP", 0)
+    monkeypatch.setattr(rebuild, "_LOOKUPS_FLOOR", 0)
+    again = run_search(model, workers)
+    assert outcome(again) == outcome(walked)
+    bad = next(p for p in again.properties if p.name == "NotBad")
+    assert bad.status is Status.VIOLATED and bad.steps == 30
+    # every state stored once, so the path through the levels is the walk's
+    assert _traces(again) == _traces(walked)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_with_symmetry(workers, load, kernels, no_walk):
+    model = load("sym_mutex", N=3)
+    kernels("sym_mutex", symmetry=True, N=3)
+    got = run_search(model, workers, symmetry=True)
+    want = api.check(model, engine="reference", options=CheckOptions())
+    assert {p.name: (p.status, p.steps) for p in got.properties} == \
+        {p.name: (p.status, p.steps) for p in want.properties}
+    assert any(p.status is Status.VIOLATED and p.trace for p in got.properties)
+
+
+def test_with_constraints(load, kernels, no_walk):
+    model = load("constrained_mutex")
+    kernels("constrained_mutex")
+    got = run_search(model, 1)
+    want = api.check(model, engine="reference", options=CheckOptions(symmetry=False))
+    assert {p.name: (p.status, p.steps) for p in got.properties} == \
+        {p.name: (p.status, p.steps) for p in want.properties}
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_on_the_sharded_table(workers, load, kernels, no_walk):
+    consts = {"L": 40, "M": 2000, "BAD": 30}
+    model = load("deep", **consts)
+    kernels("deep", **consts)
+    got = api.check(model, engine="compiled",
+                    options=CheckOptions(symmetry=False, exact=True, workers=workers,
+                                         extra={"parallel_after_s": 0}))
+    assert got.stats.extras["table"] == "shards"
+    bad = next(p for p in got.properties if p.name == "NotBad")
+    assert bad.status is Status.VIOLATED and bad.steps == 30
+
+
+def test_a_deep_trace_over_a_large_table_stays_within_the_budget(load, kernels, monkeypatch):
+    """Hanoi, 13 disks: 1,594,323 states, the witness 8,191 moves.  Tags of
+    other entries come up on the way back, and each wrong turn walked the
+    whole chain of its entry (which had wrong turns of its own): with 14
+    disks that walk did not end.  Now it stops at its budget."""
+    model = load("hanoi", N=13)
+    kernels("hanoi", N=13)
+    lookups = []
+    find_tag = FingerprintTable.find_tag
+
+    def counted(self, tag, limit=64):
+        lookups.append(tag)
+        return find_tag(self, tag, limit)
+    monkeypatch.setattr(FingerprintTable, "find_tag", counted)
+    got = run_search(model, 1)
+    assert got.stats.distinct_states == 3 ** 13
+    solved = next(p for p in got.properties if p.name == "Solved")
+    assert solved.status is Status.HOLDS and solved.steps == 2 ** 13 - 1
+    assert len(lookups) <= rebuild._LOOKUPS_A_STEP * 2 ** 13 + rebuild._LOOKUPS_FLOOR + 1
+    pegs = solved.trace.states[-1]["peg"]
+    assert set(pegs.values()) == {2}

@@ -2,7 +2,7 @@
 engine on a large instance, its memory and its disk, beside TLC's projected
 time on the same instance.
 
-    .venv/bin/python bench/billion.py [--spec two_phase] [-D N=11] [--workers 2]
+    .venv/bin/python bench/billion.py [--spec two_phase|hanoi] [-D N=11] [--workers 2]
         [--max-memory MIB] [--frontier-dir DIR] [--frontier-memory MIB]
         [--one-worker] [--tlc-n 8] [--jar PATH] [--no-tlc] [--check-family 3 4 5]
 
@@ -37,13 +37,37 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 from tlc_constraints import find_jar  # noqa: E402  (one jar finder for the benches)
 
-TLA = Path(__file__).parent / "tla" / "twophase"
+TLA = Path(__file__).parent / "tla"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A spec whose size is one const ``N``, and its TLA+ twin for TLC."""
+    folder: str                          # under bench/tla
+    module: str
+    config: Callable[[int], str]         # the TLC config of size n
+    big: int                             # the instance this bench is for
+    tlc_n: int                           # the size TLC runs to the end
+    check: tuple[int, ...]               # the small sizes compared with TLC
+
+
+FAMILIES = {
+    # 2.18·10^9 states at N = 12 (the table needs 21.9 GiB); 3.7·10^8 at 11
+    "two_phase": Family("twophase", "TwoPhase", lambda n: (
+        "CONSTANT RM = {" + ", ".join(f"r{i}" for i in range(1, n + 1)) + "}\n"
+        "INIT TPInit\nNEXT TPNext\nINVARIANT Consistent\n"), 11, 8, (3, 4, 5, 6)),
+    # 3^19 = 1.16·10^9 states of one word, 524,288 levels
+    "hanoi": Family("hanoi", "Hanoi", lambda n: f"CONSTANT N = {n}\nINIT Init\nNEXT Next\n",
+                    19, 14, (3, 4, 5, 6, 7, 8)),
+}
 
 
 # ---------------------------------------------------------------- ours
@@ -134,17 +158,15 @@ def show(label: str, f: dict) -> None:
 
 # ---------------------------------------------------------------- TLC
 
-def tlc(jar: Path, n: int, workers: int) -> dict:
-    """TLC on TwoPhase with ``n`` resource managers, to the end."""
+def tlc(jar: Path, fam: Family, n: int, workers: int) -> dict:
+    """TLC on the family's TLA+ twin at size ``n``, to the end."""
     with tempfile.TemporaryDirectory() as work:
-        shutil.copy(TLA / "TwoPhase.tla", work)
-        rms = ", ".join(f"r{i}" for i in range(1, n + 1))
-        Path(work, "TwoPhase.cfg").write_text(
-            f"CONSTANT RM = {{{rms}}}\nINIT TPInit\nNEXT TPNext\nINVARIANT Consistent\n")
+        shutil.copy(TLA / fam.folder / f"{fam.module}.tla", work)
+        Path(work, f"{fam.module}.cfg").write_text(fam.config(n))
         began = time.monotonic()
         out = subprocess.run(["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC",
-                              "-workers", str(workers), "-config", "TwoPhase.cfg",
-                              "TwoPhase.tla"], cwd=work, capture_output=True, text=True,
+                              "-workers", str(workers), "-config", f"{fam.module}.cfg",
+                              f"{fam.module}.tla"], cwd=work, capture_output=True, text=True,
                              check=False).stdout
         wall = time.monotonic() - began
     found = re.search(r"([\d,]+) states generated, ([\d,]+) distinct states found, 0 states left",
@@ -157,14 +179,14 @@ def tlc(jar: Path, n: int, workers: int) -> dict:
             "depth": int(depth.group(1)) if depth else None, "wall_s": wall}
 
 
-def family(jar: Path, sizes: list[int]) -> None:
+def family(jar: Path, spec: str, sizes: list[int]) -> None:
     """Small instances: TLC's counts beside ours (the reference order)."""
     from modelcheck import api
     from modelcheck.engines.base import CheckOptions
     for n in sizes:
-        model = api.load(str(ROOT / "specs" / "examples" / "two_phase.mc"), consts={"N": str(n)})
+        model = api.load(str(ROOT / "specs" / "examples" / f"{spec}.mc"), consts={"N": str(n)})
         r = api.check(model, engine="compiled", options=CheckOptions(symmetry=False, workers=1))
-        t = tlc(jar, n, 1)
+        t = tlc(jar, FAMILIES[spec], n, 1)
         ours_ = (r.stats.distinct_states, r.stats.generated_states)
         same = "same" if ours_ == (t["distinct"], t["generated"]) else "DIFFERENT"
         print(f"  N={n}: ours {ours_[0]:,} distinct {ours_[1]:,} generated; TLC {t['distinct']:,}"
@@ -175,7 +197,7 @@ def family(jar: Path, sizes: list[int]) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--spec", default="two_phase")
+    p.add_argument("--spec", default="two_phase", choices=sorted(FAMILIES))
     p.add_argument("-D", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--max-memory", type=float, help="MiB for the whole search (default: "
@@ -183,8 +205,10 @@ def main() -> None:
     p.add_argument("--frontier-dir")
     p.add_argument("--frontier-memory", type=float)
     p.add_argument("--one-worker", action="store_true", help="run it on one worker too")
-    p.add_argument("--tlc-n", type=int, default=8, help="TwoPhase size TLC runs to the end")
-    p.add_argument("--check-family", type=int, nargs="*", default=[3, 4, 5, 6])
+    p.add_argument("--tlc-n", type=int, help="the size TLC runs to the end (default: the "
+                   "family's)")
+    p.add_argument("--check-family", type=int, nargs="*", help="small sizes compared with TLC "
+                   "(default: the family's)")
     p.add_argument("--jar")
     p.add_argument("--no-tlc", action="store_true")
     p.add_argument("--baseline", action="store_true",
@@ -192,8 +216,13 @@ def main() -> None:
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
-    if not args.D and args.spec == "two_phase":
-        args.D = ["N=11"]
+    fam = FAMILIES[args.spec]
+    if not args.D:
+        args.D = [f"N={fam.big}"]
+    if args.tlc_n is None:
+        args.tlc_n = fam.tlc_n
+    if args.check_family is None:
+        args.check_family = list(fam.check)
     if args.child:
         child(args)
         return
@@ -202,9 +231,9 @@ def main() -> None:
     jar = None if args.no_tlc else find_jar(args.jar)
     if jar is not None and (shutil.which("java") is None or not jar.is_file()):
         jar = None
-    if jar is not None and args.spec == "two_phase" and args.check_family:
+    if jar is not None and args.check_family:
         print("the family against TLC:")
-        family(jar, args.check_family)
+        family(jar, args.spec, args.check_family)
     big = ours(args, args.workers)
     show(f"ours, {args.workers} workers", big)
     if args.one_worker:
@@ -220,8 +249,8 @@ def main() -> None:
               f"{big['cpu_s'] / base['cpu_s']:.2f}x, search time "
               f"{big['search_s'] / max(base['search_s'], 1e-9):.2f}x, peak RSS "
               f"{big['peak_rss'] / base['peak_rss']:.2f}x")
-    if jar is not None and args.spec == "two_phase":
-        t = tlc(jar, args.tlc_n, args.workers)
+    if jar is not None:
+        t = tlc(jar, fam, args.tlc_n, args.workers)
         rate = t["distinct"] / t["wall_s"]
         projected = big["distinct"] / rate
         print(f"TLC, N={args.tlc_n}, {args.workers} workers, to the end: {t['distinct']:,} distinct"

@@ -84,7 +84,7 @@ def test_a_deep_trace_over_a_large_table_stays_within_the_budget(load, kernels, 
     other entries come up on the way back, and each wrong turn walked the
     whole chain of its entry (which had wrong turns of its own): with 14
     disks that walk did not end.  Now it stops at its budget."""
-    model = load("hanoi", N=13)
+    model = load("hanoi", N=13)   # specs/examples/hanoi.mc
     kernels("hanoi", N=13)
     lookups = []
     find_tag = FingerprintTable.find_tag

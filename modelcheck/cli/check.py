@@ -90,6 +90,11 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Check every combination of these const values (repeatable)."),
         click.option("--exact", is_flag=True,
                      help="[compiled] Store whole states instead of fingerprints."),
+        click.option("--fingerprint-bits", type=int, default=64, show_default=True,
+                     metavar="BITS",
+                     help="[compiled] Width of the fingerprints states are told apart by: "
+                          "64, 96 or 128 (a second hash word in each slot: 8 bytes a state "
+                          "more, a collision 2^32 or 2^64 times less likely)."),
         click.option("--no-symmetry", is_flag=True,
                      help="[compiled, spark, reference] Do not reduce symmetric types."),
         click.option("--checkpoint", type=click.Path(file_okay=False), metavar="DIR",
@@ -144,7 +149,8 @@ def _flags(kw: dict[str, Any]) -> CheckFlags:
         properties=tuple(kw["properties"]), deadlock=not kw["no_deadlock"],
         max_states=kw["max_states"], max_depth=kw["max_depth"], timeout_s=kw["timeout"],
         simulate=kw["simulate"], depth=kw["depth"], seed=kw["seed"], exact=kw["exact"],
-        symmetry=not kw["no_symmetry"], checkpoint_dir=kw["checkpoint"],
+        fingerprint_bits=kw["fingerprint_bits"], symmetry=not kw["no_symmetry"],
+        checkpoint_dir=kw["checkpoint"],
         checkpoint_every_s=kw["checkpoint_every"], resume_dir=kw["resume"],
         dump_kernel=kw["dump_kernel"], k=kw["k"], lemmas=tuple(kw["lemmas"]),
         master=kw["master"], partitions=kw["partitions"],

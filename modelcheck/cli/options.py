@@ -14,6 +14,7 @@ import click
 from modelcheck import api
 from modelcheck.cli.runner import LATEST, STAMPED
 from modelcheck.engines.base import DEADLOCK, CheckOptions
+from modelcheck.engines.compiled.kernel.widths import FINGERPRINT_BITS
 from modelcheck.diagnostics import did_you_mean
 from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
@@ -131,6 +132,7 @@ class CheckFlags:
     depth: int | None = None
     seed: int = 0
     exact: bool = False
+    fingerprint_bits: int = 64
     symmetry: bool = True
     checkpoint_dir: str | None = None
     checkpoint_every_s: float | None = None
@@ -175,9 +177,21 @@ def _selection(flags: CheckFlags) -> tuple[tuple[str, ...] | None, bool]:
     return tuple(n for n in flags.properties if n != DEADLOCK), DEADLOCK in flags.properties
 
 
+def _check_fingerprint_bits(flags: CheckFlags) -> None:
+    bits = flags.fingerprint_bits
+    if bits not in FINGERPRINT_BITS:
+        raise UsageError(f"--fingerprint-bits {bits}: not a fingerprint width",
+                         hint="use 64, 96 or 128")
+    if bits != 64 and flags.exact:
+        raise UsageError(f"--fingerprint-bits {bits} and --exact contradict each other "
+                         f"(--exact compares whole states, not fingerprints)",
+                         hint="drop one of them")
+
+
 def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
     """``CheckOptions`` for ``model`` from the command-line flags; property and
     lemma names are checked against the spec here, before any search starts."""
+    _check_fingerprint_bits(flags)
     _check_property_names(model, flags.properties, "--property", deadlock_ok=True)
     _check_property_names(model, flags.lemmas, "--lemma")
     invariants, deadlock = _selection(flags)
@@ -190,6 +204,7 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
         simulate=flags.simulate,
         seed=flags.seed,
         exact=flags.exact,
+        fingerprint_bits=flags.fingerprint_bits,
         symmetry=flags.symmetry,
         checkpoint_dir=flags.checkpoint_dir,
         resume_dir=flags.resume_dir,

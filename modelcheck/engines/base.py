@@ -79,6 +79,7 @@ class CheckOptions:
     seed: int = 0
     # compiled engine
     exact: bool = False                         # store whole packed states, no fingerprints
+    fingerprint_bits: int = 64                  # 64, 96 or 128 (compiled; --fingerprint-bits)
     symmetry: bool = True                       # use symmetric declarations
     checkpoint_dir: str | None = None
     checkpoint_every_s: float = 300.0

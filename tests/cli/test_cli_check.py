@@ -204,6 +204,24 @@ def test_command_line_mistakes_exit_2(mc, args):
     assert "Error:" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_a_fingerprint_width_not_offered_exits_2_with_the_widths(mc):
+    run = mc("check", TWO_PHASE, "--fingerprint-bits", "80")
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr == ("error: --fingerprint-bits 80: not a fingerprint width\n"
+                          "   = hint: use 64, 96 or 128\n")
+    run = mc("check", TWO_PHASE, "--fingerprint-bits", "128", "--exact")
+    assert run.exit_code == 2 and "contradict" in run.stderr
+    run = mc("check", TWO_PHASE, "--fingerprint-bits", "80", "--json")
+    assert run.exit_code == 2 and "--fingerprint-bits 80" in run.stdout
+
+
+def test_the_reference_explorer_says_the_width_has_no_effect(mc):
+    run = mc("check", DIE_HARD, *REF, "--fingerprint-bits", "128", "--json", "--out", "OUT")
+    assert run.exit_code == 1
+    assert any("--fingerprint-bits 128 has no effect" in n
+               for n in json.loads(run.stdout)["notes"])
+
+
 def test_simulate_runs_on_the_reference_engine_only(mc):
     run = mc("check", DIE_HARD, "--simulate", "3", "--engine", "bmc")
     assert run.exit_code == 2

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from modelcheck.engines.base import CheckOptions, CheckResult, NullReporter, Reporter, Stats
+from modelcheck.errors import UsageError
 from modelcheck.ir.nodes import Model
 
 if TYPE_CHECKING:
@@ -183,6 +184,15 @@ def plan_run(model: Model, options: CheckOptions) -> RunPlan:
     return RunPlan(options, kernel_options, live)
 
 
+def _check_width(options: CheckOptions) -> None:
+    """A width the table does not offer is the caller's mistake, said before
+    anything is compiled (the CLI says it the same way: cli/options.py)."""
+    from modelcheck.engines.compiled.kernel.widths import bits_error
+    if bits_error(options.fingerprint_bits):
+        raise UsageError(f"fingerprint_bits {options.fingerprint_bits!r}: not a fingerprint "
+                         f"width", hint="use 64, 96 or 128")
+
+
 class CompiledEngine:
     """Breadth-first search over packed states with numba-compiled actions."""
 
@@ -192,6 +202,7 @@ class CompiledEngine:
               reporter: Reporter | None = None) -> CheckResult:
         options = options if options is not None else CheckOptions()
         reporter = reporter if reporter is not None else NullReporter()
+        _check_width(options)
         missing = _numba_missing()
         if missing is not None:
             return _fallback(model, options, reporter, missing)

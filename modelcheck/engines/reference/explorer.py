@@ -151,6 +151,9 @@ class _Search:
         self.pred_index = {id(e): k for k, e in enumerate(self.preds)}
         self.pred_values: list[tuple] = []
         self.notes: list[str] = []
+        if options.fingerprint_bits != 64:
+            self.notes.append(f"--fingerprint-bits {options.fingerprint_bits} has no effect "
+                              f"here: the reference explorer keeps whole states")
         self.orbits = self.symmetry(model, options)
         # States are stored as found (so every trace is a behaviour) and
         # looked up by their orbit key under symmetry.

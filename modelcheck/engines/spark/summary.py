@@ -47,6 +47,9 @@ def level_notes(state: SearchState, spark: dict[str, Any], options: CheckOptions
     if options.exact:
         notes.append("--exact is not supported by the spark engine: states are told apart "
                      "by 64-bit fingerprints")
+    elif options.fingerprint_bits != 64:
+        notes.append(f"--fingerprint-bits {options.fingerprint_bits} is not supported by the "
+                     f"spark engine: states are told apart by 64-bit fingerprints")
     return notes
 
 

@@ -46,8 +46,8 @@ __all__ = ["CACHE_ENV", "CompileTimeout", "KernelCacheError", "compile_deadline"
 
 #: The kernel room's modules a kernel imports or whose codes its callers read
 #: (the templates are in the generated source itself).
-_RUNTIME_FILES = ("runtime.py", "table.py", "driver.py", "par_driver.py", "claim_driver.py",
-                  "live_driver.py")
+_RUNTIME_FILES = ("runtime.py", "table.py", "widths.py", "driver.py", "par_driver.py",
+                  "claim_driver.py", "live_driver.py")
 #: Entries written before kernels had hash files and manifests get other keys,
 #: so they are left alone rather than reported as damaged.
 _CACHE_FORMAT = 2

@@ -42,7 +42,8 @@ from modelcheck.engines.compiled.kernel.runtime import (popcount, fingerprint, f
     less, prefetch, bit, setbit, clearbit, fail, copy_slots, zero_slots, same_slots, sp_count,
     sp_add, sp_remove, sp_distinct, sp_sort, sp_within, FRESH, atomic_cas, atomic_load,
     atomic_store)
-from modelcheck.engines.compiled.kernel.table import table_insert, home_of
+from modelcheck.engines.compiled.kernel.table import (table_insert, home_of, second_word,
+                                                      slot_matches, slot_store)
 
 # No function here allocates, so none needs numba's reference counting, whose
 # increments on every array argument of every call cost more than the work.

@@ -21,7 +21,11 @@ There is no wrap-around: ``tail`` spare slots follow the ``C`` home slots, and
 an insert that would run off the end reports FULL (the caller grows the table).
 
 ``options.exact`` keeps each state's words beside its key; equal keys are
-told apart by the words.
+told apart by the words.  ``--fingerprint-bits 96|128`` keeps a second,
+independent hash of the words instead (``second_word``: 32 or 64 of its bits,
+in a one-column ``states``), compared where ``--exact`` compares the words:
+the table then tells states apart by 96 or 128 bits.  ``meta[M_EXACT]`` says
+which (``MODE_*``); the kernels read it, so one compiled kernel serves all.
 
 A table made with ``parents=False`` has no tags (an empty ``tags`` array:
 8-byte slots); the search then keeps its levels on disk and finds parents
@@ -37,11 +41,17 @@ import numpy as np
 from numba import njit
 
 from modelcheck.engines.compiled.reps import to_signed, to_unsigned
-from modelcheck.engines.compiled.kernel.runtime import SIGN, TAG_MASK, TAG_SHIFT
+from modelcheck.engines.compiled.kernel.widths import (FINGERPRINT_BITS, MODE_EXACT, MODE_FP,
+                                                       MODE_FP96, MODE_FP128, side_words,
+                                                       table_mode)
+from modelcheck.engines.compiled.kernel.runtime import (SIGN, TAG_MASK, TAG_SHIFT, _C1, _C2,
+                                                        _fmix, _rotl)
 
 __all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
            "table_insert", "table_find_tag", "table_children", "table_lookup", "key_of",
-           "home_of", "tag_from_fp", "fresh_array", "growth_steps", "slot_bytes"]
+           "home_of", "tag_from_fp", "fresh_array", "growth_steps", "slot_bytes", "second_word",
+           "slot_matches", "slot_store", "MODE_FP", "MODE_EXACT", "MODE_FP96", "MODE_FP128",
+           "FINGERPRINT_BITS", "table_mode", "side_words"]
 
 NEW, FOUND, FULL, ABSENT = 1, 0, -1, -2
 #: Grow when the load reaches this...
@@ -51,6 +61,8 @@ MAX_LOAD = 0.88
 GROWTH = 1.16
 #: Meta slots: home slots C, entries, exact flag.
 M_CAP, M_COUNT, M_EXACT = 0, 1, 2
+#: The second hash's seed: not the first's, so the two words are unrelated.
+_SEED2 = np.int64(0x6A09E667F3BCC909)
 
 
 def own_line(a: np.ndarray) -> np.ndarray:
@@ -143,17 +155,65 @@ def _same_state(states: np.ndarray, i: np.int64, row: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def second_word(row: np.ndarray, mode: np.int64) -> np.int64:
+    """The second word of a wide fingerprint (0 unless mode is MODE_FP96 or
+    MODE_FP128): a hash of the packed words with its own seed, rotations and
+    multipliers (the first's constants swapped), so that two states whose
+    fingerprints collide still differ here with probability 1 - 2^-32 or
+    1 - 2^-64.  MODE_FP96 keeps its low 32 bits."""
+    if mode < MODE_FP96:
+        return np.int64(0)
+    n = row.shape[0]
+    h = _SEED2 ^ n
+    for i in range(n):
+        k = row[i] * _C2
+        k = _rotl(k, 33)
+        k *= _C1
+        h ^= k
+        h = _rotl(h, 29) * 9 + 0x38495AB5
+    h = _fmix(h ^ (n * 8) ^ _SEED2)
+    if mode == MODE_FP96:
+        h &= 0xFFFFFFFF
+    return h
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def slot_matches(states: np.ndarray, i: np.int64, row: np.ndarray, mode: np.int64,
+                 w2: np.int64) -> bool:
+    """Whether slot i, whose key is the state's, holds the state: always
+    with fingerprints alone, by the words with --exact, by the second word
+    of a wide fingerprint."""
+    if mode == MODE_FP:
+        return True
+    if mode == MODE_EXACT:
+        return _same_state(states, i, row)
+    return states[i, 0] == w2
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def slot_store(states: np.ndarray, i: np.int64, row: np.ndarray, mode: np.int64,
+               w2: np.int64) -> None:
+    """What slot i keeps beside the key (see ``slot_matches``)."""
+    if mode == MODE_EXACT:
+        for w in range(row.shape[0]):
+            states[i, w] = row[w]
+    elif mode != MODE_FP:
+        states[i, 0] = w2
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def table_lookup(keys: np.ndarray, states: np.ndarray, meta: np.ndarray,
                  key: np.int64, row: np.ndarray) -> np.int64:
     """The slot holding the state, or -1."""
     n = keys.shape[0]
     i = home_of(key, meta[M_CAP])
-    exact = meta[M_EXACT] != 0
+    mode = meta[M_EXACT]
+    w2 = second_word(row, mode)
     while i < n:
         k = keys[i]
         if k == SIGN:
             return -1
-        if k == key and (not exact or _same_state(states, i, row)):
+        if k == key and slot_matches(states, i, row, mode, w2):
             return i
         i += 1
     return -1
@@ -164,14 +224,24 @@ def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: n
                  key: np.int64, ptag: np.int64, row: np.ndarray, allow: bool) -> np.int64:
     """Insert a state unless present: NEW, FOUND, FULL (grow and retry), or
     ABSENT when ``allow`` is false and the state is not there."""
+    mode = meta[M_EXACT]
+    return _insert_with(keys, tags, states, meta, key, ptag, row, second_word(row, mode), allow)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _insert_with(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                 key: np.int64, ptag: np.int64, row: np.ndarray, w2: np.int64,
+                 allow: bool) -> np.int64:
+    """``table_insert`` with the second word given (a checkpoint's entries
+    hold it, not the state's words)."""
     n = keys.shape[0]
     i = home_of(key, meta[M_CAP])
-    exact = meta[M_EXACT] != 0
+    mode = meta[M_EXACT]
     while i < n:
         k = keys[i]
         if k == SIGN:
             break
-        if k == key and (not exact or _same_state(states, i, row)):
+        if k == key and slot_matches(states, i, row, mode, w2):
             return FOUND
         i += 1
     if not allow:
@@ -181,9 +251,7 @@ def table_insert(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: n
     keys[i] = key
     if tags.shape[0] != 0:
         tags[i] = np.uint32(ptag & 0xFFFFFFFF)
-    if exact:
-        for w in range(row.shape[0]):
-            states[i, w] = row[w]
+    slot_store(states, i, row, mode, w2)
     meta[M_COUNT] += 1
     return NEW
 
@@ -320,7 +388,8 @@ def _insert_entries(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta
     """Insert the entries from ``start`` whose key's low bits are ``shard``,
     each with its own parent tag; the index reached (grow the table, then go
     on from there), or len(ekeys) when all are in."""
-    exact = meta[M_EXACT] != 0
+    mode = meta[M_EXACT]
+    side = mode != MODE_FP
     for i in range(start, ekeys.shape[0]):
         k = ekeys[i]
         if (k & mask) != shard:
@@ -328,7 +397,8 @@ def _insert_entries(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta
         if meta[M_COUNT] >= grow_at:
             return i
         ptag = np.int64(etags[i]) if etags.shape[0] != 0 else np.int64(0)
-        if table_insert(keys, tags, states, meta, k, ptag, estates[i if exact else 0],
+        w2 = estates[i, 0] if mode >= MODE_FP96 else np.int64(0)
+        if _insert_with(keys, tags, states, meta, k, ptag, estates[i if side else 0], w2,
                         True) == FULL:
             return i
     return ekeys.shape[0]
@@ -371,12 +441,17 @@ class FingerprintTable:
     """The arrays of the table and the Python side of its life: creation,
     growth, memory figures, and refilling from saved entries."""
 
-    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14, parents: bool = True):
+    def __init__(self, words: int, exact: bool, capacity: int = 1 << 14, parents: bool = True,
+                 bits: int = 64):
         self.words = words
         self.exact = exact
+        self.bits = bits            # the fingerprint's width (exact: unused)
+        self.mode = table_mode(exact, bits)
+        # columns of ``states``: the words (exact), the second word (wide), none
+        self.side = side_words(words, exact, bits)
         self.parents = parents      # False: no tags, 8-byte slots
         self.meta = own_line(np.zeros(4, dtype=np.int64))
-        self.meta[M_EXACT] = 1 if exact else 0
+        self.meta[M_EXACT] = self.mode
         self._allocate(capacity)
 
     def _allocate(self, cap: int, tail: int | None = None) -> None:
@@ -386,11 +461,18 @@ class FingerprintTable:
     def _arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = cap + (tail_for(cap) if tail is None else tail)
         return (fresh_array(n, np.int64, SIGN), fresh_array(n if self.parents else 0, np.uint32, 0),
-                np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
+                self._side_array(n))
+
+    def _side_array(self, n: int) -> np.ndarray:
+        if not self.side:
+            return np.zeros((1, self.words), dtype=np.int64)
+        # mapped as the keys are (pages made up front), so a preallocated
+        # table's memory is all there from the start, second words included
+        return fresh_array(n * self.side, np.int64, 0).reshape(n, self.side)
 
     @property
     def slot_bytes(self) -> int:
-        return slot_bytes(self.words, self.exact, self.parents)
+        return slot_bytes(self.words, self.exact, self.parents, self.bits)
 
     @property
     def capacity(self) -> int:
@@ -434,7 +516,7 @@ class FingerprintTable:
                 done = self._rebuild_parts(old, new, cap, *each)
             else:
                 new = self._arrays(cap, tail)
-                done = _rebuild(*old, *new, np.int64(cap), self.exact)
+                done = _rebuild(*old, *new, np.int64(cap), self.side > 0)
             if done:
                 self.keys, self.tags, self.states = new
                 self.meta[M_CAP] = cap
@@ -444,7 +526,7 @@ class FingerprintTable:
     def _empty_arrays(self, cap: int, tail: int | None) -> tuple[np.ndarray, ...]:
         n = cap + (tail_for(cap) if tail is None else tail)
         return (fresh_array(n, np.int64, None), fresh_array(n if self.parents else 0, np.uint32, None),
-                np.zeros((n if self.exact else 1, self.words), dtype=np.int64))
+                self._side_array(n))
 
     def _rebuild_parts(self, old: tuple[np.ndarray, ...], new: tuple[np.ndarray, ...], cap: int,
                        parts: int, each: Each) -> bool:
@@ -466,20 +548,20 @@ class FingerprintTable:
 
         def job(p: int) -> None:
             counts[p] = int(_rebuild_part(*old[:3], np.int64(cuts[p]), np.int64(cuts[p + 1]),
-                                          *new, np.int64(cap), self.exact,
+                                          *new, np.int64(cap), self.side > 0,
                                           np.int64(firsts[p]), np.int64(firsts[p + 1]),
                                           spills[p]))
         each(job)
         if min(counts) < 0:
             new[0][:] = SIGN
             new[1][:] = 0
-            return bool(_rebuild(*old, *new, np.int64(cap), self.exact))
+            return bool(_rebuild(*old, *new, np.int64(cap), self.side > 0))
         return all(_insert_spilled(*old, spills[p], np.int64(counts[p]), *new, np.int64(cap),
-                                   self.exact) for p in range(parts))
+                                   self.side > 0) for p in range(parts))
 
     def nbytes(self) -> int:
         total = self.keys.nbytes + self.tags.nbytes
-        return total + (self.states.nbytes if self.exact else 0)
+        return total + (self.states.nbytes if self.side else 0)
 
     def bytes_per_state(self) -> float:
         return self.nbytes() / max(1, self.count)
@@ -525,10 +607,11 @@ class FingerprintTable:
                 self.grow()
 
 
-def slot_bytes(words: int, exact: bool, parents: bool = True) -> int:
+def slot_bytes(words: int, exact: bool, parents: bool = True, bits: int = 64) -> int:
     """The bytes of one slot: the key, the parent's tag unless the parents
-    are on disk, and the state's words with ``exact``."""
-    return 8 + (4 if parents else 0) + (8 * words if exact else 0)
+    are on disk, and the state's words with ``exact`` (else the second word
+    of a wide fingerprint)."""
+    return 8 + (4 if parents else 0) + 8 * side_words(words, exact, bits)
 
 
 def tag_from_fp(fp: int) -> int:

@@ -231,7 +231,7 @@ def spill_table(table: Any) -> Any:
     memory is free for the cycle analysis.  Returns the file (kept open as
     long as the maps are used)."""
     arrays = [("keys", table.keys), ("tags", table.tags)]
-    if table.exact:
+    if table.side:      # the words (--exact) or a wide fingerprint's second word
         arrays.append(("states", table.states))
     f = tempfile.TemporaryFile(prefix="mc-live-table-")
     at = []

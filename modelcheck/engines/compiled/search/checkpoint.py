@@ -35,6 +35,7 @@ from modelcheck.engines.compiled.search.memory import refilled
 from modelcheck.engines.compiled.search.parents import keep_parents_on_disk
 from modelcheck.engines.compiled.search.shards import entries_of
 from modelcheck.engines.compiled.kernel.table import M_EXACT
+from modelcheck.engines.compiled.kernel.widths import MODE_EXACT
 from modelcheck.errors import UsageError
 from modelcheck.fsutil import (atomic_writer, loads_json, read_json_file, remove_stale_temps,
                                sha256_file, write_atomic)
@@ -70,10 +71,26 @@ def _signature(search: CompiledSearch) -> dict:
     constants, symmetry), the constants it reads at run time (params.py), state
     storage and the properties checked."""
     o = search.options
-    return {"format": FORMAT, "kernel": search.k.path.name,
-            "params": [list(p) for p in search.k.generated.params], "exact": bool(o.exact),
-            "deadlock": bool(o.deadlock),
-            "invariants": None if o.invariants is None else sorted(o.invariants)}
+    sig = {"format": FORMAT, "kernel": search.k.path.name,
+           "params": [list(p) for p in search.k.generated.params], "exact": bool(o.exact),
+           "deadlock": bool(o.deadlock),
+           "invariants": None if o.invariants is None else sorted(o.invariants)}
+    if o.fingerprint_bits != 64 and not o.exact:
+        # only when wide: a checkpoint from before the option is a 64-bit one
+        sig["fingerprint_bits"] = o.fingerprint_bits
+    return sig
+
+
+def _check_width(search: CompiledSearch, folder: str, saved: dict) -> None:
+    """Refuse a checkpoint whose fingerprints are of another width than the
+    run's: its table's keys could not be compared with the run's."""
+    theirs = saved.get("fingerprint_bits", 64) if not saved.get("exact") else None
+    o = search.options
+    ours = None if o.exact else o.fingerprint_bits
+    if theirs != ours and theirs is not None and ours is not None:
+        raise UsageError(f"the checkpoint in {folder} holds {theirs}-bit fingerprints, "
+                         f"not {ours}-bit ones",
+                         hint=f"resume with --fingerprint-bits {theirs}")
 
 
 def clean_stale(folder: str | os.PathLike) -> None:
@@ -97,7 +114,7 @@ def save(search: CompiledSearch, folder: str) -> Path:
     # The table's entries, not its slots: a search with another number of
     # workers (shards) resumes from them.
     t = search.table
-    if getattr(t, "fixed", False) and not t.exact:
+    if getattr(t, "fixed", False) and not t.side:
         # A preallocated table's slots as they are (empty ones included),
         # which savez streams: an entries list would be a copy of the table,
         # 12 GB beside it at a billion states.  The reader drops the empty ones.
@@ -299,12 +316,13 @@ def _refill(search: CompiledSearch, data: Any, words: int) -> None:
     """The table from a checkpoint's arrays read whole."""
     keys = np.asarray(data["table_keys"], dtype=np.int64)
     used = keys != SIGN
-    exact = int(np.asarray(data["table_meta"])[M_EXACT])
+    mode = int(np.asarray(data["table_meta"])[M_EXACT])    # kernel/widths.py
     tags = np.asarray(data["table_tags"])
     table = {"keys": keys[used], "tags": tags[used] if len(tags) else tags,
-             "exact": np.array([exact])}
-    if exact:
-        table["states"] = np.asarray(data["table_states"]).reshape(-1, words)[used]
+             "exact": np.array([mode])}
+    if mode:
+        side = words if mode == MODE_EXACT else 1
+        table["states"] = np.asarray(data["table_states"]).reshape(-1, side)[used]
     search.table = refilled(search, table)
 
 
@@ -314,7 +332,7 @@ def _stream_table(search: CompiledSearch, data: Any) -> bool:
     whole in memory beside it; False where that does not apply (no
     preallocated table, --exact, shards: ``_refill``)."""
     t = search.table
-    if (not getattr(t, "fixed", False) or t.exact or t.count or search.shard_count() != 1
+    if (not getattr(t, "fixed", False) or t.side or t.count or search.shard_count() != 1
             or int(np.asarray(data["table_meta"])[M_EXACT])):
         return False
     members = [data.zip.open(f"{name}.npy") for name in ("table_keys", "table_tags")]
@@ -347,6 +365,7 @@ def _stream_table(search: CompiledSearch, data: Any) -> bool:
 def _load(search: CompiledSearch, folder: str, path: Path) -> None:
     with np.load(path) as data:
         meta = loads_json(bytes(data["meta"]), f"the checkpoint {path}")
+        _check_width(search, folder, meta["signature"])
         if meta["signature"] != _signature(search):
             raise UsageError(f"the checkpoint in {folder} was written for another spec, "
                              f"constants or options",

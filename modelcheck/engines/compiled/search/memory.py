@@ -52,22 +52,25 @@ def new_table(options: CheckOptions, words: int, expected: int | None, least: in
     start, or preallocated).  ``expected``: the last complete search's count;
     ``least``: the home slots of a table with none; ``parents``: False for
     slots without the parent tag (search/parents.py)."""
-    slot = slot_bytes(words, options.exact, parents)
+    bits = options.fingerprint_bits
+    slot = slot_bytes(words, options.exact, parents, bits)
     if options.extra.get("preallocate"):
         # the frontier's arrays in memory: the next level, the piece of the
         # current one being expanded, and the tail after the pieces on disk
         held = 3 * 8 * words * frontier.policy.spill_rows
         cap = preallocated_capacity(slot, max_bytes, held, least)
-        return FixedTable(words, options.exact, capacity=cap, parents=parents), None
+        return FixedTable(words, options.exact, capacity=cap, parents=parents, bits=bits), None
     start = start_capacity(expected, slot, max_bytes, least)
     try:
-        return (FingerprintTable(words, options.exact, capacity=start, parents=parents),
+        return (FingerprintTable(words, options.exact, capacity=start, parents=parents,
+                                 bits=bits),
                 None if start == least else expected)
     except (MemoryError, OverflowError, ValueError):
         if start == least:
             raise
         # The hint fit the memory that was free a moment ago; no longer.
-        return FingerprintTable(words, options.exact, capacity=least, parents=parents), None
+        return (FingerprintTable(words, options.exact, capacity=least, parents=parents,
+                                 bits=bits), None)
 
 
 def refilled(search: CompiledSearch, entries: dict) -> Any:
@@ -79,7 +82,7 @@ def refilled(search: CompiledSearch, entries: dict) -> Any:
     if getattr(t, "fixed", False) and search.shard_count() == 1 and t.count == 0:
         t.fill_from(np.ascontiguousarray(entries["keys"], dtype=np.int64),
                     np.ascontiguousarray(entries["tags"], dtype=np.uint32),
-                    np.ascontiguousarray(entries["states"], dtype=np.int64).reshape(-1, w)
-                    if t.exact else np.zeros((1, w), dtype=np.int64))
+                    np.ascontiguousarray(entries["states"], dtype=np.int64).reshape(-1, t.side)
+                    if t.side else np.zeros((1, w), dtype=np.int64))
         return t
     return table_from_entries(w, entries, search.shard_count(), parents=t.parents)

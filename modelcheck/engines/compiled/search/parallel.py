@@ -117,7 +117,9 @@ class ParallelSearch(CompiledSearch):
         self.compiled = threading.Event()
         self.compile_failed: str | None = None
         self.background_compile_s = 0.0
-        self.scratch = [Scratch.like(kernels, self.nstep, options.exact, len(self.act_counts),
+        # rows in the caches of recent keys: --exact, or a key narrower than the fingerprint
+        rows = options.exact or options.fingerprint_bits > 64
+        self.scratch = [Scratch.like(kernels, self.nstep, rows, len(self.act_counts),
                                       self.nstate)
                         for _ in range(workers)]
         # One table shared by the workers (search/claims.py) where nothing needs
@@ -125,13 +127,14 @@ class ParallelSearch(CompiledSearch):
         # invariants (checked on every step, known states' too), and
         # fingerprints (--exact would store whole states
         # beside the keys, which a compare-and-swap of the key cannot cover).
-        self.claiming = (not kernels.step_columns and not options.exact
+        # A wide fingerprint's second word is not covered by it either.
+        self.claiming = (not kernels.step_columns and not rows
                          and bool(options.extra.get("parallel_claims", True)))
         self.claims = Claims(workers, 1024, kernels.layout.words)
         # a row per worker, 16 words wide: each on a cache line of its own
         self.wstat = np.zeros((workers, 16), dtype=np.int64)
         self.sres = np.zeros(2, dtype=np.int64)
-        self.opts[O_EXACT] = 1 if options.exact else 0
+        self.opts[O_EXACT] = 1 if rows else 0
         self.cand = Candidates(workers, 1024, kernels.layout.words, self.nstate,
                                 bool(kernels.symmetric))
         self.offs = np.zeros(self.nshards + 1, dtype=np.int64)
@@ -218,7 +221,8 @@ class ParallelSearch(CompiledSearch):
         the same code serves)."""
         k, s = self.k, self.scratch[0]
         c = Candidates(1, 16, k.layout.words, self.nstate, bool(k.symmetric))
-        t = FingerprintTable(k.layout.words, self.options.exact, capacity=64)
+        t = FingerprintTable(k.layout.words, self.options.exact, capacity=64,
+                             bits=self.options.fingerprint_bits)
         empty = np.zeros((0, k.layout.words), dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
         opts, want_step, want, kinds, ctr, sres, found, frows, frows2, faid, flags, sflags = (

@@ -79,7 +79,8 @@ def keep_parents_on_disk(search) -> None:
     search.cross_levels = False
     t = search.table
     if not getattr(t, "fixed", False):
-        search.table = FingerprintTable(t.words, t.exact, capacity=t.capacity, parents=False)
+        search.table = FingerprintTable(t.words, t.exact, capacity=t.capacity, parents=False,
+                                        bits=t.bits)
 
 
 class LevelArchive:

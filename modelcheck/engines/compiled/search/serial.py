@@ -38,6 +38,7 @@ from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.cache.sizes import (START_CAPACITY, expected_states, record_states,
                                                      size_key)
 from modelcheck.engines.compiled.kernel.table import growth_steps
+from modelcheck.engines.compiled.kernel.widths import collision_probability
 from modelcheck.engines.compiled.search.frontier import Frontier, FrontierError, SpillPolicy
 from modelcheck.engines.compiled.search.memory import TableFull, new_table
 from modelcheck.engines.compiled.search.parents import archive_for, find_path_on_disk
@@ -124,7 +125,9 @@ class CompiledSearch:
         # Recently seen keys (and states, for --exact): a direct-mapped cache
         # that spares most duplicates a lookup in the big table.
         self.rkeys = np.full(RECENT, SIGN, dtype=np.int64)
-        self.rrows = np.zeros((RECENT if options.exact else 1, w), dtype=np.int64)
+        # (a wide fingerprint compares rows there too: a key alone is 64 bits)
+        self.rrows = np.zeros((RECENT if options.exact or options.fingerprint_bits > 64 else 1,
+                               w), dtype=np.int64)
         self.ctr = np.zeros(4, dtype=np.int64)
         self.act_counts = np.zeros(max(1, len(kernels.actions)), dtype=np.int64)
         self.opts = np.zeros(OPTS_SIZE, dtype=np.int64)
@@ -581,7 +584,8 @@ class CompiledSearch:
                              f"itself, not always the smallest, so the distinct count may exceed "
                              f"the number of orbits")
         if not self.table.exact and self.distinct > 1:
-            n = self.distinct
-            notes.append(f"fingerprint collision probability: {n * (n - 1) / 2.0 ** 65:.1e} "
-                         f"(birthday bound over {n:,} states); use --exact to store whole states")
+            n, bits = self.distinct, self.table.bits
+            notes.append(f"fingerprint collision probability: "
+                         f"{collision_probability(n, bits):.1e} (birthday bound over {n:,} "
+                         f"states, {bits}-bit fingerprints); use --exact to store whole states")
         return notes

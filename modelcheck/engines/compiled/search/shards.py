@@ -17,6 +17,8 @@ from numba import njit
 from modelcheck.engines.compiled.reps import to_signed
 from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.kernel.table import MAX_LOAD, FingerprintTable
+from modelcheck.engines.compiled.kernel.widths import (MODE_EXACT, MODE_FP96, MODE_FP128,
+                                                       side_words)
 
 __all__ = ["ShardedTable", "entries_of", "table_from_entries", "shard_of_keys"]
 
@@ -56,11 +58,14 @@ def shard_of_keys(okeys: np.ndarray, counts: np.ndarray, cap: np.int64, nshards:
 class ShardedTable:
     """``n`` shards (a power of two) of fingerprint tables."""
 
-    def __init__(self, words: int, exact: bool, shards: int, capacity: int = 1 << 14):
+    def __init__(self, words: int, exact: bool, shards: int, capacity: int = 1 << 14,
+                 bits: int = 64):
         assert shards >= 1 and shards & (shards - 1) == 0
         self.words = words
         self.exact = exact
-        self.shards = [FingerprintTable(words, exact, capacity) for _ in range(shards)]
+        self.bits = bits
+        self.shards = [FingerprintTable(words, exact, capacity, bits=bits) for _ in range(shards)]
+        self.mode, self.side = self.shards[0].mode, self.shards[0].side
 
     def __len__(self) -> int:
         return len(self.shards)
@@ -128,11 +133,13 @@ def entries_of(table: FingerprintTable | ShardedTable) -> dict[str, np.ndarray]:
         keys.append(t.keys[used])
         # a table without tags (parents on disk) has none to keep
         tags.append(t.tags[used] if len(t.tags) else np.zeros(0, dtype=np.uint32))
-        if t.exact:
+        if t.side:
             states.append(t.states[used])
+    # "exact" is the table's mode (kernel/widths.py): 0 and 1 as before
+    # the width was chosen, 2 and 3 for 96 and 128 bits
     out = {"keys": np.concatenate(keys), "tags": np.concatenate(tags),
-           "exact": np.array([1 if table.exact else 0], dtype=np.int64)}
-    if table.exact:
+           "exact": np.array([table.mode], dtype=np.int64)}
+    if table.side:
         out["states"] = np.concatenate(states)
     return out
 
@@ -142,17 +149,19 @@ def table_from_entries(words: int, arrays: dict[str, np.ndarray], shards: int,
     """A table of ``shards`` shards (1: a plain FingerprintTable) holding the
     entries ``entries_of`` gave (``parents`` False: one without tags; the
     shards always have them)."""
-    exact = bool(np.asarray(arrays["exact"])[0])
+    mode = int(np.asarray(arrays["exact"])[0])
+    exact, bits = mode == MODE_EXACT, {MODE_FP96: 96, MODE_FP128: 128}.get(mode, 64)
+    side = side_words(words, exact, bits)
     keys = np.ascontiguousarray(arrays["keys"], dtype=np.int64)
     tags = np.ascontiguousarray(arrays["tags"], dtype=np.uint32)
-    states = (np.ascontiguousarray(arrays["states"], dtype=np.int64).reshape(-1, words)
-              if exact else np.zeros((1, words), dtype=np.int64))
+    states = (np.ascontiguousarray(arrays["states"], dtype=np.int64).reshape(-1, side)
+              if side else np.zeros((1, words), dtype=np.int64))
     # Sized for the entries up front: refilling a small table would grow it
     # some forty times on the way to millions of entries.
     cap = max(1 << 14, int(len(keys) / shards / MAX_LOAD * 1.05) + 64)
     table: FingerprintTable | ShardedTable
-    table = ShardedTable(words, exact, shards, cap) if shards > 1 else \
-        FingerprintTable(words, exact, capacity=cap, parents=parents)
+    table = ShardedTable(words, exact, shards, cap, bits) if shards > 1 else \
+        FingerprintTable(words, exact, capacity=cap, parents=parents, bits=bits)
     parts = table.shards if isinstance(table, ShardedTable) else [table]
     for n, t in enumerate(parts):
         t.fill_from(keys, tags, states, np.int64(len(parts) - 1), np.int64(n))

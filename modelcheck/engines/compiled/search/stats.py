@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from modelcheck.engines.base import Stats
+from modelcheck.engines.compiled.kernel.widths import collision_probability
 from modelcheck.engines.compiled.search.parents import figures
 
 __all__ = ["search_stats"]
@@ -31,6 +32,8 @@ def search_stats(search: CompiledSearch) -> Stats:
         # the states an earlier search's count sized the table for
         "table_sized_for": search.sized_for,
         "exact": search.table.exact,
+        # the width states are told apart by (None: whole states, --exact)
+        "fingerprint_bits": None if search.table.exact else search.table.bits,
         "symmetry": [t.name for t in search.k.symmetric],
         "symmetry_inexact": search.k.inexact_states - search.inexact_before,
     }
@@ -40,9 +43,9 @@ def search_stats(search: CompiledSearch) -> Stats:
     extras.update(figures(search.parents))
     extras.update(search.frontier.figures())
     if not search.table.exact:
-        n = search.distinct
-        extras["fp_collision_probability"] = n * (n - 1) / 2.0 ** 65
-        extras["fp_collision_probability_tlc"] = n * max(0, search.generated - n) / 2.0 ** 64
+        n, bits = search.distinct, search.table.bits
+        extras["fp_collision_probability"] = collision_probability(n, bits)
+        extras["fp_collision_probability_tlc"] = n * max(0, search.generated - n) / 2.0 ** bits
     return Stats(distinct_states=search.distinct, generated_states=search.generated,
                  depth=search.depth, elapsed_s=elapsed, action_counts=counts,
                  never_enabled=tuple(a for a, c in counts.items() if c == 0), extras=extras)

@@ -11,19 +11,16 @@ def live_insert(keys, tags, tstates, meta, key, row, allow):
     its id, the entry count before the insert."""
     n = keys.shape[0]
     i = home_of(key, meta[0])
-    exact = meta[2] != 0
+    # what a slot keeps beside the key: the words (--exact), a second
+    # hash word (--fingerprint-bits 96/128), nothing (kernel/table.py)
+    mode = meta[2]
+    w2 = second_word(row, mode)
     while i < n:
         k = keys[i]
         if k == SIGN:
             break
-        if k == key:
-            same = True
-            if exact:
-                for w in range(W):
-                    if tstates[i, w] != row[w]:
-                        same = False
-            if same:
-                return 0, i
+        if k == key and slot_matches(tstates, i, row, mode, w2):
+            return 0, i
         i += 1
     if not allow:
         return -2, -1
@@ -31,9 +28,7 @@ def live_insert(keys, tags, tstates, meta, key, row, allow):
         return -1, -1
     keys[i] = key
     tags[i] = np.uint32(meta[1] & 0xFFFFFFFF)
-    if exact:
-        for w in range(W):
-            tstates[i, w] = row[w]
+    slot_store(tstates, i, row, mode, w2)
     meta[1] += 1
     return 1, i
 

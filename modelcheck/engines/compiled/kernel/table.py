@@ -48,7 +48,7 @@ from modelcheck.engines.compiled.kernel.runtime import (SIGN, TAG_MASK, TAG_SHIF
                                                         _fmix, _rotl)
 
 __all__ = ["FingerprintTable", "own_line", "NEW", "FOUND", "FULL", "ABSENT", "MAX_LOAD", "GROWTH",
-           "table_insert", "table_find_tag", "table_children", "table_lookup", "key_of",
+           "table_insert", "table_find_tag", "table_lookup", "key_of",
            "home_of", "tag_from_fp", "fresh_array", "growth_steps", "slot_bytes", "second_word",
            "slot_matches", "slot_store", "MODE_FP", "MODE_EXACT", "MODE_FP96", "MODE_FP128",
            "FINGERPRINT_BITS", "table_mode", "side_words"]
@@ -426,17 +426,6 @@ def table_find_tag(keys: np.ndarray, meta: np.ndarray, tag: np.int64, out: np.nd
     return found
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def table_children(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
-                   fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: whether the table holds state ``i`` (fingerprint ``fps[i]``)
-    with the parent tag ``ptags[i]``, i.e. whether the search stored it as a
-    successor of a state with that tag."""
-    for i in range(fps.shape[0]):
-        slot = table_lookup(keys, states, meta, key_of(fps[i]), rows[i])
-        out[i] = slot >= 0 and np.int64(tags[slot]) == ptags[i]
-
-
 class FingerprintTable:
     """The arrays of the table and the Python side of its life: creation,
     growth, memory figures, and refilling from saved entries."""
@@ -574,14 +563,6 @@ class FingerprintTable:
     def lookup(self, fp: int, row: np.ndarray) -> int:
         key = np.int64(to_signed(fp)) ^ SIGN
         return int(table_lookup(self.keys, self.states, self.meta, key, row))
-
-    def children(self, fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray) -> np.ndarray:
-        """Which of the states (fingerprints ``fps``) the table holds with the
-        parent tags ``ptags`` (table_children)."""
-        out = np.zeros(len(fps), dtype=np.bool_)
-        table_children(self.keys, self.tags, self.states, self.meta, fps.view(np.int64),
-                       rows.view(np.int64), ptags.astype(np.int64), out)
-        return out
 
     def find_tag(self, tag: int, limit: int = 64) -> list[int]:
         out = np.zeros(limit, dtype=np.int64)

@@ -32,10 +32,13 @@ import zlib
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
+from numba import njit
 
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.shards import ShardedTable
-from modelcheck.engines.compiled.kernel.table import FingerprintTable, tag_from_fp
+from modelcheck.engines.compiled.kernel.runtime import SIGN
+from modelcheck.engines.compiled.kernel.table import (FingerprintTable, key_of, table_lookup,
+                                                      tag_from_fp)
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Path", "Target", "find_path", "replay_chain", "trace_of", "step_after",
@@ -196,6 +199,36 @@ def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
     raise RebuildError(f"internal error: no path of {level - 1} steps to the state re-executes")
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _held_with_tags(keys: np.ndarray, tags: np.ndarray, states: np.ndarray, meta: np.ndarray,
+                    fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: whether the table holds state ``i`` (fingerprint ``fps[i]``)
+    with the parent tag ``ptags[i]``: whether the search stored it as a
+    successor of a state with that tag."""
+    for i in range(fps.shape[0]):
+        slot = table_lookup(keys, states, meta, key_of(fps[i]), rows[i])
+        out[i] = slot >= 0 and np.int64(tags[slot]) == ptags[i]
+
+
+def _children(table: Table, fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray) -> np.ndarray:
+    """Which of the states the table holds with the parent tags ``ptags``
+    (each shard of a sharded table asked for its own)."""
+    out = np.zeros(len(fps), dtype=np.bool_)
+    parts = [(table, np.arange(len(fps)))] if isinstance(table, FingerprintTable) else \
+        [(t, np.flatnonzero((fps.view(np.int64) ^ SIGN) & (len(table.shards) - 1) == n))
+         for n, t in enumerate(table.shards)]
+    for t, sel in parts:
+        if len(t.tags) == 0:
+            raise RebuildError("internal error: the levels made again need the parent tags")
+        if len(sel):
+            held = np.zeros(len(sel), dtype=np.bool_)
+            _held_with_tags(t.keys, t.tags, t.states, t.meta, fps[sel].view(np.int64),
+                            np.ascontiguousarray(rows[sel]).view(np.int64),
+                            ptags[sel].astype(np.int64), held)
+            out[sel] = held
+    return out
+
+
 def _representatives_of(kernels: CompiledModel, rows: np.ndarray) -> np.ndarray:
     return kernels.canonicalize(rows) if kernels.symmetric else rows
 
@@ -220,7 +253,7 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
     def members(rows: np.ndarray, ptags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         canon = _representatives_of(kernels, rows)
         fps = kernels.fingerprint(canon)
-        keep = np.flatnonzero(table.children(fps, canon, ptags))
+        keep = np.flatnonzero(_children(table, fps, canon, ptags))
         _, first = np.unique(fps[keep], return_index=True)
         keep = keep[np.sort(first)]
         return canon[keep], keep

@@ -106,16 +106,6 @@ class ShardedTable:
         s = self.shards[int(shard)].lookup(fp, row)
         return -1 if s < 0 else int(shard) << SLOT_BITS | s
 
-    def children(self, fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray) -> np.ndarray:
-        """FingerprintTable.children over the shards: each state asks its own."""
-        out = np.zeros(len(fps), dtype=np.bool_)
-        shard = (fps.view(np.int64) ^ SIGN) & (len(self.shards) - 1)
-        for n, table in enumerate(self.shards):
-            sel = np.flatnonzero(shard == n)
-            if len(sel):
-                out[sel] = table.children(fps[sel], rows[sel], ptags[sel])
-        return out
-
     def find_tag(self, tag: int, limit: int = 64) -> list[int]:
         out: list[int] = []
         for n, table in enumerate(self.shards):

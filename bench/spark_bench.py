@@ -143,33 +143,42 @@ def _run(model, engine: str, options: CheckOptions) -> tuple[float, Recorder, ob
     return time.monotonic() - started, recorder, result
 
 
-def _spark_options(master: str, partitions: int, resident: bool = True, **kw) -> CheckOptions:
+def _spark_options(master: str, partitions: int, extra: dict | None = None,
+                   **kw) -> CheckOptions:
     return CheckOptions(master=master, partitions=partitions, spark_threshold=0,
-                        extra={"spark_resident": resident}, **kw)
+                        extra=dict(extra or {"spark_resident": True}), **kw)
 
 
-def _modes(args) -> list[tuple[str, bool]]:
-    """The residency modes to run: ("resident", True) is the design,
-    ("runs", False) every merge reading the cached runs (the design before)."""
-    return {"both": [("runs", False), ("resident", True)], "on": [("resident", True)],
-            "off": [("runs", False)]}[args.resident]
+def _modes(args) -> list[tuple[str, dict]]:
+    """The modes to run, each a name and the engine's extra settings.
+    Residency: "resident" is the design, "runs" every merge reading the
+    cached runs (the design before).  The hand-over of the candidates
+    (--exchange): "files" (the exchange files, the local default), "shuffle"
+    (the JVM shuffle, the design before); "both" runs the shuffle first,
+    "both-rev" the files first."""
+    residency = {"both": [("runs", False), ("resident", True)], "on": [("resident", True)],
+                 "off": [("runs", False)]}[args.resident]
+    exchange = {"both": ["shuffle", "files"], "both-rev": ["files", "shuffle"],
+                "files": ["files"], "shuffle": ["shuffle"]}[args.exchange]
+    return [(f"{name}/{how}", {"spark_resident": resident, "spark_exchange": how})
+            for name, resident in residency for how in exchange]
 
 
-def _floor_s(master: str, partitions: int) -> float:
+def _floor_s(master: str, partitions: int, extra: dict | None = None) -> float:
     """The median time of a die_hard level on Spark (a handful of states)."""
-    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions))
+    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions, extra))
     return statistics.median(floor.level_seconds())
 
 
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
                 base_rate: float, base_cpu_per_state: float | None,
-                resident: bool = True) -> list[str]:
+                extra: dict | None = None) -> list[str]:
     from modelcheck.engines.spark.session import spark_context
     started = time.monotonic()
     spark_context(master)
     start_s = time.monotonic() - started
-    floor_s = _floor_s(master, partitions)
-    wall, recorder, result = _run(model, "spark", _spark_options(master, partitions, resident,
+    floor_s = _floor_s(master, partitions, extra)
+    wall, recorder, result = _run(model, "spark", _spark_options(master, partitions, extra,
                                                                  symmetry=False))
     states = result.stats.distinct_states
     rate = states / wall
@@ -190,7 +199,11 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
              f"{'':<24} resident levels {extras.get('spark_resident_levels', 0)}, fallback "
              f"levels {extras.get('spark_fallback_levels', 0)}; shuffle "
              f"{extras.get('spark_shuffle_bytes', 0) / 1e6:,.0f} MB, max level "
-             f"{extras.get('spark_shuffle_bytes_max_level', 0) / 1e6:,.0f} MB"]
+             f"{extras.get('spark_shuffle_bytes_max_level', 0) / 1e6:,.0f} MB; exchange "
+             f"files {extras.get('spark_exchange_bytes', 0) / 1e6:,.0f} MB, max level "
+             f"{extras.get('spark_exchange_bytes_max_level', 0) / 1e6:,.0f} MB, "
+             f"{extras.get('spark_exchange_levels', 0)} levels, "
+             f"{extras.get('spark_exchange_misses', 0)} misses"]
     if recorder.cpu_s > 0 and base_cpu_per_state:
         per = recorder.cpu_s / states
         split = ", ".join(f"{k} {v / states * 1e6:.2f}" for k, v in recorder.cpu_split.items())
@@ -216,9 +229,9 @@ def _two_phase(args) -> None:
     rate = own.stats.distinct_states / wall
     print(f"{'spark, all in-process':<24} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
           f"{rate:>12,.0f}/s {rate / base_rate:>6.2f}x")
-    for name, resident in _modes(args):
+    for name, extra in _modes(args):
         for line in _spark_rows(f"spark local[2] {name}", "local[2]", model, args.partitions,
-                                args.wide, 2, base_rate, base_cpu, resident):
+                                args.wide, 2, base_rate, base_cpu, extra):
             print(line, flush=True)
     if args.cluster:
         from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
@@ -227,10 +240,10 @@ def _two_phase(args) -> None:
             config = ClusterConfig(state_dir=state, port=_free_port(), webui_port=_free_port())
             try:
                 url = cluster_up(config)
-                for name, resident in _modes(args):
+                for name, extra in _modes(args):
                     for line in _spark_rows(f"spark cluster {name}", url, model,
                                             args.partitions, args.wide, 2, base_rate, None,
-                                            resident):
+                                            extra):
                         print(line, flush=True)
             finally:
                 stop_spark()
@@ -251,9 +264,9 @@ def _raft(args) -> int:
     spark_context("local[2]")
     api.check(model, "compiled", CheckOptions(max_depth=2))                 # compile once
     runs = []
-    for name, resident in _modes(args):
+    for name, extra in _modes(args):
         wall, rec, ours = _run(model, "spark", _spark_options("local[2]", args.partitions,
-                                                              resident))
+                                                              extra))
         s = ours.stats
         rate = s.distinct_states / wall
         runs.append((name, rate, s))
@@ -301,6 +314,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--resident", choices=["both", "on", "off"], default="both",
                         help="run with the executors' resident seen sets, without (every "
                              "merge reads the cached runs: the design before), or both")
+    parser.add_argument("--exchange", choices=["both", "both-rev", "files", "shuffle"],
+                        default="both",
+                        help="how the candidates reach their owners: the exchange files, "
+                             "the JVM shuffle, or both in one run (both: shuffle first)")
     parser.add_argument("--big", type=int, default=0,
                         help="also run TwoPhase N=BIG (symmetry off) with --max-states 100M "
                              "and a --big-timeout, per mode: how far it gets")
@@ -320,7 +337,7 @@ def _big(args) -> None:
     model = api.load(TWO_PHASE, consts={"N": str(args.big)})
     print(f"\nTwoPhase N={args.big}, symmetry off, local[2], --max-states 100M, "
           f"timeout {args.big_timeout:g} s")
-    for name, resident in _modes(args):
+    for name, extra in _modes(args):
         used = _used_memory()
         peak = [used]
         stop = False
@@ -334,7 +351,7 @@ def _big(args) -> None:
         watcher.start()
         wall, rec, res = _run(model, "spark", CheckOptions(
             master="local[2]", symmetry=False, max_states=100_000_000,
-            timeout_s=args.big_timeout, extra={"spark_resident": resident}))
+            timeout_s=args.big_timeout, extra=extra))
         stop = True
         s, x = res.stats, res.stats.extras
         print(f"  {name:<8} {s.distinct_states:>13,} distinct {s.generated_states:>14,} generated "

@@ -197,8 +197,11 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
     try:
         while local.frontier_size():
             if depth == 2:
-                shuffled = backend.pending[0]
-                out = backend.fused(shuffled, True, True, True, True)
+                shuffled, _, exchange_in = backend.pending
+                # Local mode: the candidates came through the exchange
+                # files, the shuffle's RDD empty but co-partitioned.
+                assert exchange_in is not None
+                out = backend.fused(shuffled, True, True, True, True, exchange_in, None)
                 plan_text = _plan(out.level)
                 out.drop()
                 # The fallback: the level's one stage over a co-partitioned
@@ -208,7 +211,7 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
                 assert plan_text.count("ShuffledRDD[") == 1
                 assert plan_text.count("CachedPartitions") >= len(backend.runs)
                 # Against the resident tables: the candidates only.
-                out = backend.fused(shuffled, True, True, True, False)
+                out = backend.fused(shuffled, True, True, True, False, exchange_in, None)
                 plan_text = _plan(out.level)
                 out.drop()
                 assert "UnionRDD" not in plan_text
@@ -239,3 +242,70 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
         assert backend.parents(some) == local.parents(some)
     finally:
         backend.close()
+
+
+class _Exchange:
+    """A reporter that watches the exchange directory between levels (local
+    mode: the executor's scratch directory is this process's) and, with
+    ``drop_at``, removes one writer's file for owner 0 after that level."""
+
+    def __init__(self, drop_at=None):
+        self.levels = 0
+        self.drop_at = drop_at
+        self.most_levels = 0
+
+    def progress(self, progress):
+        import glob
+        import os
+
+        from pyspark import SparkFiles
+
+        from modelcheck.engines.spark.exchange import local_base
+        self.levels += 1
+        root = local_base(SparkFiles.getRootDirectory())
+        held = glob.glob(os.path.join(root, f"{os.getpid()}-*", "*"))
+        self.most_levels = max(self.most_levels, len(held))
+        if self.levels == self.drop_at:
+            for path in glob.glob(os.path.join(root, f"{os.getpid()}-*", "*", "0",
+                                               "from-1.npy")):
+                os.remove(path)
+
+    def note(self, message):
+        pass
+
+
+def test_the_file_exchange_is_exact_and_falls_back_to_the_shuffle(spark):
+    # In local mode the candidates go through the exchange files; a missing
+    # file runs the level again with the JVM shuffle (and keeps it), and
+    # forced, the shuffle gives the same counts.
+    import os
+
+    from pyspark import SparkFiles
+
+    from modelcheck.engines.spark.exchange import local_base
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
+    whole = api.check(model, "compiled", CheckOptions(symmetry=False))
+    watch = _Exchange()
+    files = api.check(model, "spark", _options(), watch)
+    assert _summary(files) == _summary(whole)
+    x = files.stats.extras
+    assert x["spark_exchange"] == "files" and x["spark_exchange_misses"] == 0
+    assert x["spark_exchange_levels"] >= 5 and x["spark_exchange_bytes"] > 0
+    # Only the first level on Spark (its own expand stage) is shuffled.
+    assert x["spark_shuffle_bytes"] == x["spark_shuffle_bytes_max_level"] > 0
+    # Merged levels' files are removed: at most the next level's are held,
+    # and nothing once the search is done.
+    assert watch.most_levels <= 1
+    root = local_base(SparkFiles.getRootDirectory())
+    assert not os.path.isdir(root) or not [n for n in os.listdir(root)
+                                           if n.startswith(f"{os.getpid()}-")]
+    dropped = api.check(model, "spark", _options(), _Exchange(drop_at=4))
+    assert _summary(dropped) == _summary(whole)
+    d = dropped.stats.extras
+    assert d["spark_exchange_misses"] >= 1 and d["spark_exchange_levels"] >= 2
+    assert d["spark_shuffle_bytes"] > 0
+    shuffle = api.check(model, "spark", _options(extra={"spark_exchange": "shuffle"}))
+    assert _summary(shuffle) == _summary(whole)
+    s = shuffle.stats.extras
+    assert s["spark_exchange"] == "shuffle" and s["spark_exchange_levels"] == 0
+    assert s["spark_exchange_bytes"] == 0 and s["spark_shuffle_bytes"] > 0

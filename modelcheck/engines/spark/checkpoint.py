@@ -76,7 +76,8 @@ class LevelLog:
     states it produced (1: the initial states), ``expanded`` how many states
     of the level before were expanded to produce them; on Spark, the bytes
     of numpy data its Python tasks read from the JVM and gave back, and the
-    bytes of candidates its shuffle moved."""
+    bytes of candidates its shuffle moved (or, ``exchanged``, that went
+    through the exchange files instead)."""
     level: int
     where: str
     expanded: int
@@ -85,6 +86,7 @@ class LevelLog:
     to_python: int = 0
     from_python: int = 0
     shuffled: int = 0
+    exchanged: int = 0
 
 
 @dataclass

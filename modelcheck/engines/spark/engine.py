@@ -152,7 +152,8 @@ class _Run:
         from modelcheck.engines.spark.rdds import SparkPartitions
         sc, partitions = self._spark()
         return SparkPartitions.from_parts(sc, self.kernels, self.plan, parts, partitions,
-                                          resident=self._resident())
+                                          resident=self._resident(),
+                                          exchange_to=self._exchange())
 
     def _resident(self) -> bool | None:
         """Whether the executors keep resident copies of the seen set
@@ -160,6 +161,23 @@ class _Run:
         only; off, every level's merge reads the cached runs)."""
         value = self.options.extra.get("spark_resident")
         return None if value is None else bool(value)
+
+    def _exchange(self) -> str | bool | None:
+        """How a level hands its candidates to the next (``exchange.py``):
+        ``extra["spark_exchange_dir"]``, a directory every executor and the
+        driver can read (a shared filesystem: the opt-in on a cluster);
+        ``extra["spark_exchange"]``, "files" or "shuffle" (the JVM's); by
+        default the files in local mode, the shuffle on a cluster."""
+        extra = self.options.extra
+        directory = extra.get("spark_exchange_dir")
+        mode = extra.get("spark_exchange")
+        if mode not in (None, "files", "shuffle"):
+            raise UsageError(f"spark_exchange must be 'files' or 'shuffle', not {mode!r}")
+        if mode == "shuffle":
+            return False
+        if directory:
+            return str(directory)
+        return None if mode is None else True
 
     def _spark(self) -> tuple[Any, int]:
         """The process's SparkContext and the partition count."""
@@ -227,7 +245,8 @@ class _Run:
             sc, partitions = self._spark()
             backend = SparkPartitions.from_files(sc, self.kernels, self.plan, directory,
                                                  manifest.folder, list(manifest.files),
-                                                 partitions, resident=self._resident())
+                                                 partitions, resident=self._resident(),
+                                                 exchange_to=self._exchange())
         else:
             parts = read_parts(directory, manifest)
             if on_spark or threshold == 0:

@@ -145,7 +145,8 @@ class LevelSearch:
                                   round(time.monotonic() - started, 3),
                                   expanded.to_python + merged.to_python,
                                   expanded.from_python + merged.from_python,
-                                  expanded.from_python if self.backend.where == "spark" else 0))
+                                  expanded.from_python if self.backend.where == "spark" else 0,
+                                  expanded.exchanged))
         self.tick()
         if opts.max_states is not None and st.distinct > opts.max_states:
             self.reason = (f"stopped at the state bound: {st.distinct:,} distinct states "

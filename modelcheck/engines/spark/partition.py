@@ -93,7 +93,8 @@ class LevelReport:
     state failing a state constraint that settles column c: it is checked,
     never stored (an initial one is its own parent).  ``to_python`` and
     ``from_python``: the bytes of numpy data the level's Python tasks read
-    from the JVM and gave back (0 in-process).
+    from the JVM and gave back (0 in-process); ``exchanged``: the bytes of
+    candidates written to the exchange files instead (``exchange.py``).
     """
     expanded: int = 0
     generated: int = 0
@@ -106,6 +107,7 @@ class LevelReport:
     outside_hits: dict[int, tuple[int, int]] = field(default_factory=dict)
     to_python: int = 0
     from_python: int = 0
+    exchanged: int = 0
 
     def add(self, other: "LevelReport") -> None:
         """Fold another partition's (or batch's) report into this one."""
@@ -114,6 +116,7 @@ class LevelReport:
         self.new_states += other.new_states
         self.to_python += other.to_python
         self.from_python += other.from_python
+        self.exchanged += other.exchanged
         if other.action_counts is not None:
             self.action_counts = (other.action_counts.copy() if self.action_counts is None
                                   else self.action_counts + other.action_counts)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from modelcheck.engines.spark import resident
+from modelcheck.engines.spark import exchange, resident
 from modelcheck.engines.spark.checkpoint import part_name, read_part, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan
 from modelcheck.engines.spark.partition import LevelReport, Part
@@ -67,16 +67,20 @@ def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, parti
 
 def _merge(kernels: Any, plan: PropertyPlan, commit: bool, level: int, search: str | None,
            expected: int, from_runs: bool, index: int, elements: Any,
-           report: LevelReport) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+           report: LevelReport, exchanged: list | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Partition ``index``'s merge of ``level``: against the executor's
     resident table (only the candidates are read), or ``from_runs`` (a
     table built from the cached runs among ``elements``, written as the
     resident table afresh when ``search``).  None: no valid resident table
-    (the input is read to the end; the driver runs the level from the runs)."""
+    (the input is read to the end; the driver runs the level from the runs).
+    ``exchanged``: the candidate blocks read from the exchange files, merged
+    with those among ``elements`` (not counted as read from the JVM)."""
     if from_runs:
         elements = list(elements)
         report.to_python = sum(a.nbytes for _, p in elements for a in p[1:]
                                if isinstance(a, np.ndarray))
+        elements += exchanged or []
         fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
                                                  kernels.words, level)
         del elements
@@ -94,6 +98,7 @@ def _merge(kernels: Any, plan: PropertyPlan, commit: bool, level: int, search: s
             return None
         elements = list(elements)
         report.to_python = sum(p[1].nbytes for _, p in elements)
+        elements += exchanged or []
         fp, parent, states, table = merge_blocks(kernels, plan, commit, elements, report,
                                                  kernels.words, level, table)
         del elements
@@ -105,20 +110,35 @@ def _merge(kernels: Any, plan: PropertyPlan, commit: bool, level: int, search: s
 def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
                check_deadlock: bool, partitions: int, reports: Any, level: int,
                search: str | None, expected: list[int], from_runs: bool, index: int,
-               elements: Any) -> Any:
+               elements: Any, exchange_in: str | None = None,
+               exchange_out: str | None = None) -> Any:
     """One task of a level's only stage: merge partition ``index``'s
     candidates of ``level`` (``_merge``), then, with ``expand``, expand the
     new states at once (the next level's candidates, reported as level
     ``level + 1``'s expansion).  The output is already keyed for the JVM
     (``pack_long`` keys, pickled batches, as ``RDD.partitionBy`` writes
     them): the level's element under ``LEVEL_KEY + index`` (kept by Spark:
-    the run, the frontier for checkpoints) and each owner's candidate block
-    under ``CANDIDATE_KEY + owner`` (shuffled).  ``shuffle_out.py`` splits
-    the two by key on the JVM side, so neither crosses into Python again."""
+    the run, the frontier for checkpoints) and, without ``exchange_out``,
+    each owner's candidate block under ``CANDIDATE_KEY + owner`` (shuffled;
+    ``shuffle_out.py`` splits the two by key on the JVM side, so neither
+    crosses into Python again).  With ``exchange_out`` the candidate blocks
+    go to the exchange files instead (``exchange.py``), and with
+    ``exchange_in`` this level's candidates are read from them: a missing
+    file is reported as an ``xmiss`` and nothing is merged or written (the
+    driver runs the level again with the shuffle)."""
     kernels = kernels_bc.value
+    exchanged = None
+    if exchange_in is not None:
+        exchanged = exchange.read_blocks(exchange_in, level, index, partitions)
+        if exchanged is None:
+            for _ in elements:
+                pass
+            reports.add({("xmiss", level, index): True})
+            return
     merged = LevelReport()
     new = _merge(kernels, plan, commit, level, search, expected[index], from_runs, index,
-                 elements, merged)
+                 elements, merged, exchanged)
+    del exchanged
     if new is None:
         reports.add({("miss", level, index): True})
         return
@@ -130,11 +150,16 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
     if not expand:
         return
     expanded = LevelReport()
-    for owner, payload in expand_block(kernels, plan, check_deadlock, partitions, fp, states,
-                                       expanded, flush_rows=EXPAND_FLUSH_ROWS):
-        expanded.from_python += payload[1].nbytes
-        yield _pack_long(CANDIDATE_KEY + owner)
-        yield _dumps([(owner, payload)])
+    blocks = expand_block(kernels, plan, check_deadlock, partitions, fp, states, expanded,
+                          flush_rows=EXPAND_FLUSH_ROWS)
+    if exchange_out is not None:
+        expanded.exchanged = exchange.write_blocks(exchange_out, level + 1, index, partitions,
+                                                   blocks)
+    else:
+        for owner, payload in blocks:
+            expanded.from_python += payload[1].nbytes
+            yield _pack_long(CANDIDATE_KEY + owner)
+            yield _dumps([(owner, payload)])
     reports.add({("x", level + 1, index): expanded})
 
 

@@ -16,6 +16,13 @@ fingerprints and parents.  A level is one stage (``shuffle_out.py``):
     cands_k+1 = out where key is CANDIDATE_KEY + j, shuffled to j
     submitMapStage(cands_k+1)                          # the level's job
 
+In local mode (or with ``extra["spark_exchange_dir"]`` on a cluster) the
+tasks write the candidates to the exchange files instead (``exchange.py``):
+``out`` then holds the level alone, ``cands_k+1`` is empty (it still
+carries the partition index and the partitioner into the next level's
+tasks, which read their files), and a task that misses a file makes the
+driver run the level again with the shuffle, kept from then on.
+
 Each task merges its partition's candidates against the executor's
 resident table (``resident.py``: a hash table of fingerprints in
 memory-mapped files, each entry stamped with its level, so a task that runs
@@ -64,7 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from modelcheck.engines.spark import resident
+from modelcheck.engines.spark import exchange, resident
 from modelcheck.engines.spark.checkpoint import NPZ
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
@@ -152,7 +159,7 @@ class SparkPartitions:
 
     def __init__(self, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                  partitions: int, base: "RDD", seen_n: int, frontier_n: int,
-                 resident: bool | None = None):
+                 resident: bool | None = None, exchange_to: str | bool | None = None):
         from pyspark import StorageLevel
 
         from modelcheck.engines.spark.session import is_local
@@ -182,41 +189,48 @@ class SparkPartitions:
         self.fallback_levels = 0        # levels whose merge ran again from the cached runs
         self.resident_misses = 0        # partitions (over all levels) without a valid copy
         self._fallbacks_in_a_row = 0
-        # The next level's candidates, shuffled to their owners by the
-        # level before (its fused tasks expanded its new states), with the
+        # The file exchange (exchange.py): the search's directory, or None
+        # (the JVM shuffle).
+        self.exchange = _exchange_root(sc, exchange_to)
+        self.exchange_levels = 0        # levels whose candidates came through the files
+        self.exchange_misses = 0        # partitions (over all levels) missing a file
+        # The next level's candidates, handed to their owners by the level
+        # before (its fused tasks expanded its new states: shuffled, or in
+        # the exchange directory named third, the RDD then empty), with the
         # report of that expansion; None: the next step expands the
         # frontier in a stage of its own (the first level on Spark).
-        self.pending: tuple["RDD", LevelReport] | None = None
+        self.pending: tuple["RDD", LevelReport, str | None] | None = None
 
     # ------------------------------------------------------------ construction
 
     @classmethod
     def from_parts(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
-                   parts: list[Part], partitions: int, resident: bool | None = None
-                   ) -> "SparkPartitions":
+                   parts: list[Part], partitions: int, resident: bool | None = None,
+                   exchange_to: str | bool | None = None) -> "SparkPartitions":
         """Hand the parts held by the driver (the in-process search) to Spark."""
         whole = concat_parts(parts, kernels.words)
         pieces = list(split_part(whole, partitions))
         source = sc.parallelize(pieces, max(1, min(partitions, len(pieces))))
-        return cls._start(sc, kernels, plan, partitions, source, resident)
+        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to)
 
     @classmethod
     def from_files(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                    directory: str, folder: str, files: list[str],
-                   partitions: int, resident: bool | None = None) -> "SparkPartitions":
+                   partitions: int, resident: bool | None = None,
+                   exchange_to: str | bool | None = None) -> "SparkPartitions":
         """Read a checkpoint's part files on the executors (written under any
         partition count) and hand each owner its pieces."""
         root = os.path.abspath(os.path.join(directory, folder))
         paths = [os.path.join(root, name) for name in files]
         source = sc.parallelize(paths, max(1, len(paths))) \
             .flatMap(functools.partial(read_pieces, partitions))
-        return cls._start(sc, kernels, plan, partitions, source, resident)
+        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to)
 
     @classmethod
     def _start(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
-               partitions: int, source: "RDD",
-               resident: bool | None = None) -> "SparkPartitions":
-        backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident)
+               partitions: int, source: "RDD", resident: bool | None = None,
+               exchange_to: str | bool | None = None) -> "SparkPartitions":
+        backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident, exchange_to)
         shuffled = _plain(sc, source.partitionBy(partitions, _owner_key))
         base = shuffled.mapPartitionsWithIndex(
             functools.partial(combine_task, kernels.words, backend.reports, backend.search),
@@ -270,11 +284,15 @@ class SparkPartitions:
         return _plain(self.sc, cands.partitionBy(self._partitions, _owner_key))
 
     def fused(self, shuffled: "RDD", commit: bool, expand: bool, check_deadlock: bool,
-              from_runs: bool) -> FusedLevel:
+              from_runs: bool, exchange_in: str | None,
+              exchange_out: str | None) -> FusedLevel:
         """The level's one stage over ``shuffled``: each task merges its
         candidates (against the resident table, or ``from_runs``: over the
-        co-partitioned union of the cached runs and the candidates) and, with
-        ``expand``, expands the new states into the next candidates."""
+        co-partitioned union of the cached runs and the candidates; read
+        from the files under ``exchange_in`` when given, ``shuffled`` then
+        empty) and, with ``expand``, expands the new states into the next
+        candidates (written under ``exchange_out`` when given, else
+        shuffled: the level's candidates RDD then empty)."""
         source = shuffled
         search = self.search
         if from_runs:
@@ -284,7 +302,8 @@ class SparkPartitions:
                 search = None
         keyed = source.mapPartitionsWithIndex(functools.partial(
             fused_task, self.kernels_bc, self.plan, commit, expand, check_deadlock,
-            self._partitions, self.reports, self.level, search, list(self.part_n), from_runs),
+            self._partitions, self.reports, self.level, search, list(self.part_n), from_runs,
+            exchange_in=exchange_in, exchange_out=exchange_out),
             preservesPartitioning=True)
         return split_fused(self.sc, keyed, self._partitions, _owner_key, self.storage)
 
@@ -295,34 +314,57 @@ class SparkPartitions:
         level = self.level
         self.reports.value = {}
         if self.pending is None:
-            shuffled, expanded = self.candidates(check_deadlock), None
+            shuffled, expanded, exchange_in = self.candidates(check_deadlock), None, None
         else:
-            shuffled, expanded = self.pending
+            shuffled, expanded, exchange_in = self.pending
             if expanded.failed is not None:
                 # The expansion hit a run-time error: the search stops on
                 # it, whatever the merge would find.
                 self.level -= 1
                 return expanded, LevelReport()
         from_runs = self.search is None or self._fallbacks_in_a_row >= RESIDENT_GIVE_UP
-        # A level past the depth bound is not kept: its states are not expanded.
-        out = self.fused(shuffled, commit, commit, check_deadlock, from_runs)
+        # A level past the depth bound is not kept: its states are not
+        # expanded (nor written to the exchange).
+        exchange_out = self.exchange if commit else None
+        out = self.fused(shuffled, commit, commit, check_deadlock, from_runs, exchange_in,
+                         exchange_out)
+
+        def left() -> float | None:
+            return None if time_left_s is None else \
+                max(0.0, time_left_s - (time.monotonic() - started))
         try:
             self._run(out.run, time_left_s)
+            xmisses = [k for k in self.reports.value if k[0] == "xmiss" and k[1] == level]
+            if xmisses:
+                # Some owner could not read a file of its candidates (the
+                # directory is not where its executor looks): the frontier
+                # is expanded again and shuffled by the JVM, and the search
+                # keeps the shuffle from now on.  Partitions that merged
+                # already run again exactly (the tables' stamps).
+                self.exchange_misses += len(xmisses)
+                self._stop_exchange()
+                out.drop()
+                self.reports.value = {}
+                shuffled, expanded, exchange_in, exchange_out = \
+                    self.candidates(check_deadlock), None, None, None
+                out = self.fused(shuffled, commit, commit, check_deadlock, from_runs, None,
+                                 None)
+                self._run(out.run, left())
             misses = [k for k in self.reports.value if k[0] == "miss" and k[1] == level]
             if misses:
                 # Some partition had no valid resident table: the level runs
-                # again from the cached runs (the candidates' shuffle is
-                # kept: the stage that wrote it is not run again).
+                # again from the cached runs (the candidates' shuffle, or
+                # their files, are kept: the stage that wrote them is not
+                # run again).
                 self.resident_misses += len(misses)
                 self.fallback_levels += 1
                 self._fallbacks_in_a_row += 1
                 out.drop()
                 self.reports.value = {k: v for k, v in self.reports.value.items()
                                       if k[:2] == ("x", level)}
-                out = self.fused(shuffled, commit, commit, check_deadlock, True)
-                left = None if time_left_s is None else \
-                    max(0.0, time_left_s - (time.monotonic() - started))
-                self._run(out.run, left)
+                out = self.fused(shuffled, commit, commit, check_deadlock, True, exchange_in,
+                                 exchange_out)
+                self._run(out.run, left())
             elif not from_runs:
                 self.resident_levels += 1
                 self._fallbacks_in_a_row = 0
@@ -330,6 +372,11 @@ class SparkPartitions:
             out.drop()
             self.level -= 1
             raise
+        if exchange_in is not None:
+            # Merged: the level's files are no longer read (a level run
+            # again after this reads the runs and the next files only).
+            exchange.clear_level(exchange_in, level)
+            self.exchange_levels += 1
         if expanded is None:
             expanded = self._reports("x", level)
         merged = self._reports("m", level)
@@ -343,9 +390,16 @@ class SparkPartitions:
                 self.part_n[index] += report.new_states
         self.runs.append(_Run(out.level, merged.new_states, False, out.keep))
         self.frontier, self.frontier_n = out.level, merged.new_states
-        self.pending = (out.candidates, self._reports("x", level + 1)) if commit else None
+        self.pending = (out.candidates, self._reports("x", level + 1), exchange_out) \
+            if commit else None
         self._fold()
         return expanded, merged
+
+    def _stop_exchange(self) -> None:
+        """Back to the JVM shuffle for the rest of the search."""
+        if self.exchange is not None:
+            exchange.clear(self.exchange)
+        self.exchange = None
 
     def _reports(self, stage: str, level: int) -> LevelReport:
         """The sum of the tasks' reports of ``stage`` for ``level``, in
@@ -423,6 +477,7 @@ class SparkPartitions:
             pass
         if self.search is not None:
             self._clear_resident()
+        self._stop_exchange()
 
     def _clear_resident(self) -> None:
         """Remove the resident copies: in local mode the driver's executor
@@ -443,7 +498,10 @@ class SparkPartitions:
         return {"spark_resident": self.search is not None,
                 "spark_resident_levels": self.resident_levels,
                 "spark_fallback_levels": self.fallback_levels,
-                "spark_resident_misses": self.resident_misses}
+                "spark_resident_misses": self.resident_misses,
+                "spark_exchange": "files" if self.exchange_levels or self.exchange else "shuffle",
+                "spark_exchange_levels": self.exchange_levels,
+                "spark_exchange_misses": self.exchange_misses}
 
     # ------------------------------------------------------------ jobs
 
@@ -474,6 +532,28 @@ class SparkPartitions:
             if timer is not None:
                 timer.cancel()
             self.sc.setLocalProperty("spark.jobGroup.id", None)   # type: ignore[arg-type]
+
+
+def _exchange_root(sc: "SparkContext", setting: str | bool | None) -> str | None:
+    """The search's exchange directory (``exchange.py``), or None for the
+    JVM shuffle.  ``setting``: a directory every executor and the driver
+    can read (the opt-in on a cluster), True or None (the executor's
+    scratch directory, in local mode only: on a cluster by default the
+    shuffle), False (the shuffle)."""
+    from modelcheck.engines.spark.session import is_local
+    if setting is False:
+        return None
+    if isinstance(setting, str) and setting:
+        base = setting
+    elif is_local(sc.master):
+        from pyspark import SparkFiles
+        # In local mode the Python workers run on this machine: tmpfs, or
+        # their scratch directory (the driver's, as the resident tables').
+        base = exchange.local_base(SparkFiles.getRootDirectory())
+    else:
+        return None
+    exchange.sweep(base)
+    return exchange.exchange_root(base, uuid.uuid4().hex)
 
 
 def _job_failure(err: BaseException) -> str:

@@ -20,6 +20,11 @@ The level's job is the candidates' map stage alone
 ``ShuffledRDD`` is built directly, not with ``partitionBy``: ``out`` keeps
 the partitioner of its input (so the level stays co-partitioned with the
 runs), and ``partitionBy`` would then skip the shuffle.
+
+With the file exchange (``exchange.py``) the tasks write no candidate into
+``out``: the ``ShuffledRDD`` is empty, its map stage is still the level's
+job, and it carries the partition index and the partitioner into the next
+level's tasks, which read their candidates from the files.
 """
 from __future__ import annotations
 

@@ -82,5 +82,7 @@ def stats_extras(state: SearchState, elapsed: float, spark: dict[str, Any]) -> d
             / len(spark_levels))
         extras["spark_shuffle_bytes"] = sum(lv.shuffled for lv in spark_levels)
         extras["spark_shuffle_bytes_max_level"] = max(lv.shuffled for lv in spark_levels)
+        extras["spark_exchange_bytes"] = sum(lv.exchanged for lv in spark_levels)
+        extras["spark_exchange_bytes_max_level"] = max(lv.exchanged for lv in spark_levels)
     extras.update(spark)
     return extras

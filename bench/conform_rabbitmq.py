@@ -10,10 +10,15 @@ hours at 50 walks a row.
 walks: for every row of specs/verdicts.toml whose NoLostConfirmed check is
 "holds" (the large rows, the -net rows and the rows a driver cannot run left
 out, each with its reason), RUNS seeded random walks of at most DEPTH driven
-steps on one cluster, reset between walks.  A row stops at its first
-mismatch (its traces go to --out).  replays: each counterexample a driver
+steps on one cluster, reset between walks.  Rows named with --row are walked
+whatever their checks and size: a -net row is driven as the row without
+-net (AppendEntries messages are the broker's own, waited for).  --budget S:
+no walk of a row begins S seconds after the row's start.  A row stops at its
+first mismatch (its traces go to --out).  replays: each counterexample a driver
 can cause, found again by `check` on the spec as it is now (so that a spec
-being changed does not leave a stale trace), replayed on a fresh cluster.
+being changed does not leave a stale trace), replayed on a fresh cluster;
+--shipped replays the committed counterexamples/ROW-PROP.itf.json instead
+(large rows, whose `check` takes long), --row R --property P any row's.
 
 Each line gives the row, walks run and conformed (or the replay's verdict),
 and the wall time; --json writes them all.  Wall times depend on the
@@ -69,6 +74,10 @@ SCRIPTED = {
                      ("Confirm", {"m": 1, "l": 1}), ("Heal", {"w": False})],
     "CMQ-7-autoheal": [("Partition", {"s": frozenset({1})}), ("Publish", {"m": 1, "l": 1}),
                        ("Confirm", {"m": 1, "l": 1}), ("Heal", {"w": False})],
+    # CMQ-large's shortest trace is CMQ-7-ignore's (the partition between
+    # the publish and the mirrors' copy), with 3 nodes and a consumer.
+    "CMQ-large": [("Partition", {"s": frozenset({1})}), ("Publish", {"m": 1, "l": 1}),
+                  ("Confirm", {"m": 1, "l": 1}), ("Heal", {"w": False})],
 }
 
 
@@ -103,13 +112,15 @@ def driver_for(spec: str, **options):
     return load_driver(SPECS[spec], options)
 
 
-def why_not_walked(row: dict) -> str | None:
-    """Why a HOLDS row is left out of the walks, or None."""
+def why_not_walked(row: dict, named: bool = False) -> str | None:
+    """Why a HOLDS row is left out of the walks, or None.  A row named with
+    --row is walked even when large or -net (the driver drives a -net row as
+    the row without -net; the messages are the broker's own, waited for)."""
     from modelcheck.conform.examples.rabbitmq import unsupported as cmq_unsupported
     from modelcheck.conform.examples.rabbitmq_quorum import unsupported as qq_unsupported
-    if row.get("large"):
+    if row.get("large") and not named:
         return "large (the model's side of a step is too big for a walk)"
-    if row["id"].endswith("-net") or "-net-" in row["id"]:
+    if (row["id"].endswith("-net") or "-net-" in row["id"]) and not named:
         return "the same broker run as the row without -net (only the model's messaging differs)"
     consts = row.get("consts", {})
     why = (cmq_unsupported if row["spec"].startswith("classic") else qq_unsupported)(consts)
@@ -123,8 +134,12 @@ def walk_rows(selected: list[str] | None) -> list[dict]:
             continue
         if selected and row["id"] not in selected:
             continue
-        if not any(c.get("property") == "NoLostConfirmed" and c.get("expect") == "holds"
-                   for c in row.get("check", [])):
+        # A row named with --row is walked whatever its checks claim (a walk
+        # compares every observation with the model); the others need a
+        # NoLostConfirmed that holds.
+        if not selected and not any(c.get("property") == "NoLostConfirmed"
+                                    and c.get("expect") == "holds"
+                                    for c in row.get("check", [])):
             continue
         out.append(row)
     return out
@@ -133,7 +148,7 @@ def walk_rows(selected: list[str] | None) -> list[dict]:
 def cmd_walks(args) -> list[dict]:
     results = []
     for row in walk_rows(args.row):
-        why = why_not_walked(row)
+        why = why_not_walked(row, named=bool(args.row))
         if why:
             results.append({"row": row["id"], "skipped": why})
             print(f"{row['id']:<28} skipped: {why}", flush=True)
@@ -143,7 +158,8 @@ def cmd_walks(args) -> list[dict]:
         t0 = time.monotonic()
         try:
             report = random_walks(model, driver, runs=args.runs, depth=args.depth,
-                                  seed=args.seed, out_dir=Path(args.out) / row["id"])
+                                  seed=args.seed, out_dir=Path(args.out) / row["id"],
+                                  budget_s=args.budget)
         except ConformError as err:
             results.append({"row": row["id"], "error": str(err),
                             "wall_s": round(time.monotonic() - t0, 1)})
@@ -182,6 +198,8 @@ def cmd_replays(args) -> list[dict]:
     by_id = {r["id"]: r for r in rows()}
     results = []
     todo = list(REPLAYS) + [(rid + ":scripted", "NoLostConfirmed") for rid in SCRIPTED]
+    if args.row and args.property:
+        todo = [(rid, p) for rid in args.row for p in args.property]
     for rid, prop in todo:
         if args.row and rid not in args.row:
             continue
@@ -192,7 +210,9 @@ def cmd_replays(args) -> list[dict]:
                 model = modelcheck.load(ROOT / "specs" / row["spec"], row.get("consts", {}))
                 trace = scripted_trace(model, SCRIPTED[row["id"]], prop)
             else:
-                trace_path = fresh_trace(row, prop, Path(args.out) / rid)
+                shipped = ROOT / "counterexamples" / f"{rid}-{prop}.itf.json"
+                trace_path = shipped if args.shipped and shipped.exists() else \
+                    fresh_trace(row, prop, Path(args.out) / rid)
                 model, trace = load_for_trace(ROOT / "specs" / row["spec"], trace_path)
             report = replay_trace(model, trace, driver_for(row["spec"]))
         except (ConformError, RuntimeError) as err:
@@ -218,6 +238,13 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--row", action="append")
+    ap.add_argument("--property", action="append",
+                    help="replays: these properties of the --row rows (rows not in REPLAYS)")
+    ap.add_argument("--budget", type=float,
+                    help="walks: seconds per row after which no walk begins")
+    ap.add_argument("--shipped", action="store_true",
+                    help="replays: the committed counterexamples/ROW-PROP.itf.json where "
+                         "there is one, instead of finding it again (large rows)")
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="mc-conform-bench-"))
     ap.add_argument("--json")
     args = ap.parse_args()

@@ -1,6 +1,8 @@
 # A local 3-node RabbitMQ cluster (Debian's rabbitmq-server) for the RabbitMQ
-# conformance driver, by hand: AMQP on 127.0.0.1:25001-25003, nodes
+# conformance driver, by hand: free ports on 127.0.0.1 (or RABBIT_BASE_PORT+1..3
+# when set; the ports are printed and kept in .rabbit-cluster/cluster), nodes
 # rabbitN-mk@localhost, data and logs under .rabbit-cluster/ (docs/conformance.md).
+# The cluster code is the harness's own (modelcheck/conform/examples/rabbitmq_cluster.py).
 
 RABBIT_CLUSTER_DIR ?= .rabbit-cluster
 

@@ -11,6 +11,7 @@ ends the walk and is written as a pair of trace files.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,16 +38,23 @@ def judged_properties(model: ir.Model, driver: Driver, observation: dict,
 
 def random_walks(model: ir.Model, driver: Driver, *, runs: int = 10, depth: int = 10,
                  seed: int = 0, out_dir: str | Path | None = None,
-                 max_closure: int = 20_000, started: bool = False) -> WalkReport:
+                 max_closure: int = 20_000, started: bool = False,
+                 budget_s: float | None = None) -> WalkReport:
     """``runs`` walks of at most ``depth`` driven steps; walk ``i`` uses the
     seed ``seed + i``.  Stops at the first walk that does not conform; its
-    trace files go to ``out_dir`` when given.  The driver is started (unless
-    ``started``), reset between walks, and always stopped."""
+    trace files go to ``out_dir`` when given.  With ``budget_s``, no walk
+    begins once that many seconds have passed since the start (the walk under
+    way ends as usual).  The driver is started (unless ``started``), reset
+    between walks, and always stopped."""
     report = WalkReport(model.name, [])
+    t0 = time.monotonic()
     if not started:
         _call(driver.start, "start the system", model)
     try:
         for i in range(runs):
+            if i > 0 and budget_s is not None and time.monotonic() - t0 >= budget_s:
+                report.notes.append(f"the budget of {budget_s:g} s was spent after {i} walks")
+                break
             if i > 0:
                 _call(driver.reset, "reset the system", model)
             run = _walk(model, driver, depth, seed + i, out_dir, max_closure, report.notes)

@@ -58,6 +58,16 @@ def test_the_fixed_queue_conforms():
     assert len(report.runs) == 15
 
 
+def test_a_spent_budget_begins_no_walk():
+    # bench/conform_rabbitmq.py --budget: the walk under way ends, no other begins.
+    model = modelcheck.load(SPEC)
+    report = random_walks(model, ToyQueueDriver(bug=False), runs=5, depth=4, seed=0, budget_s=0)
+    assert len(report.runs) == 1 and report.runs[0].problem is None
+    assert any("budget" in n for n in report.notes)
+    assert len(random_walks(model, ToyQueueDriver(bug=False), runs=5, depth=4, seed=0,
+                            budget_s=600).runs) == 5
+
+
 def test_replay_reproduces_the_loss(counterexample):
     model, trace = load_for_trace(SPEC, counterexample)
     report = replay_trace(model, trace, ToyQueueDriver())

@@ -147,7 +147,7 @@ def test_the_example_verdict_file_is_valid(repo_root):
     assert [r.id for r in rows] == ["DH-1", "TP-3", "TP-5", "RAFT-2-1-1", "RAFT-2-0-2",
                                     "RAFT-2-0-1", "RAFT-S2", "PAXOS-1", "PAXOS-2", "EWD840-3",
                                     "EWD840-3-UNFAIR", "DISRUPTOR-SPMC",
-                                    "DISRUPTOR-SPMC-UNFAIR"]
+                                    "DISRUPTOR-SPMC-UNFAIR", "HANOI-3", "HANOI-19"]
     assert rows[0].checks[0].steps == 6
     # TLC's figures for raft.tla, 3 servers (issue 11)
     assert dict(rows[3].counts) == {"distinct": 2379781, "generated": 28169044, "depth": 53}

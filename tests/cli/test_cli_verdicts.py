@@ -57,7 +57,8 @@ def test_example_verdicts_are_as_expected(mc, golden):
     assert sorted(p.name for p in mc.out_dir.iterdir()) == [
         "DH-1-NotFour.itf.json", "DISRUPTOR-SPMC-UNFAIR-Liveliness.itf.json",
         "DISRUPTOR-SPMC-mutant1-Liveliness.itf.json", "EWD840-3-AllTerminate.itf.json",
-        "EWD840-3-UNFAIR-Liveness.itf.json", "EWD840-3-mutant1-Liveness.itf.json"]
+        "EWD840-3-UNFAIR-Liveness.itf.json", "EWD840-3-mutant1-Liveness.itf.json",
+        "HANOI-3-Solved.itf.json"]
 
 
 def test_a_row_not_as_expected_exits_1(mc, tmp_path, golden):

@@ -36,7 +36,6 @@ from numba import njit
 
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.shards import ShardedTable
-from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.kernel.table import (FingerprintTable, key_of, table_lookup,
                                                       tag_from_fp)
 from modelcheck.trace.trace import Step, Trace
@@ -215,8 +214,7 @@ def _children(table: Table, fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray
     (each shard of a sharded table asked for its own)."""
     out = np.zeros(len(fps), dtype=np.bool_)
     parts = [(table, np.arange(len(fps)))] if isinstance(table, FingerprintTable) else \
-        [(t, np.flatnonzero((fps.view(np.int64) ^ SIGN) & (len(table.shards) - 1) == n))
-         for n, t in enumerate(table.shards)]
+        [(t, np.flatnonzero(table.shard_of(fps) == n)) for n, t in enumerate(table.shards)]
     for t, sel in parts:
         if len(t.tags) == 0:
             raise RebuildError("internal error: the levels made again need the parent tags")
@@ -265,7 +263,7 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
         for lo in range(0, len(current), EXPAND_ROWS):
             rows = current[lo:lo + EXPAND_ROWS]
             succ, parent, _, _ = kernels.expand(rows)
-            tags = (kernels.fingerprint(rows) >> np.uint64(32)).astype(np.int64)
+            tags = tag_from_fp(kernels.fingerprint(rows)).astype(np.int64)
             found, at = members(succ.view(np.int64), tags[parent])
             parts.append(found)
             parents.append(parent[at] + lo)

@@ -101,8 +101,13 @@ class ShardedTable:
         table, s = self._split(slot)
         return table.row_at(s)
 
+    def shard_of(self, fps: int | np.ndarray) -> int | np.ndarray:
+        """The shard that holds a fingerprint (or each of an array of them)."""
+        signed = fps.view(np.int64) if isinstance(fps, np.ndarray) else np.int64(to_signed(fps))
+        return (signed ^ SIGN) & (len(self.shards) - 1)
+
     def lookup(self, fp: int, row: np.ndarray) -> int:
-        shard = (np.int64(to_signed(fp)) ^ SIGN) & (len(self.shards) - 1)
+        shard = self.shard_of(fp)
         s = self.shards[int(shard)].lookup(fp, row)
         return -1 if s < 0 else int(shard) << SLOT_BITS | s
 

@@ -3,6 +3,7 @@ the search figures, action coverage, and the traces.  Every function here
 writes to the rich console it is given; user text is never read as markup."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from modelcheck.ir.values import render_value
 from modelcheck.trace.deadlock import is_deadlock_trace
 from modelcheck.trace.lasso import analyse_lasso, lasso_phrase
 from modelcheck.trace.trace import Trace
+from modelcheck.trace.view import step_window
 
 __all__ = ["verdict_phrase", "status_phrase", "status_style", "kind_name", "consts_text", "print_summary",
            "print_trace", "print_traces", "print_run_error", "print_write_errors", "source_for", "render_error", "figures_text", "format_seconds", "steps_text"]
@@ -190,9 +192,16 @@ def print_traces(console: Console, model: Model, result: CheckResult) -> None:
 
 def print_trace(console: Console, model: Model, trace: Trace, trace_file: str | None) -> None:
     """The trace step by step (the trace view of ``modelcheck trace show``),
-    and the file it was written to."""
+    and the file it was written to.  A long trace written to a file shows its
+    first and last steps: a witness of half a million steps would otherwise
+    take minutes to print and bury the verdicts."""
     console.print()
-    console.print(render_trace(trace, model))
+    window = None
+    if trace_file and trace.loop is None:     # a lasso is read whole: its cycle
+        window = dataclasses.replace(
+            step_window(len(trace.steps)),
+            hint=f"every step: modelcheck trace show {trace_file} --all (or --steps A:B)")
+    console.print(render_trace(trace, model, window=window))
     if trace.loop is not None:
         # Verified already (api.check): the report names the actions that
         # stay enabled round the cycle, the usual misreading of a violation.

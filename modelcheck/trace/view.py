@@ -393,6 +393,9 @@ class StepWindow:
     the steps between two runs (and after the last) are left out."""
     runs: tuple[range, ...]
     total: int
+    #: What the line standing in for left-out steps tells the reader to do
+    #: (empty: ``trace show``'s options).
+    hint: str = ""
 
     def __iter__(self) -> Any:
         for run in self.runs:
@@ -408,7 +411,7 @@ class StepWindow:
     def omitted_note(self, count: int) -> str:
         """The line standing in for ``count`` steps left out."""
         return (f"... {count} step{'s' if count != 1 else ''} omitted; "
-                f"--all to show every step, --steps A:B to show steps A to B")
+                + (self.hint or "--all to show every step, --steps A:B to show steps A to B"))
 
 
 def step_window(total: int, steps: str | None = None, show_all: bool = False,

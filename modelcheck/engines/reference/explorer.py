@@ -26,7 +26,7 @@ from modelcheck.trace.trace import Step, Trace
 from modelcheck.trace.paths import trace_of
 
 __all__ = ["explore", "select_properties", "attach_error_trace", "Verdicts", "PROGRESS_EVERY_S",
-           "STOPPED", "StopSignal"]
+           "STOPPED", "StopSignal", "TRACE_CUT"]
 
 #: Seconds between two progress ticks within a level.
 PROGRESS_EVERY_S = 0.5
@@ -65,6 +65,11 @@ def attach_error_trace(err: EvalError, trace: Trace) -> None:
     err.trace = trace
 
 
+#: The reason of a find whose trace the user stopped (Ctrl-C, SIGTERM): not
+#: shown, so neither its verdict nor, at the end of a finished search, HOLDS.
+TRACE_CUT = "found, but the run was interrupted before its trace was rebuilt and replayed"
+
+
 @dataclass
 class Verdicts:
     """The verdicts settled so far; what is left unsettled at the end is
@@ -78,6 +83,11 @@ class Verdicts:
 
     def settle(self, name: str, kind: PropertyKind | None, status: Status, trace: Trace) -> None:
         self.settled[name] = PropertyResult(name, kind, status, trace)
+
+    def leave_unknown(self, name: str, kind: PropertyKind | None, reason: str) -> None:
+        """Settle ``name`` as UNKNOWN: found, but not shown (its trace was not
+        rebuilt), so neither its verdict nor the finished search's default."""
+        self.settled.setdefault(name, PropertyResult(name, kind, Status.UNKNOWN, reason=reason))
 
     def all_settled(self) -> bool:
         return (all(p.name in self.settled for p in self.properties)

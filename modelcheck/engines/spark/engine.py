@@ -18,7 +18,7 @@ import numpy as np
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, NullReporter, settled_note,
                                      PropertyResult, Reporter, Stats, Status)
 from modelcheck.evaluate.evaluator import Evaluator
-from modelcheck.engines.reference.explorer import Verdicts, select_properties
+from modelcheck.engines.reference.explorer import TRACE_CUT, Verdicts, select_properties
 from modelcheck.engines.spark.checkpoint import (Hit, SearchState, model_digest, read_manifest,
                                                  read_parts)
 from modelcheck.engines.spark.inprocess import InProcessLevels
@@ -311,11 +311,19 @@ class _Run:
     def _result(self, props: list, search: LevelSearch | None, reason: str | None,
                 error: EvalError | None) -> CheckResult:
         verdicts = Verdicts(props, self.options.deadlock)
-        traces = self._traces(search) if search is not None else {}
-        for name, trace in traces.items():
-            hit = search.state.hits[name]          # type: ignore[union-attr]
+        cut = False
+        try:
+            traces = self._traces(search) if search is not None else {}
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM while the traces were rebuilt: the finds
+            # are not shown, so UNKNOWN, never the finished search's HOLDS
+            traces, cut = {}, True
+        for name, hit in (search.state.hits.items() if search is not None else ()):
             kind, status = self._verdict(hit)
-            verdicts.settle(name, kind, status, trace)
+            if name in traces:
+                verdicts.settle(name, kind, status, traces[name])
+            else:
+                verdicts.leave_unknown(name, kind, TRACE_CUT)
         finished = search is not None and search.finished and error is None
         stop_reason = reason
         if error is not None:
@@ -328,6 +336,9 @@ class _Run:
                                  bool(getattr(self.kernels, "symmetric", False)))
             if search.settled_early and reason is None and error is None:
                 notes.insert(0, settled_note(search.state.depth, search.state.distinct))
+        if cut:
+            notes.append("interrupted while traces were rebuilt: the properties found without "
+                         "a trace are UNKNOWN")
         return CheckResult(self.model.name, "spark", results, stats, reason=reason,
                            error=error, notes=notes)
 

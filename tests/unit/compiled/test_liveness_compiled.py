@@ -258,3 +258,21 @@ def test_an_unchecked_property_is_not_evaluated():
     _, broken_ref = _check(PICKED, "reference", invariants=("Broken",))
     assert broken.error is not None and broken_ref.error is not None
     assert broken.error.diagnostic.code == broken_ref.error.diagnostic.code
+
+
+def test_ctrl_c_in_the_cycle_analysis_leaves_liveness_unknown(monkeypatch):
+    """Ctrl-C during the cycle analysis (after the search): each liveness
+    property is UNKNOWN with the reason; the safety verdicts, whose search
+    finished, stand."""
+    from modelcheck.engines.compiled.liveness import graph, lasso
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(lasso, "_lasso", ctrl_c)
+    _, got = _check(SERVED, "compiled")
+    live = {p.name: p for p in got.properties if p.kind is PropertyKind.LIVENESS}
+    assert live and all(p.status is Status.UNKNOWN and p.reason == graph.CYCLES_CUT
+                        for p in live.values())
+    safety = {p.name: p.status for p in got.properties if p.kind is not PropertyKind.LIVENESS}
+    assert safety["NotAll"] is Status.VIOLATED
+    assert any("cycle analysis" in n for n in got.notes)

@@ -7,12 +7,16 @@ sharded table; a deep trace over a large table (where the walk back used to
 branch without end) arrives within the budget."""
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.engines.compiled.kernel.table import FingerprintTable
 from modelcheck.engines.compiled.search import rebuild
+from modelcheck.engines.reference.explorer import TRACE_CUT
 
 from searches import outcome, run_search
 
@@ -100,3 +104,104 @@ def test_a_deep_trace_over_a_large_table_stays_within_the_budget(load, kernels, 
     assert len(lookups) <= rebuild._LOOKUPS_A_STEP * 2 ** 13 + rebuild._LOOKUPS_FLOOR + 1
     pegs = solved.trace.states[-1]["peg"]
     assert set(pegs.values()) == {2}
+
+
+# ---------------------------------------------------------------- Ctrl-C in a rebuild
+
+def _ctrl_c_at_rebuild(monkeypatch, nth: int = 1):
+    """A real SIGINT to this process as the ``nth`` trace's rebuild starts:
+    the search's handler sets its flag, and the rebuild must see it."""
+    from modelcheck.engines.compiled.search.serial import CompiledSearch
+    find = CompiledSearch._find
+    calls = []
+
+    def find_after_ctrl_c(self, q, initial):
+        calls.append(q)
+        if len(calls) == nth:
+            os.kill(os.getpid(), signal.SIGINT)
+        return find(self, q, initial)
+    monkeypatch.setattr(CompiledSearch, "_find", find_after_ctrl_c)
+    return calls
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_in_the_final_rebuild_gives_unknown_never_holds(workers, load, kernels,
+                                                                monkeypatch):
+    """The search ends (it would call every unfound invariant HOLDS), then
+    Ctrl-C comes while the violation's trace is rebuilt: that property is
+    UNKNOWN, with the reason, never HOLDS and never VIOLATED without its
+    trace; the search's counts and the other verdicts stand."""
+    consts = {"L": 40, "M": 2000, "BAD": 30}
+    model = load("deep", **consts)
+    kernels("deep", **consts)
+    whole = run_search(model, workers)
+    _ctrl_c_at_rebuild(monkeypatch)
+    cut = run_search(model, workers)
+    by_name = {p.name: p for p in cut.properties}
+    assert by_name["NotBad"].status is Status.UNKNOWN and by_name["NotBad"].trace is None
+    assert by_name["NotBad"].reason == TRACE_CUT
+    assert by_name["Bounded"].status is Status.HOLDS
+    assert (cut.stats.distinct_states, cut.stats.depth) == \
+        (whole.stats.distinct_states, whole.stats.depth)
+    assert any("interrupted while traces were rebuilt" in n for n in cut.notes)
+
+
+def test_ctrl_c_in_the_levels_made_again(load, kernels, monkeypatch, no_walk):
+    """The same through the levels made again (the long rebuild of a deep
+    trace over a large table), with a ``sometimes`` witness: UNKNOWN, not HOLDS."""
+    model = load("hanoi", N=6)
+    kernels("hanoi", N=6)
+    _ctrl_c_at_rebuild(monkeypatch)
+    got = run_search(model, 1)
+    solved = next(p for p in got.properties if p.name == "Solved")
+    assert solved.status is Status.UNKNOWN and solved.reason == TRACE_CUT
+
+
+class _Seen:
+    """A reporter that takes finds as they come (``found``), as the CLI's does."""
+
+    def __init__(self):
+        self.found_names, self.notes = [], []
+
+    def progress(self, p) -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+    def found(self, result, open_names) -> None:
+        self.found_names.append(result.name)
+
+
+def test_ctrl_c_in_a_rebuild_mid_search_stops_the_search(load, kernels, monkeypatch):
+    """A find handed to the reporter mid-search has its trace rebuilt at
+    once; Ctrl-C then stops that rebuild and the search at its next safe
+    point ("interrupted"), and the trace is not rebuilt a second time."""
+    consts = {"L": 400, "M": 2000, "BAD": 30}
+    model = load("deep", **consts)
+    kernels("deep", **consts)
+    calls = _ctrl_c_at_rebuild(monkeypatch)
+    rep = _Seen()
+    got = api.check(model, engine="compiled", reporter=rep,
+                    options=CheckOptions(symmetry=False, extra={"cross_levels": False}))
+    assert rep.found_names == []
+    assert len(calls) == 1
+    assert got.reason == "interrupted"
+    assert got.stats.depth < 400
+    by_name = {p.name: p for p in got.properties}
+    assert by_name["NotBad"].status is Status.UNKNOWN and by_name["NotBad"].trace is None
+    assert by_name["Bounded"].status is Status.UNKNOWN
+
+
+def test_a_stop_asked_ends_every_kind_of_rebuild(kernels):
+    """path_through_levels (the levels on disk) and trace_of raise
+    RebuildInterrupted once ``stop`` says so, a KeyboardInterrupt to anyone
+    who does not know it."""
+    import numpy as np
+    k = kernels("hanoi", N=4)
+    initial = k.initial_states().view(np.int64)
+    with pytest.raises(rebuild.RebuildInterrupted):
+        rebuild.path_through_levels(k, lambda n: [initial], initial[0], 2, initial, lambda: True)
+    with pytest.raises(rebuild.RebuildInterrupted):
+        rebuild.trace_of(k, [(None, initial[0])], "witness", "Solved", lambda: True)
+    assert issubclass(rebuild.RebuildInterrupted, KeyboardInterrupt)

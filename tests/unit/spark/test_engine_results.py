@@ -110,3 +110,23 @@ def test_timeout_zero_is_unknown():
     assert result.reason.startswith("timeout")
     assert all(p.status is Status.UNKNOWN for p in result.properties)
     assert result.exit_code == 3
+
+
+def test_ctrl_c_while_traces_are_rebuilt_gives_unknown(monkeypatch):
+    """Ctrl-C (or SIGTERM) after the search, while the traces are walked
+    back: the finds are UNKNOWN with the reason, never the finished search's
+    HOLDS, and the counts and the other verdicts stand."""
+    from modelcheck.engines.reference.explorer import TRACE_CUT
+    from modelcheck.engines.spark import engine as spark_engine_module
+    model = load_spec("grid")
+    whole = spark_engine(2).check(model, CheckOptions(spark_threshold=0))
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(spark_engine_module, "replay_forward", ctrl_c)
+    cut = spark_engine(2).check(model, CheckOptions(spark_threshold=0))
+    small = cut.get_property("Small")
+    assert whole.get_property("Small").status is Status.VIOLATED
+    assert small.status is Status.UNKNOWN and small.reason == TRACE_CUT and small.trace is None
+    assert cut.stats.distinct_states == whole.stats.distinct_states
+    assert any("interrupted while traces were rebuilt" in n for n in cut.notes)

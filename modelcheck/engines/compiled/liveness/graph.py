@@ -32,7 +32,7 @@ from modelcheck.engines.compiled.search.faults import fault_error
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.kernel.live_driver import GROW_EDGES, GROW_STATES
 from modelcheck.engines.compiled.liveness.edges import encode, encoded_size
-from modelcheck.engines.compiled.search.rebuild import Path, RebuildError
+from modelcheck.engines.compiled.search.rebuild import Path, RebuildError, Stop, check_stop
 from modelcheck.engines.compiled.search.serial import CHUNK_TARGET_S, CompiledSearch
 from modelcheck.evaluate.temporal import FairCondition, LivenessCheck
 
@@ -58,6 +58,10 @@ def fair_masks(kernels: CompiledModel, conditions: list[FairCondition]) -> np.nd
             if cond.matches(name, params):
                 out[aid, f >> 3] |= np.uint8(1 << (f & 7))
     return out
+
+
+#: The reason of a liveness property whose cycle analysis the user stopped.
+CYCLES_CUT = "interrupted (Ctrl-C or SIGTERM) before the cycle analysis ended"
 
 
 class LiveGraph:
@@ -362,7 +366,7 @@ class LivenessSearch(CompiledSearch):
         slot = self.table.lookup(int(self.k.fingerprint(row)[0]), row)
         return -1 if slot < 0 else int(self.table.tags[slot])
 
-    def replay(self, ids: list[int], wants: list[int] | None = None) -> Path:
+    def replay(self, ids: list[int], wants: list[int] | None = None, stop: Stop = None) -> Path:
         """Re-execute the id path from its initial state: each step takes the
         first action instance reaching the next id (one that takes condition
         ``wants[i]`` for the step into ``ids[i]`` when asked)."""
@@ -372,6 +376,7 @@ class LivenessSearch(CompiledSearch):
             raise RebuildError("internal error: a liveness trace starts at no initial state")
         path: Path = [(None, start.copy())]
         for i, tid in enumerate(ids[1:], 1):
+            check_stop(stop)
             want = -1 if wants is None else wants[i]
             path.append(self.step_to_id(path[-1][1], tid, want))
         return path
@@ -391,11 +396,12 @@ class LivenessSearch(CompiledSearch):
             raise RebuildError("internal error: a step of a liveness trace does not re-execute")
         return pick
 
-    def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
+    def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray,
+                 stop: Stop = None) -> tuple:
         sid = self.id_of(row)
         if sid < 0:
             raise RebuildError("internal error: the state to rebuild a trace to is not stored")
-        path = self.replay(self.ids_to(sid))
+        path = self.replay(self.ids_to(sid), stop=stop)
         pi = self.k.canonicalize_with_perms(np.asarray(row).reshape(1, -1))[1][0]
         return path, pi
 
@@ -420,7 +426,12 @@ class LivenessSearch(CompiledSearch):
         _trim()
         self.graph.close(n, final=True)
         graph_bytes = self.graph.nbytes(n)
-        result.properties.extend(check_liveness(self, n, finished, why))
+        try:
+            result.properties.extend(check_liveness(self, n, finished, why))
+        except KeyboardInterrupt:
+            # the safety verdicts stand (their traces are out); the cycles are not known
+            result.properties.extend(unknown_results(self.checks, CYCLES_CUT))
+            result.notes.append(f"interrupted during the cycle analysis: {CYCLES_CUT}")
         result.stats.extras["liveness_check_s"] = round(time.perf_counter() - began, 3)
         result.stats.extras.update({
             "liveness_graph_bytes": graph_bytes,

@@ -34,7 +34,7 @@ import numpy as np
 from modelcheck.engines.compiled.kernel.table import FingerprintTable
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.frontier import Frontier, LevelFile, open_level
-from modelcheck.engines.compiled.search.rebuild import (EXPAND_ROWS, Path, RebuildError,
+from modelcheck.engines.compiled.search.rebuild import (EXPAND_ROWS, Path, RebuildError, Stop,
                                                         path_through_levels)
 
 __all__ = ["LevelArchive", "ParentsError", "wanted", "archive_for", "figures", "find_path_on_disk",
@@ -182,6 +182,7 @@ class LevelArchive:
 
 
 def find_path_on_disk(kernels: CompiledModel, archive: LevelArchive, row: np.ndarray,
-                      level: int, initial: np.ndarray) -> tuple[Path, np.ndarray]:
+                      level: int, initial: np.ndarray, stop: Stop = None
+                      ) -> tuple[Path, np.ndarray]:
     """``rebuild.find_path`` from the levels on disk (rebuild.path_through_levels)."""
-    return path_through_levels(kernels, archive.level, row, level, initial)
+    return path_through_levels(kernels, archive.level, row, level, initial, stop)

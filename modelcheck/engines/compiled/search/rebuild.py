@@ -25,6 +25,12 @@ budget, a few lookups a step; past it, the levels are made again from the
 initial states, keeping of each successor only what the table holds with
 that parent's tag (the search's own tree, with no second table), and the
 path is found level by level from the end, as from levels kept on disk.
+
+A trace of half a million steps takes minutes to rebuild, so every loop
+here asks ``stop`` (the search's Ctrl-C/SIGTERM flag) as it goes and raises
+``RebuildInterrupted``: the search's handler only sets that flag (a
+KeyboardInterrupt inside a kernel would leave its tables half-updated), and
+without the question a rebuild ran on after the user had asked to stop.
 """
 from __future__ import annotations
 
@@ -41,7 +47,9 @@ from modelcheck.engines.compiled.kernel.table import (FingerprintTable, key_of, 
 from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Path", "Target", "find_path", "replay_chain", "trace_of", "step_after",
-           "concrete_step", "RebuildError", "path_through_levels", "EXPAND_ROWS"]
+           "concrete_step", "RebuildError", "RebuildInterrupted", "Stop", "check_stop",
+           "path_through_levels",
+           "EXPAND_ROWS"]
 
 #: At most this many entries are considered for one parent tag.
 _TAG_CANDIDATES = 64
@@ -57,6 +65,19 @@ class RebuildError(RuntimeError):
     """No chain in the table re-executes: an internal error."""
 
 
+class RebuildInterrupted(KeyboardInterrupt):
+    """The user asked to stop (Ctrl-C, SIGTERM) while a trace was rebuilt."""
+
+
+#: Whether the user has asked to stop; None where nobody can.
+Stop = Callable[[], bool] | None
+
+
+def check_stop(stop: Stop) -> None:
+    if stop is not None and stop():
+        raise RebuildInterrupted
+
+
 class _OverBudget(Exception):
     """The walk back along the tags has spent its budget."""
 
@@ -66,7 +87,8 @@ Path = list[tuple[int | None, np.ndarray]]   # (action id or None for Init, conc
 Table = FingerprintTable | ShardedTable
 
 
-def _chains(table: Table, slot: int, steps: int, budget: list[int]) -> Iterator[list[int]]:
+def _chains(table: Table, slot: int, steps: int, budget: list[int],
+            stop: Stop = None) -> Iterator[list[int]]:
     """Slot chains ending at ``slot`` that reach an initial entry in ``steps`` steps
     (listed from the initial entry).  A depth-first walk back along the
     parent tags, on a stack of its own: a trace may have millions of steps.
@@ -93,6 +115,7 @@ def _chains(table: Table, slot: int, steps: int, budget: list[int]) -> Iterator[
             budget[0] -= 1
             if budget[0] < 0:
                 raise _OverBudget
+            check_stop(stop)
             stack.append(iter(table.find_tag(ptag, _TAG_CANDIDATES)))
 
 
@@ -132,8 +155,8 @@ def concrete_step(kernels: CompiledModel, current: np.ndarray, post: np.ndarray)
     return None
 
 
-def replay_chain(kernels: CompiledModel, chain: list[Target],
-                 initial: np.ndarray) -> tuple[Path, np.ndarray] | None:
+def replay_chain(kernels: CompiledModel, chain: list[Target], initial: np.ndarray,
+                 stop: Stop = None) -> tuple[Path, np.ndarray] | None:
     """Re-execute the chain through the stored representatives ``r`` (whose
     successors the search computed), carrying the permutation ``pi`` with
     ``concrete = pi(r)``: the concrete successor of a step r -> t is pi(t)."""
@@ -152,6 +175,7 @@ def replay_chain(kernels: CompiledModel, chain: list[Target],
     # of a deep search has as many steps as levels: one expansion a step.
     plain = not kernels.symmetric
     for target in chain[1:]:
+        check_stop(stop)
         succ, _, aids, fault = kernels.expand(rep)
         if fault is not None:
             return None
@@ -177,7 +201,7 @@ def replay_chain(kernels: CompiledModel, chain: list[Target],
 
 
 def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
-              initial: np.ndarray) -> tuple[Path, np.ndarray]:
+              initial: np.ndarray, stop: Stop = None) -> tuple[Path, np.ndarray]:
     """A concrete path from an initial state to ``pi(row)``, where ``row`` is a
     stored representative found at ``level`` (initial states are level 1);
     returns the path and ``pi``."""
@@ -188,13 +212,13 @@ def find_path(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
         raise RebuildError("internal error: the state to rebuild a trace to is not in the table")
     budget = [_LOOKUPS_A_STEP * level + _LOOKUPS_FLOOR]
     try:
-        for chain in _chains(table, slot, level - 1, budget):
-            found = replay_chain(kernels, [_target(table, s) for s in chain], initial)
+        for chain in _chains(table, slot, level - 1, budget, stop):
+            found = replay_chain(kernels, [_target(table, s) for s in chain], initial, stop)
             if found is not None:
                 return found
             budget[0] -= level
     except _OverBudget:
-        return _path_by_levels_again(kernels, table, row, level, initial)
+        return _path_by_levels_again(kernels, table, row, level, initial, stop)
     raise RebuildError(f"internal error: no path of {level - 1} steps to the state re-executes")
 
 
@@ -236,7 +260,7 @@ def _pack(a: np.ndarray) -> bytes:
 
 
 def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray, level: int,
-                          initial: np.ndarray) -> tuple[Path, np.ndarray]:
+                          initial: np.ndarray, stop: Stop = None) -> tuple[Path, np.ndarray]:
     """The levels 1..``level`` of the search made again, then the path to
     ``row`` read back through them.  Level 1 is the initial representatives
     the table holds as initial; level k + 1 the successors of level k that
@@ -261,6 +285,7 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
     for _ in range(1, level):
         parts, parents = [], []
         for lo in range(0, len(current), EXPAND_ROWS):
+            check_stop(stop)
             rows = current[lo:lo + EXPAND_ROWS]
             succ, parent, _, _ = kernels.expand(rows)
             tags = tag_from_fp(kernels.fingerprint(rows)).astype(np.int64)
@@ -282,7 +307,7 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
         chain.append((int(kernels.fingerprint(rep)[0]), rep.copy()))
         if n > 1:
             index = int(np.frombuffer(zlib.decompress(parent_blob), dtype=np.int64)[index])
-    found = replay_chain(kernels, chain[::-1], initial)
+    found = replay_chain(kernels, chain[::-1], initial, stop)
     if found is None:
         raise RebuildError(f"internal error: the path of {level - 1} steps through the levels "
                            f"made again does not re-execute")
@@ -290,13 +315,14 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
 
 
 def _parent_in(kernels: CompiledModel, blocks: Iterable[np.ndarray], level: int,
-               target: Target) -> np.ndarray:
+               target: Target, stop: Stop = None) -> np.ndarray:
     """The first row of the level (its ``blocks``, in order) with a
     successor whose representative is ``target``: the row the search
     stored it from."""
     fp, words = target
     for block in blocks:
         for lo in range(0, len(block), EXPAND_ROWS):
+            check_stop(stop)
             rows = block[lo:lo + EXPAND_ROWS]
             succ, parent, _, _ = kernels.expand(rows)
             # a run-time error stops the expansion at its row; the rows
@@ -311,7 +337,7 @@ def _parent_in(kernels: CompiledModel, blocks: Iterable[np.ndarray], level: int,
 
 
 def path_through_levels(kernels: CompiledModel, blocks_of: Callable[[int], Iterable[np.ndarray]],
-                        row: np.ndarray, level: int, initial: np.ndarray
+                        row: np.ndarray, level: int, initial: np.ndarray, stop: Stop = None
                         ) -> tuple[Path, np.ndarray]:
     """``find_path`` from the levels themselves (``blocks_of(n)``: level
     ``n``'s rows in blocks, in order): the representatives of the path back
@@ -322,8 +348,8 @@ def path_through_levels(kernels: CompiledModel, blocks_of: Callable[[int], Itera
     for n in range(level, 0, -1):
         chain.append((int(kernels.fingerprint(rep)[0]), rep))
         if n > 1:
-            rep = _parent_in(kernels, blocks_of(n - 1), n - 1, chain[-1])
-    found = replay_chain(kernels, chain[::-1], initial)
+            rep = _parent_in(kernels, blocks_of(n - 1), n - 1, chain[-1], stop)
+    found = replay_chain(kernels, chain[::-1], initial, stop)
     if found is None:
         raise RebuildError(f"internal error: the path of {level - 1} steps found through the "
                            f"levels does not re-execute")
@@ -339,9 +365,12 @@ def step_after(kernels: CompiledModel, concrete: np.ndarray, pi: np.ndarray,
     return None if aid is None else (aid, post.copy())
 
 
-def trace_of(kernels: CompiledModel, path: Path, kind: str, prop: str | None) -> Trace:
+def trace_of(kernels: CompiledModel, path: Path, kind: str, prop: str | None,
+             stop: Stop = None) -> Trace:
     steps = []
-    for aid, words in path:
+    for n, (aid, words) in enumerate(path):
+        if n & 1023 == 0:
+            check_stop(stop)
         state = kernels.decode_dict(words)
         if aid is None:
             steps.append(Step(None, (), state))

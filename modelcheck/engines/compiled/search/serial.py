@@ -20,12 +20,10 @@ from typing import Any, Iterator
 import numpy as np
 
 from modelcheck.engines.base import (DEADLOCK, CheckOptions, CheckResult, Progress, Reporter,
-                                     PropertyResult, Stats, Status, report_found, settled_note,
-                                     stops_when_settled)
+                                     Stats, settled_note, stops_when_settled)
 from modelcheck.engines.compiled.search import checkpoint
 from modelcheck.engines.compiled.kernel.driver import (AT_BOUND, C_CUT, C_GENERATED, C_NEXT, DONE,
-                                                FAULT, FOUND_OUTSIDE, FOUND_OUTSIDE_INITIAL,
-                                                FOUND_STORED, GROW_NEXT, GROW_SUCC, GROW_TABLE,
+                                                FAULT, GROW_NEXT, GROW_SUCC, GROW_TABLE,
                                                 O_CROSSED, O_DEADLOCK, O_FOUND, O_FRONT,
                                                 O_GROW_AT, O_LEVELS, O_MAX_STATES, O_ROWS,
                                                 O_STOP_FIRST, O_STORE, O_SYMMETRY, O_WIDE,
@@ -33,7 +31,6 @@ from modelcheck.engines.compiled.kernel.driver import (AT_BOUND, C_CUT, C_GENERA
 from modelcheck.engines.compiled.search.faults import fault_error
 from modelcheck.engines.compiled.codegen.symmetry import TIE_LIMIT
 from modelcheck.engines.compiled.kernels import CompiledModel
-from modelcheck.engines.compiled.search.rebuild import find_path, step_after, trace_of
 from modelcheck.engines.compiled.kernel.runtime import SIGN
 from modelcheck.engines.compiled.cache.sizes import (START_CAPACITY, expected_states, record_states,
                                                      size_key)
@@ -41,7 +38,8 @@ from modelcheck.engines.compiled.kernel.table import growth_steps
 from modelcheck.engines.compiled.kernel.widths import collision_probability
 from modelcheck.engines.compiled.search.frontier import Frontier, FrontierError, SpillPolicy
 from modelcheck.engines.compiled.search.memory import TableFull, new_table
-from modelcheck.engines.compiled.search.parents import archive_for, find_path_on_disk
+from modelcheck.engines.compiled.search.finds import Finds
+from modelcheck.engines.compiled.search.parents import archive_for
 from modelcheck.engines.compiled.search.stats import search_stats
 from modelcheck.engines.reference.explorer import (PROGRESS_EVERY_S, Verdicts, orbit_note,
                                                    select_properties)
@@ -79,7 +77,7 @@ def _sigint_flag() -> Iterator[list[bool]]:
         signal.signal(signal.SIGINT, previous)
 
 
-class CompiledSearch:
+class CompiledSearch(Finds):
     #: Whether the search may end once every property checked is settled
     #: (not the liveness search, which needs the whole graph).
     STOPS_WHEN_SETTLED = True
@@ -97,6 +95,7 @@ class CompiledSearch:
         names = {p.name for p in props}
         self.settled_early = False
         self.reported: set[int] = set()     # finds handed to the reporter mid-search
+        self.built: dict[int, tuple] = {}   # their verdicts with the traces rebuilt then
         cols, steps = kernels.state_columns, kernels.step_columns
         self.nstate, self.nstep = len(cols), len(steps)
         self.want = np.array([1 if c.kind is not PropertyKind.TERMINAL and c.name in names else 0
@@ -162,6 +161,7 @@ class CompiledSearch:
         self.chunk = 256
         self.stopped = False
         self.interrupt = [False]
+        self.rebuild_cut = False        # a trace's rebuild was stopped by the user
         self.elapsed_before = 0.0       # search time of the run a checkpoint came from
         self.start = time.monotonic()
         self.inexact_before = kernels.inexact_states
@@ -236,7 +236,10 @@ class CompiledSearch:
             early = settled_note(self.depth, self.distinct)
             self.reporter.note(early)
         try:
-            self._settle_found()
+            # A Ctrl-C or SIGTERM now stops the traces' rebuild, not the answer.
+            with _sigint_flag() as flag:
+                self.interrupt = flag
+                self._settle_found()
         finally:
             if self.parents is not None:
                 self.parents.close()
@@ -246,6 +249,9 @@ class CompiledSearch:
         notes = self._notes()
         if early is not None:
             notes.insert(0, early)
+        if self.rebuild_cut:
+            notes.append("interrupted while traces were rebuilt: the properties found without "
+                         "a trace are UNKNOWN")
         return CheckResult(self.model.name, "compiled",
                            self.verdicts.results(reason is None, reason), self._stats(),
                            reason=None if error is not None else reason, error=error,
@@ -313,17 +319,6 @@ class CompiledSearch:
                                  f"(max_depth={max_depth}) has successors not explored; "
                                  f"{self.distinct:,} distinct states")
                 return
-
-    def _found_names(self) -> set[str]:
-        names = set()
-        for q in np.flatnonzero(self.found):
-            if q < self.nstate:
-                names.add(self.k.state_columns[q].name)
-            elif q < self.nstate + self.nstep:
-                names.add(self.k.step_columns[q - self.nstate].name)
-            else:
-                names.add(DEADLOCK)
-        return names
 
     def _all_settled(self) -> bool:
         """At the start of a level: every property checked has been found
@@ -468,15 +463,6 @@ class CompiledSearch:
         return _Bound(f"stopped at the state bound: {self.distinct:,} distinct states "
                       f"(max_states={limit:,}), depth {self.depth}")
 
-    def _note_found(self, state_level: int, pre_level: int) -> None:
-        """The level of the stored state each new find's trace is rebuilt to:
-        the state itself, or the parent of a step or of a state outside the
-        model."""
-        for q in np.flatnonzero(self.found):
-            if self.found_level[q] is None:
-                stored = q < self.nstate and self.found[q] == FOUND_STORED
-                self.found_level[q] = state_level if stored else pre_level
-
     # ------------------------------------------------------------ safe points
 
     def _safe_point(self) -> None:
@@ -504,71 +490,6 @@ class CompiledSearch:
         checkpoint.write(self, note)
 
     # ------------------------------------------------------------ results
-
-    def _settle_found(self) -> None:
-        if not self.found.any():
-            return
-        initial = self.initial_rows()
-        for q in np.flatnonzero(self.found):
-            self.verdicts.settle(*self._find(q, initial))
-
-    def _find(self, q: int, initial: np.ndarray) -> tuple:
-        """(name, kind, status, trace) of the find in column ``q``."""
-        level = self.found_level[q]
-        assert level is not None
-        if self.found[q] == FOUND_OUTSIDE_INITIAL:
-            # an initial state outside the model: a 0-step trace
-            path = [(None, self.frows2[q].view(np.uint64).copy())]
-            pi = np.zeros(0, dtype=np.int64)
-        else:
-            path, pi = self._path_to(self.frows[q], level, initial)
-        if self.found[q] == FOUND_OUTSIDE:
-            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-        if q < self.nstate:
-            prop = self.k.state_columns[q]
-            status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
-            kind = "counterexample" if status is Status.VIOLATED else "witness"
-            return prop.name, prop.kind, status, trace_of(self.k, path, kind, prop.name)
-        if q < self.nstate + self.nstep:
-            prop = self.k.step_columns[q - self.nstate]
-            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-            return (prop.name, prop.kind, Status.VIOLATED,
-                    trace_of(self.k, path, "counterexample", prop.name))
-        return DEADLOCK, None, Status.VIOLATED, trace_of(self.k, path, "counterexample", DEADLOCK)
-
-    def _report_finds(self) -> None:
-        """Hand each new find to the reporter while the search goes on
-        (``Reporter.found``), its trace rebuilt now."""
-        if (getattr(self.reporter, "found", None) is None or self.options.stop_on_first
-                or not self.STOPS_WHEN_SETTLED):
-            return
-        new = [int(q) for q in np.flatnonzero(self.found) if int(q) not in self.reported]
-        if not new:
-            return
-        self.reported.update(new)
-        found = self._found_names()
-        v = self.verdicts
-        open_names = [p.name for p in v.properties if p.name not in found]
-        if v.deadlock and DEADLOCK not in found:
-            open_names.append(DEADLOCK)
-        if not open_names:
-            return
-        initial = self.initial_rows()
-        for q in new:
-            name, kind, status, trace = self._find(q, initial)
-            report_found(self.reporter, PropertyResult(name, kind, status, trace), open_names)
-
-    def _path_to(self, row: np.ndarray, level: int, initial: np.ndarray) -> tuple:
-        """A concrete path to the stored state ``row`` found at ``level``."""
-        if self.parents is not None:
-            return find_path_on_disk(self.k, self.parents, row, level, initial)
-        return find_path(self.k, self.table, row, level, initial)
-
-    def _step_to(self, concrete: np.ndarray, pi: np.ndarray, post: np.ndarray) -> tuple:
-        step = step_after(self.k, concrete, pi, post)
-        if step is None:
-            raise RuntimeError("internal error: the step of a trace does not re-execute")
-        return step
 
     def _stats(self) -> Stats:
         return search_stats(self)

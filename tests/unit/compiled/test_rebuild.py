@@ -15,7 +15,8 @@ import pytest
 from modelcheck import api
 from modelcheck.engines.base import CheckOptions, Status
 from modelcheck.engines.compiled.kernel.table import FingerprintTable
-from modelcheck.engines.compiled.search import rebuild
+from modelcheck.engines.compiled.search import kept_levels, rebuild
+from modelcheck.engines.compiled.search.kept_levels import KeptLevel
 from modelcheck.engines.reference.explorer import TRACE_CUT
 
 from searches import outcome, run_search
@@ -201,7 +202,45 @@ def test_a_stop_asked_ends_every_kind_of_rebuild(kernels):
     k = kernels("hanoi", N=4)
     initial = k.initial_states().view(np.int64)
     with pytest.raises(rebuild.RebuildInterrupted):
-        rebuild.path_through_levels(k, lambda n: [initial], initial[0], 2, initial, lambda: True)
+        kept_levels.path_through_levels(k, lambda n: KeptLevel((len(initial),), lambda b: initial),
+                                        initial[0], 2, initial, lambda: True)
     with pytest.raises(rebuild.RebuildInterrupted):
         rebuild.trace_of(k, [(None, initial[0])], "witness", "Solved", lambda: True)
     assert issubclass(rebuild.RebuildInterrupted, KeyboardInterrupt)
+
+
+# ---------------------------------------------------------------- the levels kept on disk
+
+def test_the_parent_is_looked_for_near_its_place_first(kernels):
+    """A level of 3,000 rows in blocks of 700: the window around the
+    estimated place finds a parent after a few rows; without an estimate the
+    first parent in order is found.  Each answer is a row with the target
+    among its successors, at the index given."""
+    import numpy as np
+    k = kernels("deep", L=5, M=3000)
+    level = k.initial_states().view(np.int64)           # i = 0, j = 0..2999
+    blocks = [level[a:a + 700] for a in range(0, len(level), 700)]
+    kept = KeptLevel(tuple(len(b) for b in blocks), lambda b: blocks[b])
+    succ, _, _, _ = k.expand(level[2500:2501])
+    target_row = succ[0].view(np.int64)
+    target = (int(k.fingerprint(target_row)[0]), target_row)
+    expanded = []
+    expand = type(k).expand
+
+    def counted(self, batch):
+        expanded.append(len(batch))
+        return expand(self, batch)
+    try:
+        type(k).expand = counted
+        near_row, near_at = kept_levels._parent_in(k, kept, 1, target, 2500.5 / 3000, None)
+        near_cost = sum(expanded)
+        expanded.clear()
+        first_row, first_at = kept_levels._parent_in(k, kept, 1, target, None, None)
+    finally:
+        type(k).expand = expand
+    for row, at in ((near_row, near_at), (first_row, first_at)):
+        assert np.array_equal(level[at], row)
+        got, _, _, _ = k.expand(row[None, :])
+        assert any(np.array_equal(s.view(np.int64), target_row) for s in got)
+    assert near_cost <= 2 * kept_levels.FIRST_WINDOW
+    assert first_at <= near_at       # the first in order, or the same row

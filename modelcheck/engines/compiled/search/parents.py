@@ -34,8 +34,8 @@ import numpy as np
 from modelcheck.engines.compiled.kernel.table import FingerprintTable
 from modelcheck.engines.compiled.kernels import CompiledModel
 from modelcheck.engines.compiled.search.frontier import Frontier, LevelFile, open_level
-from modelcheck.engines.compiled.search.rebuild import (EXPAND_ROWS, Path, RebuildError, Stop,
-                                                        path_through_levels)
+from modelcheck.engines.compiled.search.kept_levels import KeptLevel, path_through_levels
+from modelcheck.engines.compiled.search.rebuild import EXPAND_ROWS, Path, RebuildError, Stop
 
 __all__ = ["LevelArchive", "ParentsError", "wanted", "archive_for", "figures", "find_path_on_disk",
            "keep_parents_on_disk", "EXPAND_ROWS"]
@@ -118,14 +118,22 @@ class LevelArchive:
 
     def level(self, n: int):
         """Level ``n``'s rows (1: the initial states), a block at a time."""
+        kept = self.kept(n)
+        for k in range(len(kept.sizes)):
+            yield kept.read(k)
+
+    def kept(self, n: int) -> KeptLevel:
+        """Level ``n``: its blocks' row counts, and a reader of each block."""
         lo = self.first[n - 1]
         hi = self.first[n] if n < len(self.first) else len(self.file.blocks)
-        for b in range(lo, hi):
+
+        def read(k: int) -> np.ndarray:
             try:
-                yield self.file.block(b)
+                return self.file.block(lo + k)
             except (OSError, zlib.error, ValueError) as err:
-                raise ParentsError(f"the levels kept for traces are damaged: block {b} of "
+                raise ParentsError(f"the levels kept for traces are damaged: block {lo + k} of "
                                    f"level {n} cannot be read ({err})") from err
+        return KeptLevel(tuple(int(self.file.blocks[b][1]) for b in range(lo, hi)), read)
 
     def close(self) -> None:
         self.file.close()
@@ -185,4 +193,4 @@ def find_path_on_disk(kernels: CompiledModel, archive: LevelArchive, row: np.nda
                       level: int, initial: np.ndarray, stop: Stop = None
                       ) -> tuple[Path, np.ndarray]:
     """``rebuild.find_path`` from the levels on disk (rebuild.path_through_levels)."""
-    return path_through_levels(kernels, archive.level, row, level, initial, stop)
+    return path_through_levels(kernels, archive.kept, row, level, initial, stop)

@@ -24,7 +24,8 @@ and 16,383 steps), that branching grows without end.  So the walk has a
 budget, a few lookups a step; past it, the levels are made again from the
 initial states, keeping of each successor only what the table holds with
 that parent's tag (the search's own tree, with no second table), and the
-path is found level by level from the end, as from levels kept on disk.
+path is found level by level from the end, as from levels kept on disk
+(search/kept_levels.py).
 
 A trace of half a million steps takes minutes to rebuild, so every loop
 here asks ``stop`` (the search's Ctrl-C/SIGTERM flag) as it goes and raises
@@ -35,7 +36,7 @@ without the question a rebuild ran on after the user had asked to stop.
 from __future__ import annotations
 
 import zlib
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 from numba import njit
@@ -48,8 +49,7 @@ from modelcheck.trace.trace import Step, Trace
 
 __all__ = ["Path", "Target", "find_path", "replay_chain", "trace_of", "step_after",
            "concrete_step", "RebuildError", "RebuildInterrupted", "Stop", "check_stop",
-           "path_through_levels",
-           "EXPAND_ROWS"]
+           "representatives_of", "EXPAND_ROWS"]
 
 #: At most this many entries are considered for one parent tag.
 _TAG_CANDIDATES = 64
@@ -251,7 +251,8 @@ def _children(table: Table, fps: np.ndarray, rows: np.ndarray, ptags: np.ndarray
     return out
 
 
-def _representatives_of(kernels: CompiledModel, rows: np.ndarray) -> np.ndarray:
+def representatives_of(kernels: CompiledModel, rows: np.ndarray) -> np.ndarray:
+    """The rows' orbit representatives (the rows themselves without symmetry)."""
     return kernels.canonicalize(rows) if kernels.symmetric else rows
 
 
@@ -273,7 +274,7 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
     kept: list[tuple[bytes, bytes]] = []      # (rows, parent rows), compressed
 
     def members(rows: np.ndarray, ptags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        canon = _representatives_of(kernels, rows)
+        canon = representatives_of(kernels, rows)
         fps = kernels.fingerprint(canon)
         keep = np.flatnonzero(_children(table, fps, canon, ptags))
         _, first = np.unique(fps[keep], return_index=True)
@@ -311,48 +312,6 @@ def _path_by_levels_again(kernels: CompiledModel, table: Table, row: np.ndarray,
     if found is None:
         raise RebuildError(f"internal error: the path of {level - 1} steps through the levels "
                            f"made again does not re-execute")
-    return found
-
-
-def _parent_in(kernels: CompiledModel, blocks: Iterable[np.ndarray], level: int,
-               target: Target, stop: Stop = None) -> np.ndarray:
-    """The first row of the level (its ``blocks``, in order) with a
-    successor whose representative is ``target``: the row the search
-    stored it from."""
-    fp, words = target
-    for block in blocks:
-        for lo in range(0, len(block), EXPAND_ROWS):
-            check_stop(stop)
-            rows = block[lo:lo + EXPAND_ROWS]
-            succ, parent, _, _ = kernels.expand(rows)
-            # a run-time error stops the expansion at its row; the rows
-            # before it were expanded by the search as they are here
-            canon = _representatives_of(kernels, succ)
-            fps = kernels.fingerprint(canon)
-            for j in np.flatnonzero(fps == np.uint64(fp)):
-                if np.array_equal(canon[j].view(np.int64), words):
-                    return rows[parent[j]].copy()
-    raise RebuildError(f"internal error: no state of level {level} has the successor a "
-                       f"trace goes through")
-
-
-def path_through_levels(kernels: CompiledModel, blocks_of: Callable[[int], Iterable[np.ndarray]],
-                        row: np.ndarray, level: int, initial: np.ndarray, stop: Stop = None
-                        ) -> tuple[Path, np.ndarray]:
-    """``find_path`` from the levels themselves (``blocks_of(n)``: level
-    ``n``'s rows in blocks, in order): the representatives of the path back
-    to an initial state, one level at a time, then the path re-executed
-    forward."""
-    rep = np.asarray(row).view(np.int64).copy()
-    chain: list[Target] = []
-    for n in range(level, 0, -1):
-        chain.append((int(kernels.fingerprint(rep)[0]), rep))
-        if n > 1:
-            rep = _parent_in(kernels, blocks_of(n - 1), n - 1, chain[-1], stop)
-    found = replay_chain(kernels, chain[::-1], initial, stop)
-    if found is None:
-        raise RebuildError(f"internal error: the path of {level - 1} steps found through the "
-                           f"levels does not re-execute")
     return found
 
 

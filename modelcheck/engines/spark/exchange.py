@@ -107,8 +107,9 @@ def write_blocks(root: str, level: int, index: int, partitions: int,
     try:
         for owner in range(partitions):
             os.makedirs(os.path.dirname(tmps[owner]), exist_ok=True)
-        # Written as they come (expand_block yields each owner's block once,
-        # in owner order), so no block is held longer than its write.
+        # Written as they come (expand_block yields, per flush of
+        # successors, one block an owner), so no block is held longer than
+        # its write; an owner's file holds its blocks in the order made.
         for owner, payload in blocks:
             with open(tmps[owner], "ab" if opened[owner] else "wb") as fh:
                 np.save(fh, payload[1], allow_pickle=False)

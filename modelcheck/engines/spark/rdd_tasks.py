@@ -6,6 +6,7 @@ expand, fold, combine, save and read checkpoints, look fingerprints up.  Module-
 that Spark pickles them by reference."""
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import struct
@@ -50,12 +51,33 @@ def _dumps(items: list) -> bytes:
     return pickle.dumps(items, pickle.HIGHEST_PROTOCOL)
 
 
+def _task_kernels(kernels_bc: Any) -> Any:
+    """The broadcast kernels, in a Spark task with the worker's objects
+    moved out of the cyclic collector's reach (``gc.freeze``).  PySpark's
+    daemon runs a full ``gc.collect()`` after every task of a reused worker,
+    and with the kernels loaded (the compiler's and numba's objects: some
+    150,000 of them) that pass was a fifth of the workers' CPU on TwoPhase
+    N=9 and a large part of a narrow level's floor (docs/engines/spark.md).  The
+    objects live now are the worker's for its life (the kernels, the
+    modules); what a task allocates after this is collected as before.
+    Outside a Spark task (the unit tests' stand-ins) nothing is frozen."""
+    kernels = kernels_bc.value
+    try:
+        from pyspark import TaskContext
+        in_task = TaskContext.get() is not None
+    except ImportError:       # pragma: no cover - pyspark ships with the engine
+        in_task = False
+    if in_task:
+        gc.freeze()
+    return kernels
+
+
 def expand_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,
                  reports: Any, level: int, index: int, elements: Any) -> Any:
     """The expand stage of the first Spark level after a hand-over or a
     resume (later levels are expanded by the fused task of the level
     before)."""
-    kernels = kernels_bc.value
+    kernels = _task_kernels(kernels_bc)
     fp, states = frontier_of(elements, kernels.words)
     report = LevelReport(to_python=fp.nbytes + states.nbytes)
     for item in expand_block(kernels, plan, check_deadlock, partitions, fp, states, report,
@@ -126,7 +148,7 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
     ``exchange_in`` this level's candidates are read from them: a missing
     file is reported as an ``xmiss`` and nothing is merged or written (the
     driver runs the level again with the shuffle)."""
-    kernels = kernels_bc.value
+    kernels = _task_kernels(kernels_bc)
     exchanged = None
     if exchange_in is not None:
         exchanged = exchange.read_blocks(exchange_in, level, index, partitions)

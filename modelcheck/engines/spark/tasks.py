@@ -21,7 +21,8 @@ whole batch of fixed-width numpy arrays, never a Python object per state:
     ("c", block)                   candidates for the owner: one (n, 2 + words)
                                    uint64 array of fp, parent, state words
 
-``expand_block`` (a frontier in, one candidate block per owner out),
+``expand_block`` (a frontier in, per flush of successors one candidate
+block per owner out),
 ``merge_blocks`` (a partition's seen table, or its runs, and candidates
 in, its new level out)
 and ``fold_runs`` (several runs in, one run out) are a level's work; the
@@ -35,12 +36,13 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
+from modelcheck.engines.spark.owner_split import Scratch, split_by_owner
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
                                                 LevelReport, Part, _member, _merge_sorted,
-                                                distinct_pieces, expand_part, merge_into)
+                                                expand_part, merge_into)
 from modelcheck.engines.spark.seen_table import SeenTable
 
-__all__ = ["owner", "split_sorted", "pack_candidates", "unpack_candidates", "expand_block",
+__all__ = ["owner", "split_sorted", "unpack_candidates", "expand_block",
            "merge_blocks", "fold_runs", "runs_of", "frontier_of", "part_of", "split_part",
            "combine_pieces", "lookup", "RUN", "LEVEL", "FRONTIER", "CANDIDATES"]
 
@@ -59,15 +61,6 @@ def owner(fps: np.ndarray, partitions: int) -> np.ndarray:
 def split_sorted(fps: np.ndarray, partitions: int) -> np.ndarray:
     """For sorted ``fps``: the P + 1 bounds of each owner's rows."""
     return np.searchsorted(owner(fps, partitions), np.arange(partitions + 1), side="left")
-
-
-def pack_candidates(fp: np.ndarray, parent: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """Candidates as one fixed-width block (the shuffle moves one per task and owner)."""
-    block = np.empty((len(fp), 2 + states.shape[1]), dtype=_U64)
-    block[:, 0] = fp
-    block[:, 1] = parent
-    block[:, 2:] = states
-    return block
 
 
 def unpack_candidates(block: np.ndarray) -> Candidates:
@@ -101,28 +94,23 @@ def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: boo
                  batch_rows: int = EXPAND_BATCH) -> Iterator[tuple[int, tuple]]:
     """Expand a partition's frontier with the kernels (step invariants,
     deadlocks and run-time errors go to ``report``), remove the duplicates
-    within the task (a hash table per flush of ``flush_rows`` successors,
-    the smallest parent kept; no sort) and yield one candidate block per
-    owner partition: ``(owner, ("c", block))``.  Duplicates across flushes
-    are left to the owner's merge, which removes them with the others."""
-    kept = list(expand_part(kernels, plan, frontier_fp, frontier, check_deadlock, report,
-                            flush_rows, batch_rows, flush=distinct_pieces))
-    if not kept:
-        return
-    cands = kept[0] if len(kept) == 1 else Candidates(
-        np.concatenate([c.fp for c in kept]), np.concatenate([c.parent for c in kept]),
-        np.concatenate([c.states for c in kept]))
-    owners = owner(cands.fp, partitions)
-    # A stable sort of small integers is a radix sort in numpy: linear.
-    order = np.argsort(owners.astype(np.uint16 if partitions < 1 << 16 else np.int64),
-                       kind="stable")
-    bounds = np.searchsorted(owners[order], np.arange(partitions + 1), side="left")
-    for part in range(partitions):
-        lo, hi = int(bounds[part]), int(bounds[part + 1])
-        if hi > lo:
-            rows = order[lo:hi]
-            yield part, (CANDIDATES, pack_candidates(cands.fp[rows], cands.parent[rows],
-                                                     cands.states[rows]))
+    within each flush of ``flush_rows`` successors (the smallest parent
+    kept) and yield, per flush, one candidate block per owner partition:
+    ``(owner, ("c", block))``, the owners ascending
+    (``owner_split.split_by_owner``: two native passes over the kernels'
+    pieces, no concatenation, no sort).  Duplicates across flushes are left
+    to the owners' merges, which remove them with the others."""
+    words = frontier.shape[1]
+    scratch = Scratch()
+
+    def flush(pieces: list[Candidates]) -> list[tuple[int, np.ndarray]]:
+        return split_by_owner([(c.fp, c.parent, c.states) for c in pieces], partitions, words,
+                              scratch)
+
+    for blocks in expand_part(kernels, plan, frontier_fp, frontier, check_deadlock, report,
+                              flush_rows, batch_rows, flush=flush):
+        for part, block in blocks:
+            yield part, (CANDIDATES, block)
 
 
 def runs_of(elements: Iterable[tuple[int, tuple]]) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from modelcheck.engines.spark.kernels import plan_properties
 from modelcheck.engines.spark.inprocess import InProcessLevels
-from modelcheck.engines.spark.partition import (INSIDE, OUTSIDE, UNDECIDED, Candidates,
+from modelcheck.engines.spark.partition import (_merge_sorted, _merge_sorted_numpy,
+                                                INSIDE, OUTSIDE, UNDECIDED, Candidates,
                                                 LevelReport, Part, concat_parts, expand_part,
                                                 initial_candidates, merge_into, settle_fresh)
 from modelcheck.engines.spark.seen_table import SeenTable
@@ -157,3 +158,17 @@ def test_settle_fresh_keeps_inside_and_undecided_and_counts_them():
                         inside, True, report)
     assert keep.tolist() == [True, False, True, True]
     assert report.new_states == 3 and report.failed == 6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_folds_native_merge_agrees_with_numpy(seed):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 2**64 - 1, 20_000, dtype=np.uint64, endpoint=True))
+    side = rng.random(len(keys)) < rng.random()
+    for a, b in ((keys[side], keys[~side]), (keys[:0], keys), (keys, keys[:0])):
+        got = _merge_sorted(a, a ^ np.uint64(1), b, b ^ np.uint64(2))
+        if len(a) and len(b):
+            want = _merge_sorted_numpy(a, a ^ np.uint64(1), b, b ^ np.uint64(2))
+        else:
+            want = (a, a ^ np.uint64(1)) if len(a) else (b, b ^ np.uint64(2))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

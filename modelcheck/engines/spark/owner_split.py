@@ -1,0 +1,247 @@
+"""An expand flush's successors deduplicated and cut into one candidate block
+per owner partition, in native passes that stay in the cache, and no sort.
+
+The profile of a Spark level (docs/engines/spark.md, "Where the time goes
+now") put a third of the workers' CPU in the expand's hand-over: the raw
+successors concatenated (a copy), a hash pass over a table as large as the
+flush (16M slots for 8M successors: several dependent cache misses a
+probe: the slot, the row, the row's fingerprint, the parent), the distinct
+rows gathered (a copy), the owners computed with numpy temporaries, a
+stable argsort by owner and the blocks packed (two more copies).  Here,
+over the pieces as the kernels made them (no concatenation):
+
+1. a histogram of the fingerprints' top ``bits`` bits (the *bucket*), and
+   a scatter of (fp, parent, row) into bucket order: sequential reads and
+   2**bits write streams;
+2. per bucket (some 32,000 rows), the duplicates removed with a hash table
+   that fits in the core's L2 cache, the smallest parent kept, each
+   owner's distinct rows counted;
+3. every distinct row written once, straight into its owner's place in one
+   ``(n, 2 + words)`` array (fp, parent, the state's words; the state read
+   from the piece that holds its first row), whose row ranges are the
+   owners' blocks.
+
+What comes out is exactly ``reference_blocks``, the plain numpy definition
+the unit tests compare with: per owner, one row per fingerprint holding its
+first occurrence's state and the smallest parent among its duplicates,
+ordered by bucket, then by first occurrence.  A task's output therefore
+stays deterministic, and a re-run task writes the same bytes.
+
+Numba is a dependency of the compiled kernels the engine runs on; without
+it (a test's stand-in kernels, say) ``split_by_owner`` runs the reference.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from numba import njit
+except ImportError:          # pragma: no cover - numba ships with the compiled engine
+    njit = None
+
+__all__ = ["split_by_owner", "reference_blocks", "bucket_bits", "Scratch", "distinct_in_buckets"]
+
+_U64 = np.uint64
+#: Rows a bucket holds on average: its hash table (2 slots a row, 16 bytes a
+#: slot) then stays within a core's L2 cache (1 MB)...
+_BUCKET_ROWS = 1 << 15
+#: ...unless that takes more than 2**8 buckets: the scatter writes three
+#: streams a bucket, and on 8M rows 2**9 buckets cost three times 2**8's
+#: scatter (1,536 pages written at once: the TLB, most likely).
+_MAX_BITS = 8
+
+
+def bucket_bits(rows: int) -> int:
+    """The bits of a fingerprint that name its bucket, for a flush of
+    ``rows`` rows (at least 1: a shift by 64 is undefined)."""
+    bits = 1
+    while bits < _MAX_BITS and rows >> bits > _BUCKET_ROWS:
+        bits += 1
+    return bits
+
+
+def _owners(fp: np.ndarray, partitions: int) -> np.ndarray:
+    return ((fp >> _U64(32)) * _U64(partitions) >> _U64(32)).astype(np.int64)
+
+
+def reference_blocks(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
+                     partitions: int, bits: int) -> list[tuple[int, np.ndarray]]:
+    """The plain numpy definition: per owner (ascending, empty ones left
+    out), one ``(n, 2 + words)`` block of the distinct fingerprints' rows
+    (fp, smallest parent, the state of the first occurrence), ordered by
+    the fingerprint's top ``bits`` bits, then by first occurrence."""
+    fp = np.asarray(fp, _U64)
+    if not len(fp):
+        return []
+    uniq, first, inverse = np.unique(fp, return_index=True, return_inverse=True)
+    best = np.full(len(uniq), np.iinfo(np.uint64).max, dtype=_U64)
+    np.minimum.at(best, inverse.ravel(), np.asarray(parent, _U64))
+    order = np.lexsort((first, uniq >> _U64(64 - bits)))
+    rows, best = first[order], best[order]
+    owners = _owners(fp[rows], partitions)
+    out = []
+    for part in range(partitions):
+        sel = np.flatnonzero(owners == part)
+        if len(sel):
+            block = np.empty((len(sel), 2 + states.shape[1]), _U64)
+            block[:, 0] = fp[rows[sel]]
+            block[:, 1] = best[sel]
+            block[:, 2:] = states[rows[sel]]
+            out.append((part, block))
+    return out
+
+
+if njit is not None:
+    @njit(cache=True, nogil=True)
+    def _histogram(fp, shift, hist):
+        for i in range(len(fp)):
+            hist[np.int64(fp[i] >> shift)] += 1
+
+    @njit(cache=True, nogil=True)
+    def _scatter(fp, parent, base, shift, cursor, bfp, bpar, brow):
+        """A piece's rows (global rows from ``base``) into bucket order."""
+        for i in range(len(fp)):
+            f = fp[i]
+            b = np.int64(f >> shift)
+            at = cursor[b]
+            cursor[b] = at + 1
+            bfp[at] = f
+            bpar[at] = parent[i]
+            brow[at] = base + i
+
+    @njit(cache=True, nogil=True)
+    def distinct_in_buckets(bfp, bpar, brow, bounds, partitions, counts):
+        """Per bucket, its distinct fingerprints in the order of first
+        occurrence, the smallest parent kept, compacted in place to the
+        front of ``bfp``/``bpar``/``brow`` (the d-th distinct row is written
+        at d, never past the row being read); ``counts`` gets each owner's.
+        Returns how many."""
+        nb = len(bounds) - 1
+        most = 0
+        for b in range(nb):
+            most = max(most, bounds[b + 1] - bounds[b])
+        size = 16
+        while size < 2 * most:
+            size <<= 1
+        keys = np.empty(size, dtype=np.uint64)
+        ids = np.empty(size, dtype=np.int64)
+        p = np.uint64(partitions)
+        d = 0
+        for b in range(nb):
+            lo, hi = bounds[b], bounds[b + 1]
+            if hi == lo:
+                continue
+            m = 16
+            while m < 2 * (hi - lo):
+                m <<= 1
+            mask = np.uint64(m - 1)
+            ids[:m] = -1
+            for i in range(lo, hi):
+                f = bfp[i]
+                j = f & mask
+                while True:
+                    g = ids[j]
+                    if g < 0:
+                        ids[j] = d
+                        keys[j] = f
+                        bfp[d] = f
+                        bpar[d] = bpar[i]
+                        brow[d] = brow[i]
+                        counts[np.int64(((f >> np.uint64(32)) * p) >> np.uint64(32))] += 1
+                        d += 1
+                        break
+                    if keys[j] == f:
+                        if bpar[i] < bpar[g]:
+                            bpar[g] = bpar[i]
+                        break
+                    j = (j + np.uint64(1)) & mask
+        return d
+
+    @njit(cache=True, nogil=True)
+    def _places(dfp, d, cursor, partitions, pos):
+        """Each distinct row's place in the output: its owner's next."""
+        p = np.uint64(partitions)
+        for k in range(d):
+            o = np.int64(((dfp[k] >> np.uint64(32)) * p) >> np.uint64(32))
+            pos[k] = cursor[o]
+            cursor[o] += 1
+
+    @njit(cache=True, nogil=True)
+    def _emit(dfp, dpar, drow, pos, d, states, base, out):
+        """Write the distinct rows whose first row is in one piece (global
+        rows ``base``.. ``base + len(states)``) into their places."""
+        words = states.shape[1]
+        end = base + len(states)
+        for k in range(d):
+            r = drow[k]
+            if r < base or r >= end:
+                continue
+            at = pos[k]
+            out[at, 0] = dfp[k]
+            out[at, 1] = dpar[k]
+            for w in range(words):
+                out[at, 2 + w] = states[r - base, w]
+
+
+class Scratch:
+    """The bucket arrays (fp, parent, row), kept from one flush to the next
+    of a task.  Fresh memory costs its page faults and the kernel's zeroing:
+    on 8M successors that was most of the scatter's time, several times the
+    cost of the writes themselves."""
+
+    def __init__(self) -> None:
+        self.fp = self.parent = np.empty(0, _U64)
+        self.row = np.empty(0, np.int64)
+
+    def arrays(self, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if len(self.fp) < rows:
+            self.fp = self.parent = self.row = None      # freed before the new ones
+            self.fp, self.parent = np.empty(rows, _U64), np.empty(rows, _U64)
+            self.row = np.empty(rows, np.int64)
+        return self.fp[:rows], self.parent[:rows], self.row[:rows]
+
+
+def split_by_owner(pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]], partitions: int,
+                   words: int, scratch: Scratch | None = None) -> list[tuple[int, np.ndarray]]:
+    """Successors given as pieces ``(fp, parent, states)``: their candidate
+    blocks, ``(owner, block)`` for every owner with rows, ascending
+    (``reference_blocks`` of their concatenation, computed without
+    concatenating them).  The blocks are row ranges of one new array;
+    ``scratch`` lends the working arrays (a task's flushes share one)."""
+    pieces = [p for p in pieces if len(p[0])]
+    rows = sum(len(p[0]) for p in pieces)
+    if not rows:
+        return []
+    bits = bucket_bits(rows)
+    if njit is None:
+        return reference_blocks(np.concatenate([p[0] for p in pieces]),
+                                np.concatenate([p[1] for p in pieces]),
+                                np.concatenate([p[2] for p in pieces]), partitions, bits)
+    shift = np.uint64(64 - bits)
+    pieces = [(np.ascontiguousarray(fp, _U64), np.ascontiguousarray(parent, _U64),
+               np.ascontiguousarray(states, _U64)) for fp, parent, states in pieces]
+    hist = np.zeros(1 << bits, np.int64)
+    for fp, _, _ in pieces:
+        _histogram(fp, shift, hist)
+    bounds = np.zeros((1 << bits) + 1, np.int64)
+    np.cumsum(hist, out=bounds[1:])
+    cursor = bounds[:-1].copy()
+    bfp, bpar, brow = (scratch or Scratch()).arrays(rows)
+    base = 0
+    for fp, parent, _ in pieces:
+        _scatter(fp, parent, base, shift, cursor, bfp, bpar, brow)
+        base += len(fp)
+    counts = np.zeros(partitions, np.int64)
+    d = int(distinct_in_buckets(bfp, bpar, brow, bounds, partitions, counts))
+    dfp, dpar, drow = bfp, bpar, brow
+    owner_bounds = np.zeros(partitions + 1, np.int64)
+    np.cumsum(counts, out=owner_bounds[1:])
+    pos = np.empty(d, np.int64)
+    _places(dfp, d, owner_bounds[:-1].copy(), partitions, pos)
+    out = np.empty((d, 2 + words), _U64)
+    base = 0
+    for fp, _, states in pieces:
+        _emit(dfp, dpar, drow, pos, d, states, base, out)
+        base += len(fp)
+    return [(part, out[owner_bounds[part]:owner_bounds[part + 1]])
+            for part in range(partitions) if owner_bounds[part + 1] > owner_bounds[part]]

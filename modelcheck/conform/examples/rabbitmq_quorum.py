@@ -520,6 +520,11 @@ class QuorumQueueDriver(Driver):
             if prop == "NoPolicyDrop" and self.consts.get("dead_letter_exchange"):
                 # Dead-lettered, not dropped, whatever became of it after.
                 return True
+            if prop == "NoLostDeadLetter" and not self.consts.get("dead_letter_exchange"):
+                # Without a dead-letter exchange nothing is dead-lettered:
+                # a message over the limit is dropped (NoPolicyDrop's
+                # concern, the spec's policy_dropped), not a lost dead letter.
+                return True
             return not (over and len(gone) > ready + held)
         if prop == "MembershipChanged" and "_members" in observation:
             initial = set(range(1, self.consts.get("x_quorum_initial_group_size", self.size) + 1))

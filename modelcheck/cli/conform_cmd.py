@@ -107,7 +107,9 @@ def walk_cmd(spec: str, driver_ref: str, driver_options: tuple[str, ...],
     failed = report.failed
     if failed is None:
         steps = sum(len(r.log) - 1 for r in report.runs)
-        console.print(f"CONFORMS: {len(report.runs)} walks, {steps} driven steps, seeds "
+        stopped = sum(1 for r in report.runs if r.stopped is not None)
+        past = f" ({stopped} stopped past the model's bounds)" if stopped else ""
+        console.print(f"CONFORMS: {len(report.runs)} walks{past}, {steps} driven steps, seeds "
                       f"{seed}..{seed + len(report.runs) - 1}", markup=False, highlight=False)
         return
     _print_log(failed.log, with_expected=False)

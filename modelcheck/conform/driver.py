@@ -129,6 +129,15 @@ class Driver:
         from ``observation``; None where it cannot be told from outside."""
         return None
 
+    def past_bounds(self, observation: Mapping[str, Any]) -> str | None:
+        """Why ``observation`` lies past the model's bounds (a counter the
+        spec caps at a const, such as a term the real system reached through
+        more election rounds than the row allows), or None.  The walk stops
+        there, neither agreeing nor disagreeing: the bounded model has
+        nothing to compare with, and calling it a mismatch would blame the
+        system for the row's bound."""
+        return None
+
 
 def load_driver(ref: str, options: Mapping[str, str] | None = None) -> Driver:
     """The driver named ``module:Class`` (or ``module.Class``), made with

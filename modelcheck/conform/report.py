@@ -58,6 +58,9 @@ class WalkRun:
     log: list[StepLog]
     problem: str | None = None
     files: list[Path] = field(default_factory=list)
+    #: Where the walk stopped because the system went past the model's
+    #: bounds (``Driver.past_bounds``): not a mismatch.
+    stopped: str | None = None
 
 
 @dataclass

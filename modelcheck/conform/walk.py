@@ -83,6 +83,12 @@ def _walk(model: ir.Model, driver: Driver, depth: int, seed: int, out_dir: str |
     candidates = belief.initial()
     label = "Init"
     for step in range(depth + 1):
+        past = driver.past_bounds(raw)
+        if past is not None:
+            run.stopped = f"step {step} ({label}): {past}"
+            notes.append(f"walk {seed}: stopped at {run.stopped}: past the model's bounds, "
+                         f"nothing to compare with")
+            break
         belief.nodes = belief.matching(candidates, observed)
         # A property the system breaks is a mismatch only where the model
         # keeps it in every state it allows here: a row that claims
@@ -129,6 +135,6 @@ def _walk(model: ir.Model, driver: Driver, depth: int, seed: int, out_dir: str |
 
 def _meta(run: WalkRun, driver: Driver) -> dict:
     return {"driver": f"{type(driver).__module__}:{type(driver).__qualname__}",
-            "seed": run.seed, "problem": run.problem,
+            "seed": run.seed, "problem": run.problem, "stopped": run.stopped,
             "observations": [{"step": e.label, "observed": e.observed, "agrees": e.agrees}
                              for e in run.log]}

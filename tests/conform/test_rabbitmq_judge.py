@@ -39,3 +39,13 @@ def test_a_dead_letter_missing_from_the_target_is_lost():
     assert driver.holds("NoLostDeadLetter", seen) is False
     assert driver.holds("NoPolicyDrop", seen) is True
     assert driver.holds("NoLostDeadLetter", dict(seen, dlx_target=[1])) is True
+
+
+def test_a_term_past_the_rows_bound_is_past_the_model_not_a_mismatch():
+    """ra may need more election rounds than the row's T counts (a split
+    vote on a loaded machine): the walk stops there, not a mismatch."""
+    driver = _driver(T=2)
+    assert driver.past_bounds({"leader": {"node": 2, "term": 2}}) is None
+    assert driver.past_bounds({"leader": None}) is None
+    why = driver.past_bounds({"leader": {"node": 2, "term": 3}})
+    assert why is not None and "term 3" in why and "T = 2" in why

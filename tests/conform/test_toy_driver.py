@@ -127,3 +127,21 @@ def test_a_loss_the_spec_allows_is_no_mismatch():
     report = random_walks(model, Recording(), runs=10, depth=6, seed=0)
     assert broken, "no walk lost a message: the test no longer tests anything"
     assert report.ok, report.failed and report.failed.problem
+
+
+class _BoundedToy(ToyQueueDriver):
+    """The fixed queue, whose observations go past the model's bounds once
+    a message is confirmed (as a term past the row's T does on the broker)."""
+
+    def past_bounds(self, observation):
+        return "a message confirmed: past this test's bound" if observation["confirmed"] else None
+
+
+def test_a_walk_past_the_models_bounds_stops_without_a_mismatch():
+    model = modelcheck.load(SPEC)
+    report = random_walks(model, _BoundedToy(bug=False), runs=10, depth=8, seed=0)
+    assert report.ok
+    stopped = [r for r in report.runs if r.stopped is not None]
+    assert stopped and all("past this test's bound" in r.stopped for r in stopped)
+    assert all(r.log[-1].agrees for r in stopped)       # the last compared step agreed
+    assert any("past the model's bounds" in n for n in report.notes)

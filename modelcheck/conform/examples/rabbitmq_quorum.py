@@ -458,6 +458,16 @@ class QuorumQueueDriver(Driver):
             obs["dlx_target"] = self._dead_lettered()
         return obs
 
+    def past_bounds(self, observation: Mapping[str, Any]) -> str | None:
+        """ra may need more election rounds than the row's terms allow (a
+        split vote on a loaded machine): a term past T is past the model."""
+        leader = observation.get("leader")
+        limit = self.consts.get("T")
+        if isinstance(leader, Mapping) and limit is not None and leader.get("term", 0) > limit:
+            return (f"the broker's leader is in term {leader['term']}, past the row's "
+                    f"T = {limit} (more election rounds than the model counts)")
+        return None
+
     def project(self, state: Mapping[str, Any]) -> dict[str, Any]:
         out = {k: state[k] for k in ("up", "disk_lost", "confirmed")}
         leaders = [l for l in range(1, self.size + 1) if _works(state, l, self.consts)]

@@ -109,8 +109,8 @@ def test_a_deep_trace_over_a_large_table_stays_within_the_budget(load, kernels, 
 def _ctrl_c_at_rebuild(monkeypatch, nth: int = 1):
     """Ctrl-C as the ``nth`` trace's rebuild starts: the search's flag set,
     as its SIGINT/SIGTERM handler sets it (not a real signal: pytest-xdist's
-    workers take SIGINT for themselves), and the rebuild must see it.  The
-    CLI's real signals: tests/faults/test_rebuild_signal.py."""
+    workers take SIGINT for themselves), and the rebuild must see it
+    (cli/launch.py hands SIGTERM to the same handler)."""
     from modelcheck.engines.compiled.search.serial import CompiledSearch
     find = CompiledSearch._find
     calls = []

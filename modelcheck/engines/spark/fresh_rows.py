@@ -8,10 +8,11 @@ dependent cache misses a row), then a sort of the distinct rows and a
 second gather of their states.  Here the probe is the same
 (``seen_table.probe_fresh``), and then, without gathering anything:
 
-1. the unseen rows' (fp, parent, row) are scattered by the fingerprint's
-   top bits into buckets (sequential reads, a few hundred write streams;
-   a merge runs once a task, so its arrays are fresh unless the caller
-   lends a ``Scratch``);
+1. the unseen rows' fingerprints and parents are gathered (16 bytes a
+   row) and scattered by the fingerprint's top bits into buckets with the
+   expand's own passes (``owner_split.histogram``, ``owner_split.scatter``:
+   sequential reads, a few hundred write streams; a merge runs once a task,
+   so its arrays are fresh unless the caller lends a ``Scratch``);
 2. each bucket loses its duplicates in a hash table that fits in the
    core's L2 cache (``owner_split.distinct_in_buckets``, the expand's own
    pass), the smallest parent kept;
@@ -27,13 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from modelcheck.engines.spark.dedupe import _sorted_rows, distinct_rows
-from modelcheck.engines.spark.owner_split import Scratch, bucket_bits, distinct_in_buckets
+from modelcheck.engines.spark import owner_split
+from modelcheck.engines.spark.owner_split import Scratch, bucket_bits
 from modelcheck.engines.spark.seen_table import SeenTable
-
-try:
-    from numba import njit
-except ImportError:          # pragma: no cover - numba ships with the compiled engine
-    njit = None
 
 __all__ = ["fresh_distinct", "reference_fresh_rows"]
 
@@ -53,48 +50,27 @@ def reference_fresh_rows(fresh: np.ndarray, fp: np.ndarray, parent: np.ndarray
     return rows[first], best
 
 
-if njit is not None:
-    @njit(cache=True, nogil=True)
-    def _histogram(fp, fresh, shift, hist):
-        n = 0
-        for i in range(len(fp)):
-            if fresh[i]:
-                hist[np.int64(fp[i] >> shift)] += 1
-                n += 1
-        return n
-
-    @njit(cache=True, nogil=True)
-    def _scatter(fp, parent, fresh, shift, cursor, bfp, bpar, brow):
-        for i in range(len(fp)):
-            if fresh[i]:
-                f = fp[i]
-                b = np.int64(f >> shift)
-                at = cursor[b]
-                cursor[b] = at + 1
-                bfp[at] = f
-                bpar[at] = parent[i]
-                brow[at] = i
-
-
 def fresh_distinct(table: SeenTable, level: int, fp: np.ndarray, parent: np.ndarray,
                    scratch: Scratch | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The rows of ``fp`` the table does not hold from a level before
     ``level``, one per fingerprint, sorted by fingerprint (int64 rows), and
     the smallest parent of each among those rows."""
     fresh = table.fresh(fp, level)
-    if njit is None or len(fp) < 1024:
+    rows = np.flatnonzero(fresh)
+    n = len(rows)
+    if owner_split.njit is None or n < 1024:
         return reference_fresh_rows(fresh, fp, parent)
-    hist_bits = bucket_bits(len(fp))
+    # the expand's own passes (owner_split), on the unseen rows alone
+    ffp, fpar = fp[rows], parent[rows]
+    hist_bits = bucket_bits(n)
     shift = np.uint64(64 - hist_bits)
     hist = np.zeros(1 << hist_bits, np.int64)
-    n = int(_histogram(fp, fresh, shift, hist))
-    if n < 1024:
-        return reference_fresh_rows(fresh, fp, parent)
+    owner_split.histogram(ffp, shift, hist)
     bounds = np.zeros(len(hist) + 1, np.int64)
     np.cumsum(hist, out=bounds[1:])
     bfp, bpar, brow = (scratch or Scratch()).arrays(n)
-    _scatter(fp, parent, fresh, shift, bounds[:-1].copy(), bfp, bpar, brow)
-    d = int(distinct_in_buckets(bfp, bpar, brow, bounds, 1, np.zeros(1, np.int64)))
+    owner_split.scatter(ffp, fpar, 0, shift, bounds[:-1].copy(), bfp, bpar, brow)
+    d = int(owner_split.distinct_in_buckets(bfp, bpar, brow, bounds, 1, np.zeros(1, np.int64)))
     # Bucket order is the top bits' order: the sort finishes what it began.
     order, best = _sorted_rows(bfp[:d], bpar[:d])
-    return brow[:d][order], best
+    return rows[brow[:d][order]], best

@@ -39,7 +39,8 @@ try:
 except ImportError:          # pragma: no cover - numba ships with the compiled engine
     njit = None
 
-__all__ = ["split_by_owner", "reference_blocks", "bucket_bits", "Scratch", "distinct_in_buckets"]
+__all__ = ["split_by_owner", "reference_blocks", "bucket_bits", "Scratch", "distinct_in_buckets",
+           "histogram", "scatter"]
 
 _U64 = np.uint64
 #: Rows a bucket holds on average: its hash table (2 slots a row, 16 bytes a
@@ -93,12 +94,13 @@ def reference_blocks(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
 
 if njit is not None:
     @njit(cache=True, nogil=True)
-    def _histogram(fp, shift, hist):
+    def histogram(fp, shift, hist):
+        """Rows per bucket (the fingerprint's top bits)."""
         for i in range(len(fp)):
             hist[np.int64(fp[i] >> shift)] += 1
 
     @njit(cache=True, nogil=True)
-    def _scatter(fp, parent, base, shift, cursor, bfp, bpar, brow):
+    def scatter(fp, parent, base, shift, cursor, bfp, bpar, brow):
         """A piece's rows (global rows from ``base``) into bucket order."""
         for i in range(len(fp)):
             f = fp[i]
@@ -222,14 +224,14 @@ def split_by_owner(pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]], part
                np.ascontiguousarray(states, _U64)) for fp, parent, states in pieces]
     hist = np.zeros(1 << bits, np.int64)
     for fp, _, _ in pieces:
-        _histogram(fp, shift, hist)
+        histogram(fp, shift, hist)
     bounds = np.zeros((1 << bits) + 1, np.int64)
     np.cumsum(hist, out=bounds[1:])
     cursor = bounds[:-1].copy()
     bfp, bpar, brow = (scratch or Scratch()).arrays(rows)
     base = 0
     for fp, parent, _ in pieces:
-        _scatter(fp, parent, base, shift, cursor, bfp, bpar, brow)
+        scatter(fp, parent, base, shift, cursor, bfp, bpar, brow)
         base += len(fp)
     counts = np.zeros(partitions, np.int64)
     d = int(distinct_in_buckets(bfp, bpar, brow, bounds, partitions, counts))

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from modelcheck.engines.spark import fresh_rows
+from modelcheck.engines.spark import owner_split
 from modelcheck.engines.spark.fresh_rows import fresh_distinct, reference_fresh_rows
 from modelcheck.engines.spark.owner_split import Scratch
 from modelcheck.engines.spark.seen_table import SeenTable
 
 U64 = np.uint64
 
-pytestmark = pytest.mark.skipif(fresh_rows.njit is None, reason="needs numba")
+pytestmark = pytest.mark.skipif(owner_split.njit is None, reason="needs numba")
 
 
 def _case(rng, seen_n, cand_n, distinct, level):

@@ -82,19 +82,15 @@ class Finds:
             path, pi = self._path_to(self.frows[q], level, initial, self._stop_asked)
         if self.found[q] == FOUND_OUTSIDE:
             path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-        if q < self.nstate:
-            prop = self.k.state_columns[q]
-            status = Status.VIOLATED if prop.kind is PropertyKind.INVARIANT else Status.HOLDS
-            kind = "counterexample" if status is Status.VIOLATED else "witness"
-            return (prop.name, prop.kind, status,
-                    trace_of(self.k, path, kind, prop.name, self._stop_asked))
-        if q < self.nstate + self.nstep:
-            prop = self.k.step_columns[q - self.nstate]
-            path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
-            return (prop.name, prop.kind, Status.VIOLATED,
-                    trace_of(self.k, path, "counterexample", prop.name, self._stop_asked))
-        return (DEADLOCK, None, Status.VIOLATED,
-                trace_of(self.k, path, "counterexample", DEADLOCK, self._stop_asked))
+        name, kind = self._find_name(q)
+        if q < self.nstate:     # an invariant broken or a `sometimes` shown
+            status = Status.VIOLATED if kind is PropertyKind.INVARIANT else Status.HOLDS
+        else:                   # a step invariant's step or a deadlock
+            status = Status.VIOLATED
+            if q < self.nstate + self.nstep:
+                path.append(self._step_to(path[-1][1], pi, self.frows2[q]))
+        shown = "counterexample" if status is Status.VIOLATED else "witness"
+        return name, kind, status, trace_of(self.k, path, shown, name, self._stop_asked)
 
     def _stop_asked(self) -> bool:
         return self.interrupt[0]

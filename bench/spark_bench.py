@@ -160,7 +160,9 @@ def _modes(args) -> list[tuple[str, dict]]:
                  "off": [("runs", False)]}[args.resident]
     exchange = {"both": ["shuffle", "files"], "both-rev": ["files", "shuffle"],
                 "files": ["files"], "shuffle": ["shuffle"]}[args.exchange]
-    return [(f"{name}/{how}", {"spark_resident": resident, "spark_exchange": how})
+    where = {"spark_exchange_dir": args.exchange_dir} if args.exchange_dir else {}
+    return [(f"{name}/{how}", {"spark_resident": resident, "spark_exchange": how,
+                               **(where if how == "files" else {})})
             for name, resident in residency for how in exchange]
 
 
@@ -322,6 +324,9 @@ def main(argv: list[str]) -> int:
                         help="also run TwoPhase N=BIG (symmetry off) with --max-states 100M "
                              "and a --big-timeout, per mode: how far it gets")
     parser.add_argument("--big-timeout", type=float, default=300.0)
+    parser.add_argument("--exchange-dir",
+                        help="the exchange files' directory (extra spark_exchange_dir; by "
+                             "default the engine's own choice)")
     args = parser.parse_args(argv)
     if not args.no_two_phase:
         _two_phase(args)
@@ -337,6 +342,17 @@ def _big(args) -> None:
     model = api.load(TWO_PHASE, consts={"N": str(args.big)})
     print(f"\nTwoPhase N={args.big}, symmetry off, local[2], --max-states 100M, "
           f"timeout {args.big_timeout:g} s")
+    # The baseline of the per-core ratio: the compiled engine in-process on
+    # the same two cores, to the same bound.
+    api.check(model, "compiled", CheckOptions(symmetry=False, max_depth=2))   # compile once
+    wall, base_rec, base = _run(model, "compiled", CheckOptions(
+        symmetry=False, max_states=100_000_000, workers=2, timeout_s=args.big_timeout))
+    bs = base.stats
+    base_per_core = bs.distinct_states / wall / 2
+    print(f"  compiled, 2 workers {bs.distinct_states:>13,} distinct in {wall:6.1f} s: "
+          f"{base_per_core:,.0f} states/s per core, "
+          f"{base_rec.cpu_s / max(bs.distinct_states, 1) * 1e6:.2f} CPU us per state; "
+          f"{base.reason or 'finished'}", flush=True)
     for name, extra in _modes(args):
         used = _used_memory()
         peak = [used]
@@ -360,9 +376,18 @@ def _big(args) -> None:
         print(f"  {'':<8} machine memory used: peak {peak[0] / 2**30:.1f} GiB, "
               f"{(peak[0] - used) / 2**30:.1f} GiB above the start; shuffle "
               f"{x.get('spark_shuffle_bytes', 0) / 1e9:.2f} GB in all, largest level "
-              f"{x.get('spark_shuffle_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
+              f"{x.get('spark_shuffle_bytes_max_level', 0) / 1e9:.2f} GB; exchange files "
+              f"{x.get('spark_exchange_bytes', 0) / 1e9:.2f} GB in all, largest level "
+              f"{x.get('spark_exchange_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
               f"{x.get('spark_resident_levels', 0)}, fallback levels "
               f"{x.get('spark_fallback_levels', 0)}", flush=True)
+        wide = rec.wide_rate(1_000_000)
+        split = ", ".join(f"{k} {v / max(s.distinct_states, 1) * 1e6:.2f}"
+                          for k, v in rec.cpu_split.items())
+        print(f"  {'':<8} CPU {rec.cpu_s:.0f} s, {rec.cpu_s / max(s.distinct_states, 1) * 1e6:.2f} "
+              f"us per state ({split}); levels of 1M+ new states "
+              + (f"{wide:,.0f}/s, per core {wide / 2 / base_per_core:.2f}x the compiled engine's"
+                 if wide else "none"), flush=True)
 
 
 def _used_memory() -> int:

@@ -15,24 +15,27 @@ reads them:
                                             consecutive ``np.save`` arrays
 
 ``root`` is one directory a search, ``<base>/<driver pid>-<id>``: in local
-mode ``base`` is ``/dev/shm/modelcheck-exchange-<uid>`` (memory: reading
-back a file of the disk-backed scratch directory measured 7x the CPU of
-the same file in tmpfs, 0.21 against 0.03 s for 96 MB) or, without a
-writable ``/dev/shm``, the executor's scratch directory; on a cluster
-``extra["spark_exchange_dir"]``, which must be a directory every executor
-and the driver can read.  A driver that starts removes the directories of
-drivers that are gone (a killed driver leaves its files, and in tmpfs they
-hold memory).  Each
-task writes a file for every owner, empty or not, under a temporary name
-renamed into place, so an owner knows it has every block when it finds
-``partitions`` files, and a retried or speculative task (Spark runs a task
-again after a failure) rewrites the same bytes: a task's output is
-deterministic.  A task that cannot write its files (a full tmpfs: ENOSPC)
-removes what it began and goes on; its owners then miss.  A missing file (an executor that cannot see the directory,
-removed files) is a **miss**: the owner's task writes nothing and says so,
-and the driver runs the level again with the JVM shuffle
-(``rdds.SparkPartitions.step``), so no candidate is ever lost.  The driver
-removes a level's directory once the level is done.
+mode ``base`` is under the executor's scratch directory (disk-backed: the
+page cache holds a level's files while they are read and gives the memory
+back under pressure; in tmpfs the levels of a 100M-state search held 15
+GiB that nothing could reclaim and the machine ran out of memory, where
+on the disk the same search peaked at 8.9 GiB at the same speed,
+docs/engines/spark.md); on a cluster ``extra["spark_exchange_dir"]``,
+which must be a directory every executor and the driver can read.  A
+driver that starts removes the directories of drivers that are gone (a
+killed driver leaves its files, which would fill the disk).
+
+Each task writes a file for every owner, empty or not, under a temporary
+name renamed into place, so an owner knows it has every block when it
+finds ``partitions`` files, and a retried or speculative task (Spark runs
+a task again after a failure) rewrites the same bytes: a task's output is
+deterministic.  A task that cannot write its files (a full disk: ENOSPC)
+removes what it began and goes on; its owners then miss.  A missing file
+(an executor that cannot see the directory, removed files) is a **miss**:
+the owner's task writes nothing and says so, and the driver runs the
+level again with the JVM shuffle (``rdds.SparkPartitions.step``), so no
+candidate is ever lost.  The driver removes a level's directory once the
+level is done.
 """
 from __future__ import annotations
 
@@ -53,11 +56,8 @@ DIRNAME = "modelcheck-exchange"
 
 
 def local_base(scratch: str) -> str:
-    """The exchange's base directory in local mode: tmpfs if there is a
-    writable one, else under the executor's ``scratch`` directory."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
-        return os.path.join(shm, f"{DIRNAME}-{os.getuid()}")
+    """The exchange's base directory in local mode: under the executor's
+    ``scratch`` directory."""
     return os.path.join(scratch, DIRNAME)
 
 

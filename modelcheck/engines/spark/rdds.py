@@ -547,8 +547,8 @@ def _exchange_root(sc: "SparkContext", setting: str | bool | None) -> str | None
         base = setting
     elif is_local(sc.master):
         from pyspark import SparkFiles
-        # In local mode the Python workers run on this machine: tmpfs, or
-        # their scratch directory (the driver's, as the resident tables').
+        # In local mode the Python workers run on this machine: their
+        # scratch directory (the driver's, as the resident tables').
         base = exchange.local_base(SparkFiles.getRootDirectory())
     else:
         return None

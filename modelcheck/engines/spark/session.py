@@ -69,6 +69,13 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         # A Python worker loads the kernels once (seconds); a fresh worker
         # per task would pay that every level.
         "spark.python.worker.reuse": "true",
+        # A task allocates and frees arrays of hundreds of MB; glibc serves
+        # each from a fresh mmap, which the kernel faults in and zeroes (a
+        # fifth of the workers' CPU under perf).  From the heap, kept up to
+        # a trim threshold, the next task's arrays reuse the same pages
+        # (docs/engines/spark.md, "100M states": -16% of the workers' CPU).
+        "spark.executorEnv.MALLOC_MMAP_MAX_": "0",
+        "spark.executorEnv.MALLOC_TRIM_THRESHOLD_": str(2 << 30),
         # The JVM's own records (the shuffle's (key, bytes) pairs) are
         # serialised: Kryo is faster and smaller than Java serialisation.
         "spark.serializer": "org.apache.spark.serializer.KryoSerializer",

@@ -222,7 +222,7 @@ def test_clear_level_removes_only_that_level(tmp_path):
 
 
 def test_a_task_that_cannot_write_leaves_no_file(tmp_path, monkeypatch):
-    # A full tmpfs: nothing renamed into place, so the owners miss (and the
+    # A full disk: nothing renamed into place, so the owners miss (and the
     # driver runs the next level with the shuffle) rather than read a part.
     root = str(tmp_path / "x")
     block = np.arange(6, dtype=np.uint64).reshape(2, 3)

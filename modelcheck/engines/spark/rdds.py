@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from modelcheck.engines.spark import exchange, resident
+from modelcheck.engines.spark import exchange, resident, scratch
 from modelcheck.engines.spark.checkpoint import NPZ
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.levels import LevelCancelled
@@ -183,6 +183,13 @@ class SparkPartitions:
         # level then falls back), measured in docs/engines/spark.md.
         if resident is None:
             resident = is_local(sc.master)
+        if is_local(sc.master):
+            # What killed runs left in their scratch directories (tables and
+            # files of gigabytes) is removed here: nothing else would.
+            from pyspark import SparkFiles
+            root = SparkFiles.getRootDirectory()
+            scratch.claim(root)
+            scratch.sweep(root)
         self.search = uuid.uuid4().hex if resident else None
         self.part_n = [0] * partitions
         self.resident_levels = 0        # levels merged against resident copies only

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from modelcheck.engines.spark import owner_split
-from modelcheck.engines.spark.owner_split import (Scratch, bucket_bits, reference_blocks,
+from modelcheck.engines.spark.owner_split import (Scratch, reference_blocks,
                                                   split_by_owner)
 
 U64 = np.uint64
@@ -42,8 +42,7 @@ def _reference(pieces, partitions, words):
         return []
     return reference_blocks(np.concatenate([p[0] for p in pieces]),
                             np.concatenate([p[1] for p in pieces]),
-                            np.concatenate([p[2] for p in pieces]), partitions,
-                            bucket_bits(rows))
+                            np.concatenate([p[2] for p in pieces]), partitions)
 
 
 @pytest.mark.parametrize("seed", range(16))

@@ -45,7 +45,7 @@ except ImportError:          # pragma: no cover - numba ships with the compiled 
     njit = None
 
 __all__ = ["split_by_owner", "reference_blocks", "bucket_bits", "Scratch", "distinct_in_buckets",
-           "histogram", "scatter"]
+           "histogram", "scatter", "by_home"]
 
 _U64 = np.uint64
 #: Rows a bucket holds on average: its hash table (2 slots a row, 16 bytes a
@@ -97,6 +97,9 @@ def reference_blocks(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
     return out
 
 
+#: 2**64 / the golden ratio (odd): Fibonacci hashing's multiplier.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
 if njit is not None:
     @njit(cache=True, nogil=True)
     def histogram(fp, shift, hist):
@@ -138,14 +141,19 @@ if njit is not None:
             lo, hi = bounds[b], bounds[b + 1]
             if hi == lo:
                 continue
-            m = 16
+            m, mbits = 16, 4
             while m < 2 * (hi - lo):
                 m <<= 1
+                mbits += 1
             mask = np.uint64(m - 1)
+            down = np.uint64(64 - mbits)
             ids[:m] = -1
             for i in range(lo, hi):
                 f = bfp[i]
-                j = f & mask
+                # A multiplicative hash: the bucket may have been chosen by
+                # any of the fingerprint's bits (the merge's by the low
+                # ones), which are then the same across the bucket.
+                j = (f * _GOLDEN) >> down
                 while True:
                     g = ids[j]
                     if g < 0:
@@ -219,6 +227,30 @@ class Scratch:
         first = self.first[:rows]
         first[:] = 0
         return first, self.best[:rows]
+
+
+def by_home(fp: np.ndarray, parent: np.ndarray, home: int, scratch: Scratch | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows in buckets by the high bits of their home slot in a hash table
+    of ``2**home`` slots (the fingerprint's low ``home`` bits, rotated to
+    the top for ``histogram`` and ``scatter``): a bucket's probes or
+    inserts then stay in one region of the table, in the cache.  Returns
+    the buckets' bounds and the rows' fingerprints, parents and original
+    row numbers in bucket order (arrays of ``scratch`` if given)."""
+    n = len(fp)
+    fp = np.asarray(fp, _U64)
+    low, up = np.uint64(home), np.uint64(64 - home)
+    rotated = (fp << up) | (fp >> low)
+    bits = bucket_bits(n)
+    shift = np.uint64(64 - bits)
+    hist = np.zeros(1 << bits, np.int64)
+    histogram(rotated, shift, hist)
+    bounds = np.zeros(len(hist) + 1, np.int64)
+    np.cumsum(hist, out=bounds[1:])
+    bfp, bpar, brow = (scratch or Scratch()).arrays(n)
+    scatter(rotated, np.asarray(parent, _U64), 0, shift, bounds[:-1].copy(), bfp, bpar, brow)
+    del rotated
+    return bounds, (bfp << low) | (bfp >> up), bpar, brow
 
 
 def split_by_owner(pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]], partitions: int,

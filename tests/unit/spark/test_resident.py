@@ -116,6 +116,32 @@ def test_table_agrees_with_a_set_with_parents():
     assert table.parents_of(some) == {f: ref[f] for f in some.tolist() if f in ref}
 
 
+@pytest.mark.parametrize("with_parents", [True, False])
+def test_large_inserts_in_home_order_agree_with_a_set(with_parents):
+    # Inserts of 2**16 or more go in the order of their home slots
+    # (seen_table._BY_HOME_ROWS): the parents must move with them, and an
+    # entry added again is re-stamped, not added twice.
+    rng = np.random.default_rng(11)
+    table = SeenTable.empty(with_parents=with_parents)
+    ref: dict[int, int] = {}
+    for level in range(1, 4):
+        fps = _fps(rng, 150_000)
+        fps = fps[fps != 0]
+        assert table.fresh(fps, level).tolist() == [int(f) not in ref for f in fps]
+        parents = rng.integers(0, 2**63, size=len(fps), dtype=np.uint64)
+        added = table.add(fps, parents if with_parents else None, level)
+        assert added == sum(int(f) not in ref for f in fps)
+        ref.update(zip(fps.tolist(), parents.tolist()))
+    again = np.array(sorted(ref)[:70_000], dtype=np.uint64)
+    assert table.add(again, np.zeros(len(again), np.uint64) if with_parents else None, 4) == 0
+    assert not table.fresh(again, 5).any() and table.fresh(again, 4).all()
+    fp, parent = table.items()
+    assert fp.tolist() == sorted(ref) and len(table) == len(ref)
+    if with_parents:
+        ref.update((f, 0) for f in again.tolist())
+        assert dict(zip(fp.tolist(), parent.tolist())) == ref
+
+
 def test_a_full_damaged_table_fails_rather_than_loops():
     table = SeenTable.build(np.arange(1, 11, dtype=np.uint64), None, 0, with_parents=False)
     table.keys[:] = np.arange(1, len(table.keys) + 1, dtype=np.uint64)   # no empty slot

@@ -21,9 +21,10 @@ back under pressure; in tmpfs the levels of a 100M-state search held 15
 GiB that nothing could reclaim and the machine ran out of memory, where
 on the disk the same search peaked at 8.9 GiB at the same speed,
 docs/engines/spark.md); on a cluster ``extra["spark_exchange_dir"]``,
-which must be a directory every executor and the driver can read.  A
-driver that starts removes the directories of drivers that are gone (a
-killed driver leaves its files, which would fill the disk).
+which must be a directory every executor and the driver can read.  What a
+killed driver left (files that would fill the disk) is removed by the next
+driver: in such a shared directory by ``sweep``, in local mode with the
+rest of its scratch directory (``scratch.py``).
 
 Each task writes a file for every owner, empty or not, under a temporary
 name renamed into place, so an owner knows it has every block when it

@@ -229,14 +229,16 @@ class Scratch:
         return first, self.best[:rows]
 
 
-def by_home(fp: np.ndarray, parent: np.ndarray, home: int, scratch: Scratch | None = None
+def by_home(fp: np.ndarray, parent: np.ndarray | None, home: int,
+            scratch: Scratch | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows in buckets by the high bits of their home slot in a hash table
     of ``2**home`` slots (the fingerprint's low ``home`` bits, rotated to
     the top for ``histogram`` and ``scatter``): a bucket's probes or
     inserts then stay in one region of the table, in the cache.  Returns
     the buckets' bounds and the rows' fingerprints, parents and original
-    row numbers in bucket order (arrays of ``scratch`` if given)."""
+    row numbers in bucket order (arrays of ``scratch`` if given; the
+    parents 0 without ``parent``)."""
     n = len(fp)
     fp = np.asarray(fp, _U64)
     low, up = np.uint64(home), np.uint64(64 - home)
@@ -248,7 +250,8 @@ def by_home(fp: np.ndarray, parent: np.ndarray, home: int, scratch: Scratch | No
     bounds = np.zeros(len(hist) + 1, np.int64)
     np.cumsum(hist, out=bounds[1:])
     bfp, bpar, brow = (scratch or Scratch()).arrays(n)
-    scatter(rotated, np.asarray(parent, _U64), 0, shift, bounds[:-1].copy(), bfp, bpar, brow)
+    parent = np.zeros(n, _U64) if parent is None else np.asarray(parent, _U64)
+    scatter(rotated, parent, 0, shift, bounds[:-1].copy(), bfp, bpar, brow)
     del rotated
     return bounds, (bfp << low) | (bfp >> up), bpar, brow
 

@@ -552,6 +552,9 @@ def _exchange_root(sc: "SparkContext", setting: str | bool | None) -> str | None
         return None
     if isinstance(setting, str) and setting:
         base = setting
+        # A directory shared by drivers: what killed ones left there (in
+        # local mode their scratch directories are scratch.sweep's).
+        exchange.sweep(base)
     elif is_local(sc.master):
         from pyspark import SparkFiles
         # In local mode the Python workers run on this machine: their
@@ -559,7 +562,6 @@ def _exchange_root(sc: "SparkContext", setting: str | bool | None) -> str | None
         base = exchange.local_base(SparkFiles.getRootDirectory())
     else:
         return None
-    exchange.sweep(base)
     return exchange.exchange_root(base, uuid.uuid4().hex)
 
 

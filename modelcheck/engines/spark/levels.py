@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from modelcheck.engines.base import DEADLOCK, CheckOptions, Progress, Reporter, stops_when_settled
+from modelcheck.engines.spark.batch import BATCH_LEVELS, BATCH_ROWS, BATCH_SECONDS, BatchRule
 from modelcheck.engines.spark.checkpoint import (Hit, LevelLog, SearchState, level_folder,
                                                  write_manifest)
 from modelcheck.engines.spark.kernels import PropertyPlan
@@ -115,13 +116,32 @@ class LevelSearch:
             self.checkpoint()
 
     def one_level(self) -> None:
+        """The next level, or the next levels where the backend runs them
+        in one job (``step_many``, batch.py): each is then taken as if it
+        had been run alone."""
         opts, st = self.options, self.state
         commit = opts.max_depth is None or st.depth < opts.max_depth
         check_deadlock = opts.deadlock and DEADLOCK in self.open_names
         started = time.monotonic()
-        level, expanded_size = st.depth, self.backend.frontier_size()
+        expanded_size = self.backend.frontier_size()
         remaining = None if opts.timeout_s is None else max(0.0, opts.timeout_s - self.elapsed())
-        expanded, merged = self.backend.step(check_deadlock, commit, remaining)
+        many = getattr(self.backend, "step_many", None)
+        rule = self.batch_rule(check_deadlock) if commit and many is not None else None
+        if rule is not None:
+            pairs = many(check_deadlock, remaining, rule)
+        else:
+            pairs = [self.backend.step(check_deadlock, commit, remaining)]
+        seconds = (time.monotonic() - started) / len(pairs)
+        for expanded, merged in pairs:
+            self.take_level(expanded, merged, commit, expanded_size, seconds)
+            if self.failed is not None or self.reason is not None:
+                return
+            expanded_size = merged.new_states
+
+    def take_level(self, expanded: LevelReport, merged: LevelReport, commit: bool,
+                   expanded_size: int, seconds: float) -> None:
+        opts, st = self.options, self.state
+        level = st.depth
         self.absorb_expansion_hits(expanded)
         if expanded.failed is not None:
             self.failed = (expanded.failed, st.depth)
@@ -142,17 +162,48 @@ class LevelSearch:
             self.failed = (merged.failed, st.depth)
             return
         st.levels.append(LevelLog(level + 1, self.backend.where, expanded_size, merged.new_states,
-                                  round(time.monotonic() - started, 3),
+                                  round(seconds, 3),
                                   expanded.to_python + merged.to_python,
                                   expanded.from_python + merged.from_python,
                                   expanded.from_python if self.backend.where == "spark" else 0,
                                   expanded.exchanged))
-        self.tick()
+        self.tick(merged.new_states)
         if opts.max_states is not None and st.distinct > opts.max_states:
             self.reason = (f"stopped at the state bound: {st.distinct:,} distinct states "
                            f"(max_states={opts.max_states:,}), depth {st.depth}")
         elif opts.stop_on_first and self.any_violation():
             self.reason = "stopped at the first violation (stop_on_first)"
+
+    def batch_rule(self, check_deadlock: bool) -> BatchRule | None:
+        """How far the backend may run levels in one job: while nothing
+        still open is settled, within the bounds, up to the next checkpoint
+        (batch.py).  None: one level."""
+        opts, st = self.options, self.state
+        levels = int(opts.extra.get("spark_batch_levels", BATCH_LEVELS))
+        seconds = BATCH_SECONDS
+        if opts.max_depth is not None:
+            levels = min(levels, opts.max_depth - st.depth)     # each level kept
+        if opts.checkpoint_dir:
+            at, depth = self._last_checkpoint
+            every_levels = int(opts.extra.get("checkpoint_levels", CHECKPOINT_LEVELS))
+            every_s = opts.checkpoint_every_s or CheckOptions().checkpoint_every_s
+            levels = min(levels, every_levels - (st.depth - depth))
+            seconds = min(seconds, max(0.0, every_s - (time.monotonic() - at)))
+        if opts.timeout_s is not None:
+            # ended by its rule well before the timer cancels it (a batch
+            # cancelled keeps none of its levels)
+            seconds = min(seconds, max(0.0, opts.timeout_s - self.elapsed()) / 2)
+        if levels < 2:
+            return None
+        return BatchRule(
+            max_levels=levels,
+            states_left=None if opts.max_states is None else opts.max_states - st.distinct,
+            rows=BATCH_ROWS, seconds=seconds,
+            state_cols=frozenset(c for c, p in enumerate(self.plan.state)
+                                 if p.name in self.open_names),
+            step_cols=frozenset(c for c, p in enumerate(self.plan.step)
+                                if p.name in self.open_names),
+            deadlock=check_deadlock)
 
     def seed(self, report: LevelReport, generated: int) -> None:
         """Account for the initial states (level 1)."""
@@ -256,7 +307,8 @@ class LevelSearch:
     def total_elapsed(self) -> float:
         return self.state.elapsed_before_s + self.elapsed()
 
-    def tick(self) -> None:
+    def tick(self, frontier: int | None = None) -> None:
         st = self.state
-        self.reporter.progress(Progress(st.distinct, st.generated, st.depth,
-                                        self.backend.frontier_size(), self.elapsed()))
+        queue = self.backend.frontier_size() if frontier is None else frontier
+        self.reporter.progress(Progress(st.distinct, st.generated, st.depth, queue,
+                                        self.elapsed()))

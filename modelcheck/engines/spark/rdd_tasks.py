@@ -10,11 +10,13 @@ import gc
 import os
 import pickle
 import struct
+import time
 from typing import Any
 
 import numpy as np
 
 from modelcheck.engines.spark import exchange, resident
+from modelcheck.engines.spark.batch import BatchRule, Note
 from modelcheck.engines.spark.checkpoint import part_name, read_part, write_part
 from modelcheck.engines.spark.kernels import PropertyPlan
 from modelcheck.engines.spark.partition import LevelReport, Part
@@ -25,7 +27,7 @@ from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces
 from modelcheck.fsutil import sha256_file
 
 __all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "LEVEL_KEY", "CANDIDATE_KEY",
-           "expand_task", "fused_task", "clear_task", "fold_task", "combine_task",
+           "expand_task", "fused_task", "batch_task", "batch_runs_task", "clear_task", "fold_task", "combine_task",
            "as_frontier", "save_task", "lookup_task", "read_pieces"]
 
 #: Successors an expand task deduplicates at once (a hash table over them):
@@ -183,6 +185,83 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
             yield _pack_long(CANDIDATE_KEY + owner)
             yield _dumps([(owner, payload)])
     reports.add({("x", level + 1, index): expanded})
+
+
+#: Seconds a batch's task waits for the other tasks' notes of a level before
+#: it fails (they run together: only a task that died keeps one waiting).
+NOTE_TIMEOUT_S = 600.0
+
+
+def batch_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,
+               reports: Any, level: int, search: str, expected: list[int], root: str,
+               batch: str, rule: BatchRule, index: int, elements: Any) -> Any:
+    """Levels ``level``, ``level + 1``, ... of partition ``index`` in one
+    barrier task (batch.py): each level is ``fused_task``'s work against the
+    resident table, its candidates read from and written to the exchange
+    files under ``root``, then a note to the other tasks and the rule over
+    all their notes.  The levels' runs go to a file of the batch
+    (``batch_runs_task`` reads them back, outside the barrier stage: an RDD
+    of a barrier stage makes every stage it feeds one too, and Spark allows
+    no union there).  A task that cannot read its files or its table notes
+    a stop and ends: the driver then runs the batch's first level again on
+    its own."""
+    kernels = _task_kernels(kernels_bc)
+    for _ in elements:          # the candidates' RDD: empty, the files hold them
+        pass
+    started = time.monotonic()
+    count, found, lvl = expected[index], 0, level
+    runs: list[tuple[np.ndarray, ...]] = []
+    while True:
+        merged = LevelReport()
+        exchanged = exchange.read_blocks(root, lvl, index, partitions)
+        new = None
+        if exchanged is None:
+            reports.add({("xmiss", lvl, index): True})
+        else:
+            new = _merge(kernels, plan, True, lvl, search, count, False, index, (), merged,
+                         exchanged)
+            del exchanged
+            if new is None:
+                reports.add({("miss", lvl, index): True})
+        if new is None:
+            exchange.write_note(root, lvl + 1, batch, index,
+                                Note(0, True, time.monotonic() - started, stop=True).to_json())
+            return iter(())
+        fp, parent, states = new
+        count += len(fp)
+        merged.from_python = fp.nbytes + parent.nbytes + states.nbytes
+        reports.add({("m", lvl, index): merged})
+        expanded = LevelReport()
+        blocks = expand_block(kernels, plan, check_deadlock, partitions, fp, states, expanded,
+                              flush_rows=EXPAND_FLUSH_ROWS)
+        expanded.exchanged = exchange.write_blocks(root, lvl + 1, index, partitions, blocks)
+        reports.add({("x", lvl + 1, index): expanded})
+        note = Note(merged.new_states, rule.eventful(merged, expanded),
+                    time.monotonic() - started)
+        exchange.write_note(root, lvl + 1, batch, index, note.to_json())
+        notes = [Note.from_json(n) for n in
+                 exchange.read_notes(root, lvl + 1, batch, partitions, NOTE_TIMEOUT_S)]
+        found += sum(n.new for n in notes)
+        if not rule.go_on(len(runs) + 1, found, notes):
+            runs.append((fp, parent, states))
+            exchange.write_runs(root, batch, index, runs)
+            return iter(())
+        runs.append((fp, parent))
+        del fp, parent, states
+        lvl += 1
+
+
+def batch_runs_task(root: str, batch: str, index: int, elements: Any) -> Any:
+    """Partition ``index``'s runs of a batch (``batch_task``): a run of
+    (fp, parent) for each level but the last, which keeps its states."""
+    for _ in elements:
+        pass
+    runs = exchange.read_runs(root, batch, index)
+    out = [(index, (RUN, r[0], r[1])) for r in runs[:-1]]
+    if runs:
+        fp, parent, states = runs[-1]
+        out.append((index, (LEVEL, fp, parent, states)))
+    return out
 
 
 def clear_task(search: str, index: int, elements: Any) -> Any:

@@ -2,7 +2,7 @@
 one stage of Python tasks a level.
 
 Every RDD here has P partitions and the same partitioner (a
-``PythonPartitioner`` over ``_owner_key``, one function object for the
+``PythonPartitioner`` over ``owner_key``, one function object for the
 process: Spark compares Python partitioners by the function's id).  Partition
 ``i`` owns the fingerprints ``tasks.owner`` gives ``i``.  Its elements are
 whole batches of numpy arrays (``tasks.py``).  The seen set is a short list
@@ -43,10 +43,12 @@ run where it is cached and the candidates for ``i`` (no run moves: the
 co-partitioning GraphX uses), which builds the tables afresh.  The counts
 never depend on the tables.
 
-Runs are log-structured: each level adds one, and a level of FOLD_ROWS
-states or more, or any level once MAX_RUNS runs are held, is folded with the
-older runs no larger than twice it into one run of (fp, parent) (a linear
-merge, run as a job of its own right after the level).  The runs are the
+Runs are log-structured: each level adds one, and once the levels not yet
+folded hold FOLD_ROWS states or more, or MAX_RUNS runs are held
+(RESIDENT_MAX_RUNS while the levels merge against the resident tables),
+the run before the frontier is folded with the older runs no larger than
+twice it into one run of (fp, parent) (a linear merge, run as a job of its
+own right after the level).  The runs are the
 durable seen set (faults, checkpoints, traces, the fallback); a level
 against the resident tables does not read them.
 
@@ -61,12 +63,9 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
-import threading
 import time
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,42 +73,37 @@ import numpy as np
 from modelcheck.engines.spark import exchange, resident, scratch
 from modelcheck.engines.spark.checkpoint import NPZ
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
-from modelcheck.engines.spark.levels import LevelCancelled
+from modelcheck.engines.spark.jobs import SparkJobError, run_job
 from modelcheck.engines.spark.partition import LevelReport, Part, concat_parts
 from modelcheck.engines.spark.tasks import owner, split_part
+from modelcheck.engines.spark.batch import BatchRule
+from modelcheck.engines.spark.batch_step import step_many
+from modelcheck.engines.spark.runs import Run, owner_key, plain
 from modelcheck.engines.spark.rdd_tasks import (expand_task, fused_task, clear_task, fold_task,
                                                 combine_task, as_frontier, save_task,
                                                 lookup_task, read_pieces)
-from modelcheck.engines.spark.shuffle_out import FusedLevel, split_fused
+from modelcheck.engines.spark.shuffle_out import FusedLevel, KeyFilters, split_fused
 
 if TYPE_CHECKING:
     from pyspark import RDD, SparkContext
 
-__all__ = ["SparkPartitions", "SparkJobError", "MAX_RUNS", "FOLD_ROWS"]
+__all__ = ["SparkPartitions", "SparkJobError", "MAX_RUNS", "RESIDENT_MAX_RUNS", "FOLD_ROWS"]
 
 #: Runs kept at most (each is one more sorted array a level's merge looks
 #: its candidates up in).
 MAX_RUNS = 4
+#: Runs kept at most while the levels merge against the executors' resident
+#: tables (``SparkPartitions._max_runs``).
+RESIDENT_MAX_RUNS = 32
 #: A level at least this large is folded into a run of (fp, parent) as soon
 #: as the next level is done, to free the memory its states hold; smaller
 #: ones wait until MAX_RUNS runs are held.
 FOLD_ROWS = 1 << 20
 
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 #: After this many levels in a row that fell back to the cached runs (the
 #: merge tasks keep landing on executors without the copies), the search
 #: stops trying the resident copies and reads the runs at once.
 RESIDENT_GIVE_UP = 3
-
-
-class SparkJobError(RuntimeError):
-    """A Spark job failed for another reason than a cancellation."""
-
-
-def _owner_key(key: int) -> int:
-    """The partition function of every RDD of the search: elements are keyed
-    by their owner partition already."""
-    return key
 
 
 class _ReportsParam:
@@ -126,32 +120,6 @@ class _ReportsParam:
 
 # ------------------------------------------------------------------ the backend
 
-@dataclass
-class _Run:
-    """Part of the seen set: an RDD read from the cache, how many states it
-    holds, whether it holds (fp, parent) only (``slim``) or a level's states
-    too, and what is persisted for it (``keep``: the RDD itself, or a fused
-    level's whole output, of which ``rdd`` is the level's part)."""
-    rdd: "RDD"
-    size: int
-    slim: bool
-    keep: Any = None
-
-    def drop(self) -> None:
-        (self.rdd if self.keep is None else self.keep).unpersist(False)
-
-
-def _plain(sc: "SparkContext", rdd: "RDD") -> "RDD":
-    """``rdd`` as a plain RDD over the same JVM RDD, read with the context's
-    serializer: the Python object no longer holds its lineage, and a union
-    with the runs needs no re-serialisation (``partitionBy`` labels its
-    output with another serializer object of the same format)."""
-    from pyspark import RDD
-    out = RDD(rdd._jrdd, sc, sc.serializer)
-    out.partitioner = rdd.partitioner
-    return out
-
-
 class SparkPartitions:
     """Level steps on Spark; the driver holds RDD handles and counts."""
 
@@ -159,7 +127,8 @@ class SparkPartitions:
 
     def __init__(self, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                  partitions: int, base: "RDD", seen_n: int, frontier_n: int,
-                 resident: bool | None = None, exchange_to: str | bool | None = None):
+                 resident: bool | None = None, exchange_to: str | bool | None = None,
+                 batching: bool = True):
         from pyspark import StorageLevel
 
         from modelcheck.engines.spark.session import is_local
@@ -171,7 +140,7 @@ class SparkPartitions:
         # Replicated on a cluster: an executor lost mid-run loses no run.
         replicas = 1 if is_local(sc.master) else 2
         self.storage = StorageLevel(True, True, False, False, replicas)
-        self.runs = [_Run(base, seen_n, False)]
+        self.runs = [Run(base, seen_n, False)]
         self.frontier = base
         self.frontier_n = frontier_n
         self.level = 0
@@ -198,7 +167,7 @@ class SparkPartitions:
         self._fallbacks_in_a_row = 0
         # The file exchange (exchange.py): the search's directory, or None
         # (the JVM shuffle).
-        self.exchange = _exchange_root(sc, exchange_to)
+        self.exchange = exchange.search_root(sc, exchange_to)
         self.exchange_levels = 0        # levels whose candidates came through the files
         self.exchange_misses = 0        # partitions (over all levels) missing a file
         # The next level's candidates, handed to their owners by the level
@@ -207,38 +176,49 @@ class SparkPartitions:
         # report of that expansion; None: the next step expands the
         # frontier in a stage of its own (the first level on Spark).
         self.pending: tuple["RDD", LevelReport, str | None] | None = None
+        self._filters: KeyFilters | None = None     # made by the first fused level
+        # Levels in batches, one job each (batch.py, ``step_many``).
+        self.batching = batching
+        self.batches = 0                # batch jobs run
+        self.batch_misses = 0           # batches dropped for a miss
 
     # ------------------------------------------------------------ construction
 
     @classmethod
     def from_parts(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                    parts: list[Part], partitions: int, resident: bool | None = None,
-                   exchange_to: str | bool | None = None) -> "SparkPartitions":
+                   exchange_to: str | bool | None = None,
+                   batching: bool = True) -> "SparkPartitions":
         """Hand the parts held by the driver (the in-process search) to Spark."""
         whole = concat_parts(parts, kernels.words)
         pieces = list(split_part(whole, partitions))
         source = sc.parallelize(pieces, max(1, min(partitions, len(pieces))))
-        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to)
+        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to,
+                          batching)
 
     @classmethod
     def from_files(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                    directory: str, folder: str, files: list[str],
                    partitions: int, resident: bool | None = None,
-                   exchange_to: str | bool | None = None) -> "SparkPartitions":
+                   exchange_to: str | bool | None = None,
+                   batching: bool = True) -> "SparkPartitions":
         """Read a checkpoint's part files on the executors (written under any
         partition count) and hand each owner its pieces."""
         root = os.path.abspath(os.path.join(directory, folder))
         paths = [os.path.join(root, name) for name in files]
         source = sc.parallelize(paths, max(1, len(paths))) \
             .flatMap(functools.partial(read_pieces, partitions))
-        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to)
+        return cls._start(sc, kernels, plan, partitions, source, resident, exchange_to,
+                          batching)
 
     @classmethod
     def _start(cls, sc: "SparkContext", kernels: SearchKernels, plan: PropertyPlan,
                partitions: int, source: "RDD", resident: bool | None = None,
-               exchange_to: str | bool | None = None) -> "SparkPartitions":
-        backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident, exchange_to)
-        shuffled = _plain(sc, source.partitionBy(partitions, _owner_key))
+               exchange_to: str | bool | None = None,
+               batching: bool = True) -> "SparkPartitions":
+        backend = cls(sc, kernels, plan, partitions, source, 0, 0, resident, exchange_to,
+                      batching)
+        shuffled = plain(sc, source.partitionBy(partitions, owner_key))
         base = shuffled.mapPartitionsWithIndex(
             functools.partial(combine_task, kernels.words, backend.reports, backend.search),
             preservesPartitioning=True)
@@ -249,8 +229,8 @@ class SparkPartitions:
         for (stage, _, index), (seen, _) in backend.reports.value.items():
             if stage == "s":
                 backend.part_n[index] = seen
-        base = _plain(sc, base)
-        backend.runs = [_Run(base, sum(s for s, _ in sizes), False)]
+        base = plain(sc, base)
+        backend.runs = [Run(base, sum(s for s, _ in sizes), False)]
         backend.frontier = base
         backend.frontier_n = sum(f for _, f in sizes)
         return backend
@@ -288,7 +268,7 @@ class SparkPartitions:
         cands = self.frontier.mapPartitionsWithIndex(functools.partial(
             expand_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
             self.reports, self.level))
-        return _plain(self.sc, cands.partitionBy(self._partitions, _owner_key))
+        return plain(self.sc, cands.partitionBy(self._partitions, owner_key))
 
     def fused(self, shuffled: "RDD", commit: bool, expand: bool, check_deadlock: bool,
               from_runs: bool, exchange_in: str | None,
@@ -312,7 +292,10 @@ class SparkPartitions:
             self._partitions, self.reports, self.level, search, list(self.part_n), from_runs,
             exchange_in=exchange_in, exchange_out=exchange_out),
             preservesPartitioning=True)
-        return split_fused(self.sc, keyed, self._partitions, _owner_key, self.storage)
+        if self._filters is None:
+            self._filters = KeyFilters.make(self.sc, self._partitions, owner_key)
+        return split_fused(self.sc, keyed, self._partitions, owner_key, self.storage,
+                           self._filters)
 
     def step(self, check_deadlock: bool, commit: bool,
              time_left_s: float | None) -> tuple[LevelReport, LevelReport]:
@@ -395,15 +378,26 @@ class SparkPartitions:
         for (stage, lvl, index), report in self.reports.value.items():
             if stage == "m" and lvl == level:
                 self.part_n[index] += report.new_states
-        self.runs.append(_Run(out.level, merged.new_states, False, out.keep))
+        self.runs.append(Run(out.level, merged.new_states, False, out.keep))
         self.frontier, self.frontier_n = out.level, merged.new_states
         self.pending = (out.candidates, self._reports("x", level + 1), exchange_out) \
             if commit else None
         self._fold()
         return expanded, merged
 
+    def step_many(self, check_deadlock: bool, time_left_s: float | None,
+                  rule: BatchRule) -> list[tuple[LevelReport, LevelReport]]:
+        """Levels in one job while ``rule`` lets them go on (batch.py,
+        ``batch_step.step_many``)."""
+        return step_many(self, check_deadlock, time_left_s, rule)
+
     def _stop_exchange(self) -> None:
-        """Back to the JVM shuffle for the rest of the search."""
+        """Back to the JVM shuffle for the rest of the search.  The runs of
+        batches still read from their files are computed (and cached, their
+        lineage cut) before the files go."""
+        for run in self.runs:
+            if run.forget is not None:
+                self._run(run.rdd._jrdd.count, None)
         if self.exchange is not None:
             exchange.clear(self.exchange)
         self.exchange = None
@@ -429,20 +423,32 @@ class SparkPartitions:
         if len(self.runs) < 3:
             return
         *older, last, frontier = self.runs
-        if last.slim or (len(self.runs) <= MAX_RUNS and last.size < FOLD_ROWS):
+        limit = self._max_runs()
+        # The states the unfolded runs hold besides their (fp, parent): what
+        # a fold frees.
+        unfolded = sum(r.size for r in self.runs[:-1] if not r.slim)
+        if last.slim or (len(self.runs) <= limit and unfolded < FOLD_ROWS):
             return
         taken = [last]
         while older and (older[-1].size <= 2 * sum(r.size for r in taken)
-                         or len(older) + 2 > MAX_RUNS):
+                         or len(older) + 2 > limit or not all(r.slim for r in older)):
             taken.insert(0, older.pop())
         folded = self.union([r.rdd for r in taken]).mapPartitionsWithIndex(
             fold_task, preservesPartitioning=True)
         self._keep(folded)
         self._run(folded._jrdd.count, None)
-        self.runs = older + [_Run(_plain(self.sc, folded), sum(r.size for r in taken), True,
+        self.runs = older + [Run(plain(self.sc, folded), sum(r.size for r in taken), True,
                                   folded), frontier]
         for run in taken:
             run.drop()
+
+    def _max_runs(self) -> int:
+        """The runs held before a fold.  A level merged against the resident
+        tables reads none of them, so they may be many (each fold is a job:
+        folding every few narrow levels cost Raft some 17 jobs); a merge from
+        the runs reads every one of them."""
+        resident = self.search is not None and self._fallbacks_in_a_row == 0
+        return RESIDENT_MAX_RUNS if resident else MAX_RUNS
 
     def parents(self, fps: list[int]) -> dict[int, int]:
         """A job on the partitions that own ``fps`` only."""
@@ -508,73 +514,11 @@ class SparkPartitions:
                 "spark_resident_misses": self.resident_misses,
                 "spark_exchange": "files" if self.exchange_levels or self.exchange else "shuffle",
                 "spark_exchange_levels": self.exchange_levels,
-                "spark_exchange_misses": self.exchange_misses}
+                "spark_exchange_misses": self.exchange_misses,
+                "spark_batches": self.batches,
+                "spark_batch_misses": self.batch_misses}
 
     # ------------------------------------------------------------ jobs
 
     def _run(self, job: Any, time_left_s: float | None) -> Any:
-        """Run a job in its own job group, cancelled when the time is up or
-        on Ctrl-C."""
-        group = f"modelcheck-{uuid.uuid4().hex}"
-        self.sc.setJobGroup(group, "modelcheck level", interruptOnCancel=True)
-        timer = None
-        cancelled = threading.Event()
-        if time_left_s is not None:
-            def cancel() -> None:
-                cancelled.set()
-                self.sc.cancelJobGroup(group)
-            timer = threading.Timer(time_left_s, cancel)
-            timer.daemon = True
-            timer.start()
-        try:
-            return job()
-        except KeyboardInterrupt:
-            self.sc.cancelJobGroup(group)
-            raise
-        except Exception as err:
-            if cancelled.is_set():
-                raise LevelCancelled() from None
-            raise SparkJobError(_job_failure(err)) from err
-        finally:
-            if timer is not None:
-                timer.cancel()
-            self.sc.setLocalProperty("spark.jobGroup.id", None)   # type: ignore[arg-type]
-
-
-def _exchange_root(sc: "SparkContext", setting: str | bool | None) -> str | None:
-    """The search's exchange directory (``exchange.py``), or None for the
-    JVM shuffle.  ``setting``: a directory every executor and the driver
-    can read (the opt-in on a cluster), True or None (the executor's
-    scratch directory, in local mode only: on a cluster by default the
-    shuffle), False (the shuffle)."""
-    from modelcheck.engines.spark.session import is_local
-    if setting is False:
-        return None
-    if isinstance(setting, str) and setting:
-        base = setting
-        # A directory shared by drivers: what killed ones left there (in
-        # local mode their scratch directories are scratch.sweep's).
-        exchange.sweep(base)
-    elif is_local(sc.master):
-        from pyspark import SparkFiles
-        # In local mode the Python workers run on this machine: their
-        # scratch directory (the driver's, as the resident tables').
-        base = exchange.local_base(SparkFiles.getRootDirectory())
-    else:
-        return None
-    return exchange.exchange_root(base, uuid.uuid4().hex)
-
-
-def _job_failure(err: BaseException) -> str:
-    """The useful line of a failed job: the Python exception raised on an
-    executor if there was one, else the JVM's message."""
-    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-    for i, line in enumerate(lines):
-        if "Traceback (most recent call last)" in line:
-            for later in lines[i + 1:]:
-                if _EXCEPTION_LINE.match(later):
-                    return later
-    for line in lines:
-        if line.startswith(":") and "Exception" in line:
-            return line.lstrip(": ")
-    return lines[0] if lines else type(err).__name__
+        return run_job(self.sc, job, time_left_s)

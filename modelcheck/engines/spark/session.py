@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from modelcheck.engines.spark.worker_daemon import warm
+
 if TYPE_CHECKING:
     from pyspark import SparkContext
 
-__all__ = ["SessionInfo", "spark_context", "stop_spark", "is_local", "default_partitions",
+__all__ = ["SessionInfo", "spark_context", "warmed_up", "stop_spark", "is_local", "default_partitions",
            "local_driver_memory", "STATES_PER_PARTITION",
            "package_zip", "log_dir", "java_version", "conf_from_options", "DEFAULT_MASTER"]
 
@@ -69,6 +71,9 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         # A Python worker loads the kernels once (seconds); a fresh worker
         # per task would pay that every level.
         "spark.python.worker.reuse": "true",
+        # The workers' daemon loads the engine's modules once, before it
+        # forks them (worker_daemon.py: the first level -1.5 s on Raft).
+        "spark.python.daemon.module": "modelcheck.engines.spark.worker_daemon",
         # A task allocates and frees arrays of hundreds of MB; glibc serves
         # each from a fresh mmap, which the kernel faults in and zeroes (a
         # fifth of the workers' CPU under perf).  From the heap, kept up to
@@ -137,8 +142,40 @@ def spark_context(master: str | None, verbose: bool = False,
             with open(log_file, "ab") as sink:
                 gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": sink, "stderr": sink})
         sc = SparkContext(conf=spark_conf, gateway=gateway)
+        _warm_up(sc)
     _set_verbosity(sc, verbose)
     return sc, _info(sc, log_file)
+
+
+def _warm_up(sc: "SparkContext") -> None:
+    """Start the executors' Python daemon and one worker a core now, in a
+    job of its own on a thread of its own, while the driver compiles the
+    spec and runs the narrow levels: the daemon's loading
+    (worker_daemon.py) would otherwise be the first Spark level's.  A
+    failure here is the first level's to report, so it is ignored."""
+    import threading
+
+    def run() -> None:
+        try:
+            sc.setJobGroup("modelcheck-warm-up", "start the Python workers")
+            n = max(1, sc.defaultParallelism)
+            sc.parallelize(range(n), n).foreachPartition(warm)
+        except Exception:          # a stopped context, a failed executor: see above
+            pass
+
+    thread = threading.Thread(target=run, name="modelcheck-spark-warm-up", daemon=True)
+    thread.start()
+    # Kept on the context, which it belongs to: ``warmed_up`` waits for it.
+    sc._modelcheck_warm_up = thread        # type: ignore[attr-defined]
+
+
+def warmed_up(sc: "SparkContext", timeout_s: float = 60.0) -> bool:
+    """Wait for the context's warm-up job (benchmarks count it as start-up);
+    True when none is running."""
+    thread = getattr(sc, "_modelcheck_warm_up", None)
+    if thread is not None:
+        thread.join(timeout_s)
+    return thread is None or not thread.is_alive()
 
 
 #: The folder executors extract the package into (in their working directory).

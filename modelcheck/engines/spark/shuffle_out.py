@@ -36,7 +36,7 @@ from modelcheck.engines.spark.rdd_tasks import CANDIDATE_KEY, LEVEL_KEY
 if TYPE_CHECKING:
     from pyspark import RDD, SparkContext, StorageLevel
 
-__all__ = ["FusedLevel", "split_fused"]
+__all__ = ["FusedLevel", "KeyFilters", "split_fused"]
 
 
 @dataclass
@@ -68,6 +68,23 @@ def _fractions(jvm: Any, partitions: int, kept: int) -> Any:
     return fractions
 
 
+@dataclass
+class KeyFilters:
+    """The JVM objects every level's split uses, made once a search: built
+    per level, their 4P + 1 calls through py4j were a tenth of a narrow
+    level's driver time at P = 2 (a round trip each), more at larger P."""
+    candidates: Any         # sampleByKey's fractions keeping CANDIDATE_KEY + i
+    level: Any              # ... keeping LEVEL_KEY + i
+    owners: Any             # the PythonPartitioner of the candidates' shuffle
+
+    @classmethod
+    def make(cls, sc: "SparkContext", partitions: int, key: Callable[[int], int]) -> "KeyFilters":
+        jvm = sc._jvm
+        return cls(_fractions(jvm, partitions, CANDIDATE_KEY),
+                   _fractions(jvm, partitions, LEVEL_KEY),
+                   jvm.PythonPartitioner(partitions, id(key)))
+
+
 def _python(sc: "SparkContext", jrdd: Any, partitions: int, key: Callable[[int], int]) -> "RDD":
     from pyspark import RDD
     from pyspark.rdd import Partitioner
@@ -77,10 +94,11 @@ def _python(sc: "SparkContext", jrdd: Any, partitions: int, key: Callable[[int],
 
 
 def split_fused(sc: "SparkContext", keyed: "RDD", partitions: int, key: Callable[[int], int],
-                storage: "StorageLevel") -> FusedLevel:
+                storage: "StorageLevel", filters: KeyFilters) -> FusedLevel:
     """``keyed``: the fused tasks over a level's candidates (preserving their
     partitioner).  Returns the handles of its level and of the next
-    candidates, shuffled by ``PythonPartitioner(partitions, key)``."""
+    candidates, shuffled by ``PythonPartitioner(partitions, key)``
+    (``filters``: ``KeyFilters.make(sc, partitions, key)``)."""
     jvm = sc._jvm
     keyed._bypass_serializer = True      # type: ignore[attr-defined]
     out = keyed._jrdd
@@ -90,10 +108,9 @@ def split_fused(sc: "SparkContext", keyed: "RDD", partitions: int, key: Callable
     kt, vt = pairs.kClassTag(), pairs.vClassTag()
     # A fixed seed: the draws do not matter (fractions 0 and 1), the plan's
     # determinism does.
-    cands = pairs.sampleByKey(False, _fractions(jvm, partitions, CANDIDATE_KEY), 0)
-    owners = jvm.PythonPartitioner(partitions, id(key))
-    shuffled = jvm.org.apache.spark.rdd.ShuffledRDD(cands.rdd(), owners, kt, vt, vt)
-    level = pairs.sampleByKey(False, _fractions(jvm, partitions, LEVEL_KEY), 0)
+    cands = pairs.sampleByKey(False, filters.candidates, 0)
+    shuffled = jvm.org.apache.spark.rdd.ShuffledRDD(cands.rdd(), filters.owners, kt, vt, vt)
+    level = pairs.sampleByKey(False, filters.level, 0)
     return FusedLevel(
         sc, out,
         _python(sc, jvm.PythonRDD.valueOfPair(level), partitions, key),

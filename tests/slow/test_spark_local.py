@@ -107,9 +107,9 @@ def test_runtime_error_on_spark(spark):
 
 def test_timeout_then_resume(spark, tmp_path):
     from modelcheck.engines.spark.checkpoint import NPZ
-    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "4"})
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "7"})
     whole = api.check(model, "compiled", CheckOptions(symmetry=False))
-    # 14 levels do not fit in 2 s, one job each (no batches).
+    # 23 levels do not fit in 2 s, one job each (no batches).
     stopped = api.check(model, "spark", _options(timeout_s=2, checkpoint_dir=str(tmp_path),
                                                  extra={"spark_batch": False}))
     if stopped.complete:
@@ -136,6 +136,26 @@ def test_timeout_in_batches_then_resume(spark, tmp_path):
     resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
     assert _summary(resumed) == _summary(whole)
     assert resumed.stats.extras["spark_batches"] >= 1
+
+
+def test_batches_stop_at_the_bounds_and_checkpoints_and_resume_exactly(spark, tmp_path):
+    # Batches end at the state bound and at every third level (the
+    # checkpoints): the stopped run's counts are the one-job-a-level run's,
+    # and resumed from its checkpoint it ends as an uninterrupted run.
+    model = api.load(str(EXAMPLES / "two_phase.mc"), consts={"N": "5"})
+    whole = api.check(model, "compiled", CheckOptions(symmetry=False))
+    bounded = dict(max_states=whole.stats.distinct_states // 2,
+                   extra={"checkpoint_levels": 3})
+    alone = api.check(model, "spark", _options(max_states=bounded["max_states"],
+                                               extra={"spark_batch": False}))
+    stopped = api.check(model, "spark", _options(checkpoint_dir=str(tmp_path), **bounded))
+    assert stopped.reason.startswith("stopped at the state bound")
+    assert _summary(stopped) == _summary(alone)
+    assert stopped.stats.extras["spark_batches"] >= 2
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["state"]["depth"] == stopped.stats.depth
+    resumed = api.check(model, "spark", _options(resume_dir=str(tmp_path)))
+    assert _summary(resumed) == _summary(whole)
 
 
 def _seen_rows(backend) -> dict[int, int]:

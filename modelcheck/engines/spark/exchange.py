@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from pyspark import SparkContext
 
 __all__ = ["DIRNAME", "local_base", "exchange_root", "search_root", "write_blocks", "read_blocks",
-           "write_note", "read_notes", "write_runs", "read_runs", "clear_batch", "clear_level",
+           "write_note", "read_notes", "write_runs", "read_runs", "clear_batch", "clear_owner", "clear_level",
            "clear", "sweep"]
 
 #: The directory under the executor's scratch directory (local mode).
@@ -255,6 +255,13 @@ def read_runs(root: str, batch: str, index: int) -> list[tuple[np.ndarray, ...]]
 def clear_batch(root: str, batch: str) -> None:
     """Remove a batch's runs (folded into another run, or dropped)."""
     shutil.rmtree(os.path.join(root, f"batch-{batch}"), ignore_errors=True)
+
+
+def clear_owner(root: str, level: int, owner: int) -> None:
+    """Remove ``owner``'s candidate files of ``level`` (read by its task,
+    the only one that reads them: a batch's later levels would otherwise
+    hold every level's candidates until the batch ends)."""
+    shutil.rmtree(os.path.join(_level_dir(root, level), str(owner)), ignore_errors=True)
 
 
 def clear_level(root: str, level: int) -> None:

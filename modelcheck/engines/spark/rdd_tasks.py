@@ -221,6 +221,10 @@ def batch_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partit
             new = _merge(kernels, plan, True, lvl, search, count, False, index, (), merged,
                          exchanged)
             del exchanged
+            if lvl > level:
+                # Read: gone (the batch's first level's stay, for the driver
+                # to run it again alone after a miss).
+                exchange.clear_owner(root, lvl, index)
             if new is None:
                 reports.add({("miss", lvl, index): True})
         if new is None:

@@ -219,7 +219,8 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
              f"({(extras.get('spark_bytes_to_python', 0) + extras.get('spark_bytes_from_python', 0)) / max(states, 1):.0f} "
              f"bytes per distinct state; to Python {extras.get('spark_bytes_to_python', 0) / 1e6:,.0f} MB, "
              f"back {extras.get('spark_bytes_from_python', 0) / 1e6:,.0f} MB in all)",
-             f"{'':<24} resident levels {extras.get('spark_resident_levels', 0)}, fallback "
+             f"{'':<24} {extras.get('spark_batches', 0)} batches, {len(recorder.jobs())} jobs; "
+             f"resident levels {extras.get('spark_resident_levels', 0)}, fallback "
              f"levels {extras.get('spark_fallback_levels', 0)}; shuffle "
              f"{extras.get('spark_shuffle_bytes', 0) / 1e6:,.0f} MB, max level "
              f"{extras.get('spark_shuffle_bytes_max_level', 0) / 1e6:,.0f} MB; exchange "
@@ -410,7 +411,8 @@ def _big(args) -> None:
               f"{x.get('spark_exchange_bytes', 0) / 1e9:.2f} GB in all, largest level "
               f"{x.get('spark_exchange_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
               f"{x.get('spark_resident_levels', 0)}, fallback levels "
-              f"{x.get('spark_fallback_levels', 0)}", flush=True)
+              f"{x.get('spark_fallback_levels', 0)}; {x.get('spark_batches', 0)} batches "
+              f"(more partitions than cores: one job a level)", flush=True)
         wide = rec.wide_rate(1_000_000)
         split = ", ".join(f"{k} {v / max(s.distinct_states, 1) * 1e6:.2f}"
                           for k, v in rec.cpu_split.items())

@@ -27,17 +27,13 @@ from dataclasses import dataclass
 
 from modelcheck.engines.spark.partition import LevelReport
 
-__all__ = ["BatchRule", "Note", "BATCH_LEVELS", "BATCH_ROWS", "BATCH_SECONDS", "BATCH_FRONTIER"]
+__all__ = ["BatchRule", "Note", "BATCH_LEVELS", "BATCH_ROWS", "BATCH_SECONDS"]
 
 #: Levels a batch runs at most.
 BATCH_LEVELS = 64
 #: New states a batch's levels hold at most: they stay unfolded (states and
 #: all) until the batch ends.
 BATCH_ROWS = 1 << 21
-#: The frontier from which a level runs alone: a level that wide takes long
-#: enough that the job's floor is a small part of it, and a batch would hold
-#: its states until it ends.
-BATCH_FRONTIER = 500_000
 #: Seconds a batch runs at most, so that progress, checkpoints and the
 #: timeout still come level by level to the user.
 BATCH_SECONDS = 2.0

@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 from modelcheck.engines.spark import exchange
-from modelcheck.engines.spark.batch import BATCH_FRONTIER, BatchRule
+from modelcheck.engines.spark.batch import BatchRule
 from modelcheck.engines.spark.partition import LevelReport
 from modelcheck.engines.spark.rdd_tasks import batch_runs_task, batch_task
 from modelcheck.engines.spark.runs import Run, owner_key, plain
@@ -90,8 +90,7 @@ def step_many(self: Any, check_deadlock: bool, time_left_s: float | None,
 def _possible(self: Any) -> bool:
     from modelcheck.engines.spark.session import is_local
     master = self.sc.master
-    return (self.batching and self.frontier_n <= BATCH_FRONTIER
-            and self.search is not None and self.exchange is not None
+    return (self.batching and self.search is not None and self.exchange is not None
             and self.pending is not None and self._fallbacks_in_a_row == 0
             and is_local(master) and "," not in master
             and self._partitions <= max(1, self.sc.defaultParallelism))

@@ -233,7 +233,7 @@ def batch_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partit
             return iter(())
         fp, parent, states = new
         count += len(fp)
-        merged.from_python = fp.nbytes + parent.nbytes + states.nbytes
+        # nothing goes back to the JVM here: the runs go to the batch's file
         reports.add({("m", lvl, index): merged})
         expanded = LevelReport()
         blocks = expand_block(kernels, plan, check_deadlock, partitions, fp, states, expanded,

@@ -411,8 +411,9 @@ def _big(args) -> None:
               f"{x.get('spark_exchange_bytes', 0) / 1e9:.2f} GB in all, largest level "
               f"{x.get('spark_exchange_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
               f"{x.get('spark_resident_levels', 0)}, fallback levels "
-              f"{x.get('spark_fallback_levels', 0)}; {x.get('spark_batches', 0)} batches "
-              f"(more partitions than cores: one job a level)", flush=True)
+              f"{x.get('spark_fallback_levels', 0)}; {x.get('spark_batches', 0)} batches"
+              + ("" if x.get("spark_batches") else
+                 " (more partitions than task slots: one job a level)"), flush=True)
         wide = rec.wide_rate(1_000_000)
         split = ", ".join(f"{k} {v / max(s.distinct_states, 1) * 1e6:.2f}"
                           for k, v in rec.cpu_split.items())

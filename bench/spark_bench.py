@@ -183,13 +183,17 @@ def _modes(args) -> list[tuple[str, dict]]:
             for name, resident in residency for how in exchange for batch in batching]
 
 
-def _floor_s(master: str, partitions: int, extra: dict | None = None) -> float:
+def _floor_s(master: str, partitions: int, extra: dict | None = None) -> tuple[float, float]:
     """The median time of a die_hard level on Spark (a handful of states),
-    one job a level (without batches: batched, the figure would be a
-    batch's time spread over its levels)."""
-    alone = dict(extra or {"spark_resident": True}, spark_batch=False)
-    _, floor, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions, alone))
-    return statistics.median(floor.level_seconds())
+    one job a level; and, with the batches of ``extra`` (on by default),
+    the mean time a level of the levels after the first on Spark (a batch's
+    levels come out of one job)."""
+    extra = dict(extra or {"spark_resident": True})
+    _, floor, _ = _run(api.load(DIE_HARD), "spark",
+                       _spark_options(master, partitions, dict(extra, spark_batch=False)))
+    _, batched, _ = _run(api.load(DIE_HARD), "spark", _spark_options(master, partitions, extra))
+    levels = batched.level_seconds()
+    return statistics.median(floor.level_seconds()), sum(levels) / max(1, len(levels))
 
 
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
@@ -200,7 +204,7 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
     sc, _ = spark_context(master)
     warmed_up(sc)               # the Python workers' daemon: start-up too
     start_s = time.monotonic() - started
-    floor_s = _floor_s(master, partitions, extra)
+    floor_s, batched_s = _floor_s(master, partitions, extra)
     wall, recorder, result = _run(model, "spark", _spark_options(master, partitions, extra,
                                                                  symmetry=False))
     states = result.stats.distinct_states
@@ -212,7 +216,8 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
     extras = result.stats.extras
     moved = extras.get("spark_bytes_per_level", 0)
     lines = [f"{label:<24} {states:>12,} {wall:>8.1f} s {rate:>12,.0f}/s {rate / base_rate:>6.2f}x",
-             f"{'':<24} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s; "
+             f"{'':<24} Spark start {start_s:.1f} s; per-level floor {floor_s:.2f} s (a die_hard "
+             f"level, one job a level; {batched_s:.3f} s as this row runs); "
              f"first Spark level done at {first:.1f} s",
              f"{'':<24} wide levels (>= {wide:,}): {wide_text}",
              f"{'':<24} JVM<->Python per level: {moved / 1e6:,.1f} MB "

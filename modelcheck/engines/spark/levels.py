@@ -140,6 +140,9 @@ class LevelSearch:
 
     def take_level(self, expanded: LevelReport, merged: LevelReport, commit: bool,
                    expanded_size: int, seconds: float) -> None:
+        """One level's reports: its counts, what it settles, the bounds.
+        Of a batch's levels only the last can settle anything or hit a
+        bound (batch.BatchRule), so stopping here leaves none untaken."""
         opts, st = self.options, self.state
         level = st.depth
         self.absorb_expansion_hits(expanded)

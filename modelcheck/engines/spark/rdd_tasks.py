@@ -188,8 +188,10 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
 
 
 #: Seconds a batch's task waits for the other tasks' notes of a level before
-#: it fails (they run together: only a task that died keeps one waiting).
-NOTE_TIMEOUT_S = 600.0
+#: it fails.  Only a safety net: the tasks run together, and a task that
+#: dies fails the barrier stage, whose other tasks Spark then kills; a
+#: level's task may itself take long (a wide level on few partitions).
+NOTE_TIMEOUT_S = 24 * 3600.0
 
 
 def batch_task(kernels_bc: Any, plan: PropertyPlan, check_deadlock: bool, partitions: int,

@@ -27,8 +27,9 @@ from modelcheck.engines.spark.tasks import (FRONTIER, LEVEL, RUN, combine_pieces
 from modelcheck.fsutil import sha256_file
 
 __all__ = ["EXPAND_FLUSH_ROWS", "FRONT_LEVEL", "FRONT_ONLY", "LEVEL_KEY", "CANDIDATE_KEY",
-           "expand_task", "fused_task", "batch_task", "batch_runs_task", "clear_task", "fold_task", "combine_task",
-           "as_frontier", "save_task", "lookup_task", "read_pieces"]
+           "NOTE_TIMEOUT_S", "expand_task", "fused_task", "batch_task", "batch_runs_task",
+           "clear_task", "fold_task", "combine_task", "as_frontier", "save_task",
+           "lookup_task", "read_pieces"]
 
 #: Successors an expand task deduplicates at once (a hash table over them):
 #: duplicates across flushes are shuffled and removed by the merge, so a

@@ -29,7 +29,8 @@ from modelcheck.engines.spark.worker_daemon import warm
 if TYPE_CHECKING:
     from pyspark import SparkContext
 
-__all__ = ["SessionInfo", "spark_context", "warmed_up", "stop_spark", "is_local", "default_partitions",
+__all__ = ["SessionInfo", "spark_context", "warmed_up", "stop_spark", "is_local",
+           "default_partitions",
            "local_driver_memory", "STATES_PER_PARTITION",
            "package_zip", "log_dir", "java_version", "conf_from_options", "DEFAULT_MASTER"]
 

@@ -54,7 +54,8 @@ def _version_file(location: str, package: str) -> bytes | None:
         return None
 
 
-def drop_shadowing_zips(path: list[str], packages: tuple[str, ...] = ("pyspark", "py4j")) -> list[str]:
+def drop_shadowing_zips(path: list[str],
+                        packages: tuple[str, ...] = ("pyspark", "py4j")) -> list[str]:
     """``path`` without the zips whose package is installed, at the same
     version, on the rest of ``path``."""
     kept = list(path)

@@ -56,8 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DIRNAME", "local_base", "exchange_root", "search_root", "write_blocks", "read_blocks",
            "write_note", "read_notes", "write_runs", "read_runs", "clear_batch", "clear_owner",
-           "clear_level",
-           "clear", "sweep"]
+           "clear_level", "clear", "sweep"]
 
 #: The directory under the executor's scratch directory (local mode).
 DIRNAME = "modelcheck-exchange"

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from pyspark import SparkContext
 
 __all__ = ["SessionInfo", "spark_context", "warmed_up", "stop_spark", "is_local",
-           "default_partitions",
-           "local_driver_memory", "STATES_PER_PARTITION",
+           "default_partitions", "local_driver_memory", "STATES_PER_PARTITION",
            "package_zip", "log_dir", "java_version", "conf_from_options", "DEFAULT_MASTER"]
 
 DEFAULT_MASTER = "local[*]"

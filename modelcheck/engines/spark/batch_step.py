@@ -14,8 +14,7 @@ from modelcheck.engines.spark import exchange
 from modelcheck.engines.spark.batch import BatchRule
 from modelcheck.engines.spark.partition import LevelReport
 from modelcheck.engines.spark.rdd_tasks import batch_runs_task, batch_task
-from modelcheck.engines.spark.runs import Run, owner_key, plain
-from modelcheck.engines.spark.shuffle_out import KeyFilters, split_fused
+from modelcheck.engines.spark.runs import Run, plain
 
 __all__ = ["step_many"]
 
@@ -40,10 +39,7 @@ def step_many(self: Any, check_deadlock: bool, time_left_s: float | None,
         batch_task, self.kernels_bc, self.plan, check_deadlock, self._partitions,
         self.reports, first, self.search, list(self.part_n), self.exchange, batch, rule),
         preservesPartitioning=True)
-    if self._filters is None:
-        self._filters = KeyFilters.make(self.sc, self._partitions, owner_key)
-    out = split_fused(self.sc, keyed, self._partitions, owner_key, self.storage,
-                      self._filters)
+    out = self.split(keyed)
     try:
         self._run(out.run, time_left_s)
     except BaseException:
@@ -65,9 +61,7 @@ def step_many(self: Any, check_deadlock: bool, time_left_s: float | None,
         merged = self._reports("m", level)
         pairs.append((expanded, merged))
         expanded = self._reports("x", level + 1)
-        for (stage, lvl, index), report in got.items():
-            if stage == "m" and lvl == level:
-                self.part_n[index] += report.new_states
+        self.count_merged(level)
         exchange.clear_level(self.exchange, level)
     self.level = last
     self.batches += 1

@@ -292,10 +292,22 @@ class SparkPartitions:
             self._partitions, self.reports, self.level, search, list(self.part_n), from_runs,
             exchange_in=exchange_in, exchange_out=exchange_out),
             preservesPartitioning=True)
+        return self.split(keyed)
+
+    def split(self, keyed: "RDD") -> FusedLevel:
+        """A level's (or batch's) tasks' output split on the JVM
+        (``shuffle_out.split_fused``), with the search's key filters."""
         if self._filters is None:
             self._filters = KeyFilters.make(self.sc, self._partitions, owner_key)
         return split_fused(self.sc, keyed, self._partitions, owner_key, self.storage,
                            self._filters)
+
+    def count_merged(self, level: int) -> None:
+        """Add the partitions' new states of ``level`` to what the driver
+        expects each resident table to hold."""
+        for (stage, lvl, index), report in self.reports.value.items():
+            if stage == "m" and lvl == level:
+                self.part_n[index] += report.new_states
 
     def step(self, check_deadlock: bool, commit: bool,
              time_left_s: float | None) -> tuple[LevelReport, LevelReport]:
@@ -375,9 +387,7 @@ class SparkPartitions:
             # this level again).
             out.drop()
             return expanded, merged
-        for (stage, lvl, index), report in self.reports.value.items():
-            if stage == "m" and lvl == level:
-                self.part_n[index] += report.new_states
+        self.count_merged(level)
         self.runs.append(Run(out.level, merged.new_states, False, out.keep))
         self.frontier, self.frontier_n = out.level, merged.new_states
         self.pending = (out.candidates, self._reports("x", level + 1), exchange_out) \

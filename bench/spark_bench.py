@@ -176,11 +176,13 @@ def _modes(args) -> list[tuple[str, dict]]:
     exchange = {"both": ["shuffle", "files"], "both-rev": ["files", "shuffle"],
                 "files": ["files"], "shuffle": ["shuffle"]}[args.exchange]
     batching = {"on": [True], "off": [False], "both": [False, True]}[args.batch]
+    expanding = {"fused": [True], "batch-api": [False], "both": [False, True]}[args.expand]
     where = {"spark_exchange_dir": args.exchange_dir} if args.exchange_dir else {}
-    return [(f"{name}/{how}" + ("/batches" if batch else ""),
+    return [(f"{name}/{how}" + ("/batches" if batch else "") + ("" if fused else "/batch-api"),
              {"spark_resident": resident, "spark_exchange": how, "spark_batch": batch,
-              **(where if how == "files" else {})})
-            for name, resident in residency for how in exchange for batch in batching]
+              "spark_fused_expand": fused, **(where if how == "files" else {})})
+            for name, resident in residency for how in exchange for batch in batching
+            for fused in expanding]
 
 
 def _floor_s(master: str, partitions: int, extra: dict | None = None) -> tuple[float, float]:
@@ -360,6 +362,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", choices=["on", "off", "both"], default="on",
                         help="levels in batches, one job each (the default), one job a "
                              "level, or both in one run (one job a level first)")
+    parser.add_argument("--expand", choices=["fused", "batch-api", "both"], default="fused",
+                        help="the tasks' expand: the kernels' fused loop (the default), the "
+                             "batch API and split_by_owner (the design before), or both in "
+                             "one run (the batch API first)")
     parser.add_argument("--exchange-dir",
                         help="the exchange files' directory (extra spark_exchange_dir; by "
                              "default the engine's own choice)")

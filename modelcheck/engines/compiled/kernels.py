@@ -284,6 +284,10 @@ class CompiledModel:
         w = self.layout.words
         rows = np.zeros((0, w), dtype=np.int64)
         self.expand(rows)
+        z = np.zeros(0, dtype=np.int64)
+        self.expand_owned(rows, z, 0, (np.zeros(2, dtype=np.int64), z, rows, z, z,
+                                       np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)),
+                          False)
         self.fingerprint(rows)
         self.check_state_properties(rows)
         self.check_steps(rows, rows, np.zeros(0, dtype=np.int32))
@@ -390,6 +394,27 @@ class CompiledModel:
             else:
                 fault = self.fault(1, int(start))
                 return succ[:m].view(np.uint64), parent[:m], aid[:m], fault
+
+    def expand_owned(self, rows: np.ndarray, rows_fp: np.ndarray, start: int,
+                     work: tuple[np.ndarray, ...], symmetric: bool
+                     ) -> tuple[int, int, KernelFault | None]:
+        """One call of the kernels' ``expand_owned`` (kernel/templates/driver.py:
+        the successors of ``rows[start:]`` without duplicates) over ``work``
+        (table, slots, out, out_fp, nsucc, acts, ctr: int64 arrays the caller
+        keeps across calls), the successor buffers grown as needed.  (status,
+        row reached, fault): 0 done, 2 ``out`` is full, 4 a fault at the row
+        reached."""
+        r = self._rows(rows)
+        fp = np.ascontiguousarray(rows_fp).view(np.int64)
+        opts = np.array([int(symmetric)], dtype=np.int64)
+        while True:
+            status, reached = self.module.expand_owned(
+                r, fp, start, *work, opts, self.U, self.P, self.S, self.V, self.buf,
+                self.bufaid, self.cbuf, self.ckeys, self.err)
+            if status != 3:
+                return status, reached, (self.fault(1, reached) if status == 4 else None)
+            self.grow_buffer()
+            start = reached
 
     def fingerprint(self, batch: np.ndarray) -> np.ndarray:
         rows = self._rows(batch)

@@ -34,13 +34,18 @@ def compiled_kernels(model: Model, options: CheckOptions, plan: PropertyPlan) ->
     """Compile ``model`` (or load it from the kernel cache).  Raises
     ``reps.Unsupported`` for a model the packed layout cannot hold."""
     from modelcheck.engines.compiled.kernels import compile_model
-    return CompiledKernels(compile_model(model, options), plan)
+    return CompiledKernels(compile_model(model, options), plan,
+                           bool(options.extra.get("spark_fused_expand", True)))
 
 
 class CompiledKernels:
-    def __init__(self, compiled: Any, plan: PropertyPlan):
+    def __init__(self, compiled: Any, plan: PropertyPlan, fused_expand: bool = True):
         self.compiled = compiled
         self.plan = plan
+        #: Whether the tasks expand with the kernels' fused loop
+        #: (``owned_expand.py``; ``extra["spark_fused_expand"]``, on by
+        #: default) rather than the batch API and ``split_by_owner``.
+        self.fused_expand = fused_expand
         self.model = compiled.model
         self.words = compiled.layout.words
         self.n_action_instances = compiled.instances
@@ -52,7 +57,7 @@ class CompiledKernels:
         self._step_cols = np.array([step_names.index(p.name) for p in plan.step], dtype=np.int64)
 
     def __reduce__(self) -> Any:
-        return (CompiledKernels, (self.compiled, self.plan))
+        return (CompiledKernels, (self.compiled, self.plan, self.fused_expand))
 
     def initial_states(self) -> np.ndarray:
         return self.compiled.initial_states()
@@ -79,6 +84,12 @@ class CompiledKernels:
                          np.concatenate(parent) if len(parent) > 1 else parent[0],
                          np.concatenate(action) if len(action) > 1 else action[0],
                          np.array(failed, dtype=np.int64))
+
+    def expand_owned(self, batch: np.ndarray, batch_fp: np.ndarray, start: int,
+                     work: tuple[np.ndarray, ...]) -> tuple[int, int, Any]:
+        """The kernels' fused expand (``owned_expand.py``), representatives
+        stored under symmetry as ``expand`` and ``canonicalize`` give them."""
+        return self.compiled.expand_owned(batch, batch_fp, start, work, self.symmetric)
 
     def canonicalize(self, batch: np.ndarray) -> np.ndarray:
         return self.compiled.canonicalize(batch) if self.symmetric else batch

@@ -37,7 +37,7 @@ from modelcheck.engines.spark import owner_split
 from modelcheck.engines.spark.owner_split import Scratch
 from modelcheck.engines.spark.seen_table import SeenTable
 
-__all__ = ["fresh_distinct", "reference_fresh_rows"]
+__all__ = ["fresh_distinct", "fresh_inserted", "reference_fresh_rows"]
 
 _U64 = np.uint64
 
@@ -80,3 +80,21 @@ def fresh_distinct(table: SeenTable, level: int, fp: np.ndarray, parent: np.ndar
         return np.empty(0, np.int64), np.empty(0, _U64)
     order, best = _sorted_rows(ffp[:d], fpar[:d])
     return frow[:d][order], best
+
+
+def fresh_inserted(table: SeenTable, level: int, fp: np.ndarray, parent: np.ndarray,
+                   scratch: Scratch | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``fresh_distinct``'s rows and parents, the new fingerprints inserted
+    in the table (stamped ``level``) in the same pass: for a merge that keeps
+    every new state (no constraint; a level within the bounds) into a table
+    without parents.  The probe's walk ends at the slot the insert takes, so
+    a new state costs one walk, not two, and the second bucketing of the
+    inserts is gone.  None where that pass cannot run (without numba, a
+    table with parents, fingerprint 0): the caller merges as before."""
+    if owner_split.njit is None or table.with_parents or len(fp) < 1024 or not fp.all():
+        return None
+    ffp, fpar, frow = table.add_fresh(fp, parent, level, scratch)
+    if not len(ffp):
+        return np.empty(0, np.int64), np.empty(0, _U64)
+    order, best = _sorted_rows(ffp, fpar)
+    return frow[order], best

@@ -44,8 +44,8 @@ try:
 except ImportError:          # pragma: no cover - numba ships with the compiled engine
     njit = None
 
-__all__ = ["split_by_owner", "reference_blocks", "bucket_bits", "Scratch", "distinct_in_buckets",
-           "histogram", "scatter", "by_home"]
+__all__ = ["split_by_owner", "by_owner", "owners", "reference_blocks", "bucket_bits", "Scratch",
+           "distinct_in_buckets", "histogram", "scatter", "by_home"]
 
 _U64 = np.uint64
 #: Rows a bucket holds on average: its hash table (2 slots a row, 16 bytes a
@@ -66,7 +66,9 @@ def bucket_bits(rows: int) -> int:
     return bits
 
 
-def _owners(fp: np.ndarray, partitions: int) -> np.ndarray:
+def owners(fp: np.ndarray, partitions: int) -> np.ndarray:
+    """Each fingerprint's owner partition (int64): its high 32 bits scaled
+    to ``partitions``, as ``tasks.owner``."""
     return ((fp >> _U64(32)) * _U64(partitions) >> _U64(32)).astype(np.int64)
 
 
@@ -84,10 +86,10 @@ def reference_blocks(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
     np.minimum.at(best, inverse.ravel(), np.asarray(parent, _U64))
     order = np.argsort(first)
     rows, best = first[order], best[order]
-    owners = _owners(fp[rows], partitions)
+    owner = owners(fp[rows], partitions)
     out = []
     for part in range(partitions):
-        sel = np.flatnonzero(owners == part)
+        sel = np.flatnonzero(owner == part)
         if len(sel):
             block = np.empty((len(sel), 2 + states.shape[1]), _U64)
             block[:, 0] = fp[rows[sel]]
@@ -200,6 +202,61 @@ if njit is not None:
                     out[at, 2 + w] = states[i, w]
 
 
+    @njit(cache=True, nogil=True)
+    def _route(fp, parent, states, partitions, cursor, out):
+        """Distinct rows into their owners' next places, in their order."""
+        p = np.uint64(partitions)
+        words = states.shape[1]
+        for i in range(len(fp)):
+            f = fp[i]
+            o = np.int64(((f >> np.uint64(32)) * p) >> np.uint64(32))
+            at = cursor[o]
+            cursor[o] = at + 1
+            out[at, 0] = f
+            out[at, 1] = parent[i]
+            for w in range(words):
+                out[at, 2 + w] = states[i, w]
+
+
+    @njit(cache=True, nogil=True)
+    def _home_histogram(fp, down, bmask, hist):
+        """Rows per bucket: the top bits of the home slot (the fingerprint's
+        low bits), read in place where a rotation would copy the array."""
+        for i in range(len(fp)):
+            hist[np.int64((fp[i] >> down) & bmask)] += 1
+
+    @njit(cache=True, nogil=True)
+    def _home_scatter(fp, parent, down, bmask, cursor, bfp, bpar, brow):
+        for i in range(len(fp)):
+            f = fp[i]
+            b = np.int64((f >> down) & bmask)
+            at = cursor[b]
+            cursor[b] = at + 1
+            bfp[at] = f
+            bpar[at] = parent[i]
+            brow[at] = i
+
+def by_owner(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
+             partitions: int) -> list[tuple[int, np.ndarray]]:
+    """Rows whose fingerprints are distinct already (``expand_owned``'s) as
+    candidate blocks, ``(owner, block)`` for every owner with rows,
+    ascending, each in the rows' order: ``reference_blocks`` of distinct
+    rows, in one counting pass and one scatter."""
+    fp = np.ascontiguousarray(fp, _U64)
+    if not len(fp):
+        return []
+    if njit is None:
+        return reference_blocks(fp, parent, states, partitions)
+    counts = np.bincount(owners(fp, partitions), minlength=partitions)
+    bounds = np.zeros(partitions + 1, np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    out = np.empty((len(fp), 2 + states.shape[1]), _U64)
+    _route(fp, np.ascontiguousarray(parent, _U64), np.ascontiguousarray(states, _U64),
+           partitions, bounds[:-1].copy(), out)
+    return [(part, out[bounds[part]:bounds[part + 1]])
+            for part in range(partitions) if bounds[part + 1] > bounds[part]]
+
+
 class Scratch:
     """The working arrays (the buckets' fp, parent and row; the rows'
     marks and parents), kept from one flush to the next of a task.  Fresh
@@ -233,27 +290,23 @@ def by_home(fp: np.ndarray, parent: np.ndarray | None, home: int,
             scratch: Scratch | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows in buckets by the high bits of their home slot in a hash table
-    of ``2**home`` slots (the fingerprint's low ``home`` bits, rotated to
-    the top for ``histogram`` and ``scatter``): a bucket's probes or
-    inserts then stay in one region of the table, in the cache.  Returns
-    the buckets' bounds and the rows' fingerprints, parents and original
-    row numbers in bucket order (arrays of ``scratch`` if given; the
-    parents 0 without ``parent``)."""
+    of ``2**home`` slots (the fingerprint's low ``home`` bits): a bucket's
+    probes or inserts then stay in one region of the table, in the cache.
+    Returns the buckets' bounds and the rows' fingerprints, parents and
+    original row numbers in bucket order (arrays of ``scratch`` if given;
+    the parents 0 without ``parent``)."""
     n = len(fp)
-    fp = np.asarray(fp, _U64)
-    low, up = np.uint64(home), np.uint64(64 - home)
-    rotated = (fp << up) | (fp >> low)
-    bits = bucket_bits(n)
-    shift = np.uint64(64 - bits)
+    fp = np.ascontiguousarray(fp, _U64)
+    bits = min(bucket_bits(n), home)
+    down, bmask = np.uint64(home - bits), np.uint64((1 << bits) - 1)
     hist = np.zeros(1 << bits, np.int64)
-    histogram(rotated, shift, hist)
+    _home_histogram(fp, down, bmask, hist)
     bounds = np.zeros(len(hist) + 1, np.int64)
     np.cumsum(hist, out=bounds[1:])
     bfp, bpar, brow = (scratch or Scratch()).arrays(n)
-    parent = np.zeros(n, _U64) if parent is None else np.asarray(parent, _U64)
-    scatter(rotated, parent, 0, shift, bounds[:-1].copy(), bfp, bpar, brow)
-    del rotated
-    return bounds, (bfp << low) | (bfp >> up), bpar, brow
+    parent = np.zeros(n, _U64) if parent is None else np.ascontiguousarray(parent, _U64)
+    _home_scatter(fp, parent, down, bmask, bounds[:-1].copy(), bfp, bpar, brow)
+    return bounds, bfp, bpar, brow
 
 
 def split_by_owner(pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]], partitions: int,

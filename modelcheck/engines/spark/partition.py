@@ -35,14 +35,14 @@ except ImportError:          # pragma: no cover - numba ships with the compiled 
     njit = None
 
 from modelcheck.engines.spark.dedupe import distinct_rows, distinct_unsorted
-from modelcheck.engines.spark.fresh_rows import fresh_distinct
+from modelcheck.engines.spark.fresh_rows import fresh_distinct, fresh_inserted
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels, keys
 from modelcheck.engines.spark.seen_table import SeenTable
 
 __all__ = ["Part", "Candidates", "LevelReport", "empty_part", "initial_candidates",
            "expand_part", "expand_batch", "dedupe", "dedupe_pieces", "distinct_pieces", "concat_pieces",
            "merge_into", "classify", "settle_fresh", "property_hits", "concat_parts", "INSIDE",
-           "OUTSIDE", "UNDECIDED", "EXPAND_BATCH", "FLUSH_ROWS"]
+           "OUTSIDE", "UNDECIDED", "EXPAND_BATCH", "FLUSH_ROWS", "note_deadlocks", "note_failed"]
 
 #: States expanded per kernel call: bounds the memory of one call.
 EXPAND_BATCH = 1 << 16
@@ -235,24 +235,16 @@ def expand_batch(kernels: SearchKernels, plan: PropertyPlan, batch: np.ndarray,
     report = LevelReport(generated=len(exp.succ),
                          action_counts=np.bincount(exp.action, minlength=kernels.n_action_instances)
                          .astype(np.int64))
-    _note_failed(report, batch_fp[exp.failed])
+    note_failed(report, batch_fp[exp.failed])
     if check_deadlock:
         stuck = np.bincount(exp.parent, minlength=len(batch)) == 0
         stuck[exp.failed] = False
-        rows = np.flatnonzero(stuck)
-        if len(rows):
-            term = kernels.terminal(batch[rows])
-            _note_failed(report, batch_fp[rows[term.failed]])
-            ok = np.ones(len(rows), dtype=bool)
-            ok[term.failed] = False
-            rows = rows[ok & ~term.values]
-            if len(rows):
-                report.deadlock = int(batch_fp[rows].min())
+        note_deadlocks(kernels, report, batch, batch_fp, stuck)
     if plan.step and len(exp.succ):
         # On the step taken, not on the representative it is stored as.
         checked = kernels.step_props(batch[exp.parent], exp.succ, exp.action)
         pre_fp = batch_fp[exp.parent]
-        _note_failed(report, pre_fp[checked.failed])
+        note_failed(report, pre_fp[checked.failed])
         bad_rows = ~checked.values
         bad_rows[checked.failed] = False
         for c in range(len(plan.step)):
@@ -301,13 +293,13 @@ def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
     kept, so that the error's trace can be walked back to it (the search
     stops at this level).  Past the depth bound (``commit`` False) the kept
     states are only counted."""
-    _note_failed(report, fp[inside == UNDECIDED])
+    note_failed(report, fp[inside == UNDECIDED])
     keep = inside != OUTSIDE
     out_rows = np.flatnonzero(inside == OUTSIDE)
     if commit and plan.state and len(out_rows):
         out_fp = fp[out_rows]
         hits, failed = property_hits(kernels, plan, states[out_rows])
-        _note_failed(report, out_fp[failed])
+        note_failed(report, out_fp[failed])
         keep[out_rows[failed]] = True
         for c in range(len(plan.state)):
             hit = np.flatnonzero(hits[:, c])
@@ -318,7 +310,7 @@ def settle_fresh(kernels: SearchKernels, plan: PropertyPlan, fp: np.ndarray,
     if commit and plan.state and keep.any():
         kept_fp = fp[keep]
         hits, failed = property_hits(kernels, plan, states[keep])
-        _note_failed(report, kept_fp[failed])
+        note_failed(report, kept_fp[failed])
         for c in range(len(plan.state)):
             rows = np.flatnonzero(hits[:, c])
             if len(rows):
@@ -341,10 +333,19 @@ def merge_into(kernels: SearchKernels, plan: PropertyPlan, table: SeenTable, lev
     With ``commit`` False (the level is past a bound) they are only counted
     and the table is left as it is, unless a constraint or property failed
     to evaluate (the failing state is inserted, for its trace, and the
-    search stops)."""
+    search stops).  Without constraints every new state is kept, so a
+    committed level inserts them in the probe's own pass
+    (``fresh_rows.fresh_inserted``)."""
     if not len(fp):
         return fp.astype(_U64), parent.astype(_U64), states
-    if ordered:
+    inserted = None
+    if ordered and commit and not plan.constrained:
+        # Every new state is kept: the probe inserts it (fresh_rows.py).
+        inserted = fresh_inserted(table, level, fp, parent)
+    if inserted is not None:
+        rows, parent = inserted
+        fp, states = np.ascontiguousarray(fp[rows], _U64), np.ascontiguousarray(states[rows])
+    elif ordered:
         # One probe each, then the unseen rows' duplicates removed and the
         # rest sorted without gathering them first (fresh_rows.py).
         rows, parent = fresh_distinct(table, level, fp, parent)
@@ -359,12 +360,27 @@ def merge_into(kernels: SearchKernels, plan: PropertyPlan, table: SeenTable, lev
                         commit, report)
     if not keep.all():
         fp, parent, states = fp[keep], parent[keep], np.ascontiguousarray(states[keep])
-    if commit or report.failed is not None:
+    if inserted is None and (commit or report.failed is not None):
         table.add(fp, parent, level)
     return fp, parent, states
 
 
-def _note_failed(report: LevelReport, fps: np.ndarray) -> None:
+def note_deadlocks(kernels: SearchKernels, report: LevelReport, batch: np.ndarray,
+                   batch_fp: np.ndarray, stuck: np.ndarray) -> None:
+    """Of the rows without successors (``stuck``, a mask), the deadlocks:
+    the smallest fingerprint of a row that is not terminal goes to ``report``."""
+    rows = np.flatnonzero(stuck)
+    if len(rows):
+        term = kernels.terminal(batch[rows])
+        note_failed(report, batch_fp[rows[term.failed]])
+        ok = np.ones(len(rows), dtype=bool)
+        ok[term.failed] = False
+        rows = rows[ok & ~term.values]
+        if len(rows):
+            report.deadlock = _min_opt(report.deadlock, int(batch_fp[rows].min()))
+
+
+def note_failed(report: LevelReport, fps: np.ndarray) -> None:
     """Record states whose evaluation hit a run-time error (the smallest wins)."""
     if len(fps):
         report.failed = _min_opt(report.failed, int(fps.min()))

@@ -42,7 +42,7 @@ except ImportError:          # pragma: no cover - numba ships with the compiled 
     njit = None
 
 __all__ = ["SeenTable", "MAX_LOAD", "capacity_for", "probe_fresh", "insert", "rehash",
-           "find_parents", "entries"]
+           "find_parents", "entries", "fresh_insert_buckets"]
 
 _U64 = np.uint64
 #: Grow (double) when an insert would take the load past this.
@@ -146,6 +146,83 @@ def insert(keys, stamps, parents, meta, fps, pars, level, with_parents):
             return -1
     meta[M_COUNT] += added
     return added
+
+
+@_jit
+def fresh_insert_buckets(keys, stamps, meta, bfp, bpar, brow, bounds, level, keys_only):
+    """Candidates in buckets by home slot (``owner_split.by_home``; no
+    fingerprint 0): per bucket, the duplicates removed in a small hash
+    table (the smallest parent kept), and each fingerprint's first
+    occurrence probed and, when not seen before ``level``, inserted stamped
+    ``level`` in the same walk (an entry found stamped ``level`` or later,
+    left by an earlier attempt, is re-stamped and counts as new, as in
+    ``probe_fresh``; with ``keys_only`` no entry carries such a stamp).  A
+    fingerprint's candidates share a bucket, so the insert cannot be met
+    again by its own duplicates.  The new rows are compacted in place to the
+    front of ``bfp``/``bpar``/``brow``; returns how many.  The caller has
+    reserved room for every candidate and raised the table's top stamp."""
+    mask = np.uint64(len(keys) - 1)
+    nb = len(bounds) - 1
+    most = 0
+    for b in range(nb):
+        most = max(most, bounds[b + 1] - bounds[b])
+    size = 16
+    while size < 2 * most:
+        size <<= 1
+    lkeys = np.empty(size, dtype=np.uint64)
+    ids = np.empty(size, dtype=np.int64)
+    d = 0
+    added = 0
+    for b in range(nb):
+        lo, hi = bounds[b], bounds[b + 1]
+        if hi == lo:
+            continue
+        m, mbits = 16, 4
+        while m < 2 * (hi - lo):
+            m <<= 1
+            mbits += 1
+        lmask = np.uint64(m - 1)
+        down = np.uint64(64 - mbits)
+        ids[:m] = -1
+        for i in range(lo, hi):
+            f = bfp[i]
+            j = (f * np.uint64(0x9E3779B97F4A7C15)) >> down
+            while True:
+                g = ids[j]
+                if g == -1:
+                    lkeys[j] = f
+                    s = f & mask
+                    fresh = True
+                    for _ in range(len(keys)):
+                        k = keys[s]
+                        if k == 0:
+                            keys[s] = f
+                            stamps[s] = level
+                            added += 1
+                            break
+                        if k == f:
+                            if keys_only or stamps[s] < level:
+                                fresh = False
+                            else:
+                                stamps[s] = level
+                            break
+                        s = (s + np.uint64(1)) & mask
+                    if fresh:
+                        ids[j] = d
+                        bfp[d] = f
+                        bpar[d] = bpar[i]
+                        brow[d] = brow[i]
+                        d += 1
+                    else:
+                        ids[j] = -2
+                    break
+                if lkeys[j] == f:
+                    if g >= 0 and bpar[i] < bpar[g]:
+                        bpar[g] = bpar[i]
+                    break
+                j = (j + np.uint64(1)) & lmask
+    meta[M_COUNT] += added
+    return d
 
 
 @_jit
@@ -281,6 +358,24 @@ class SeenTable:
         if added < 0:
             raise RuntimeError("seen table full: its files are damaged")
         return added
+
+    def add_fresh(self, fp: np.ndarray, parent: np.ndarray, level: int,
+                  scratch: "owner_split.Scratch | None" = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates (no fingerprint 0; duplicates allowed) probed and the
+        new ones inserted stamped ``level`` in one pass in home order
+        (``fresh_insert_buckets``): a table without parents, a merge that
+        keeps every new state.  Returns the new rows' fingerprints, their
+        smallest parents and their rows in ``fp``, in bucket order."""
+        keys_only = bool(self.meta[M_TOP] < level)
+        if self.meta[M_TOP] < level:
+            self.raise_top(level)
+        self.reserve(len(fp))
+        bounds, bfp, bpar, brow = owner_split.by_home(fp, parent,
+                                                      len(self.keys).bit_length() - 1, scratch)
+        d = int(fresh_insert_buckets(self.keys, self.stamps, self.meta, bfp, bpar, brow, bounds,
+                                     np.int64(level), keys_only))
+        return bfp[:d], bpar[:d], brow[:d]
 
     def parents_of(self, fps: np.ndarray) -> dict[int, int]:
         """The parent of each of ``fps`` the table holds (absent ones left out)."""

@@ -36,7 +36,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
-from modelcheck.engines.spark.owner_split import Scratch, split_by_owner
+from modelcheck.engines.spark.owner_split import Scratch, owners, split_by_owner
+from modelcheck.engines.spark.owned_expand import OUT_ROWS, expand_owned_part, owned_expand
 from modelcheck.engines.spark.partition import (EXPAND_BATCH, FLUSH_ROWS, Candidates,
                                                 LevelReport, Part, _member, _merge_sorted,
                                                 expand_part, merge_into)
@@ -54,8 +55,7 @@ _U64 = np.uint64
 def owner(fps: np.ndarray, partitions: int) -> np.ndarray:
     """The partition owning each fingerprint: its high 32 bits scaled to the
     partition count (monotone in the fingerprint)."""
-    return ((np.asarray(fps, dtype=_U64) >> _U64(32)) * _U64(partitions) >> _U64(32)) \
-        .astype(np.int64)
+    return owners(np.asarray(fps, dtype=_U64), partitions)
 
 
 def split_sorted(fps: np.ndarray, partitions: int) -> np.ndarray:
@@ -91,7 +91,8 @@ def frontier_of(elements: Iterable[tuple[int, tuple]], words: int) -> tuple[np.n
 def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: bool,
                  partitions: int, frontier_fp: np.ndarray, frontier: np.ndarray,
                  report: LevelReport, flush_rows: int = FLUSH_ROWS,
-                 batch_rows: int = EXPAND_BATCH) -> Iterator[tuple[int, tuple]]:
+                 batch_rows: int = EXPAND_BATCH,
+                 owned_rows: int = OUT_ROWS) -> Iterator[tuple[int, tuple]]:
     """Expand a partition's frontier with the kernels (step invariants,
     deadlocks and run-time errors go to ``report``), remove the duplicates
     within each flush of ``flush_rows`` successors (the smallest parent
@@ -99,7 +100,15 @@ def expand_block(kernels: SearchKernels, plan: PropertyPlan, check_deadlock: boo
     ``(owner, ("c", block))``, the owners ascending
     (``owner_split.split_by_owner``: two native passes over the kernels'
     pieces, no concatenation, no sort).  Duplicates across flushes are left
-    to the owners' merges, which remove them with the others."""
+    to the owners' merges, which remove them with the others.  Kernels with
+    the fused entry (the compiled ones), on a spec without step invariants,
+    do all of it in their own loop instead (``owned_expand.py``)."""
+    if owned_expand(kernels, plan):
+        for blocks in expand_owned_part(kernels, frontier_fp, frontier, check_deadlock, report,
+                                        partitions, owned_rows):
+            for part, block in blocks:
+                yield part, (CANDIDATES, block)
+        return
     words = frontier.shape[1]
     scratch = Scratch()
 

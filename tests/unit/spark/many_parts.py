@@ -61,7 +61,7 @@ class ManyParts:
         report = LevelReport()
         for key, payload in expand_block(self.kernels, self.plan, check_deadlock,
                                          self.partitions, fp, states, report,
-                                         flush_rows=7, batch_rows=3):
+                                         flush_rows=7, batch_rows=3, owned_rows=4):
             assert owner(payload[1][:, 0], self.partitions).tolist() == [key] * len(payload[1])
             shuffled[key].append((key, payload))
         return report

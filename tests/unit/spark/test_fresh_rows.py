@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from modelcheck.engines.spark import owner_split
-from modelcheck.engines.spark.fresh_rows import fresh_distinct, reference_fresh_rows
+from modelcheck.engines.spark.fresh_rows import fresh_distinct, fresh_inserted, reference_fresh_rows
 from modelcheck.engines.spark.owner_split import Scratch
 from modelcheck.engines.spark.seen_table import SeenTable
 
@@ -79,3 +79,59 @@ def test_merges_sharing_a_scratch():
         table, block = _case(rng, 20_000, n, n // 3, level=5)
         _check(table, block, 5, scratch)
 
+
+
+def _check_inserted(table, block, level):
+    """fresh_inserted gives fresh_distinct's rows and parents, and leaves the
+    table as fresh_distinct followed by the insert of its rows does."""
+    fp, parent = block[:, 0], block[:, 1]
+    twin = SeenTable(table.keys.copy(), table.stamps.copy(), None, table.meta.copy())
+    want_rows, want_best = fresh_distinct(twin, level, fp, parent)
+    twin.add(fp[want_rows], None, level)
+    got = fresh_inserted(table, level, fp, parent)
+    assert got is not None
+    rows, best = got
+    assert np.array_equal(block[rows, 0], block[want_rows, 0])
+    assert np.array_equal(block[rows, 2:], block[want_rows, 2:])
+    assert np.array_equal(best, want_best)
+    assert len(table) == len(twin)
+    held = np.sort(table.keys[table.keys != 0])
+    assert np.array_equal(held, np.sort(twin.keys[twin.keys != 0]))
+    # every fingerprint of the candidates is now seen by the next level,
+    # and the new ones carry this level's stamp
+    assert not table.fresh(fp, level + 1).any()
+    assert table.fresh(fp[rows], level).all()
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_insert_in_the_probe_agrees_with_probe_then_insert(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(1024, 120_000))
+    table, block = _case(rng, int(rng.integers(0, 50_000)), n,
+                         max(1, n >> int(rng.integers(0, 8))), level=3)
+    block = block[block[:, 0] != 0]
+    _check_inserted(table, block, 3)
+
+
+def test_the_insert_in_the_probe_runs_again_exactly():
+    # A second attempt at the level (Spark re-runs a task) on the table the
+    # first one changed emits the same rows.
+    rng = np.random.default_rng(7)
+    table, block = _case(rng, 30_000, 80_000, 20_000, level=4)
+    block = block[block[:, 0] != 0]
+    first = _check_inserted(table, block, 4)
+    again = fresh_inserted(table, 4, block[:, 0], block[:, 1])
+    assert np.array_equal(block[again[0], 0], block[first, 0])
+
+
+def test_the_insert_in_the_probe_leaves_what_it_cannot_take():
+    rng = np.random.default_rng(9)
+    table, block = _case(rng, 100, 5_000, 2_000, level=2)
+    with_zero = block.copy()
+    with_zero[0, 0] = 0
+    assert fresh_inserted(table, 2, with_zero[:, 0], with_zero[:, 1]) is None
+    assert fresh_inserted(table, 2, block[:100, 0], block[:100, 1]) is None     # small
+    parents = SeenTable.empty(with_parents=True)
+    assert fresh_inserted(parents, 2, block[:, 0][block[:, 0] != 0],
+                          block[:, 1][block[:, 0] != 0]) is None

@@ -115,6 +115,8 @@ def unify(a: CType | None, b: CType | None, where: str) -> CType | None:
 #: name of the argument (c/build.py), which a test of every entry catches.
 ENTRY_SIGNATURES: dict[str, str] = {
     "expand_batch": "i64[2] i64 i64[2] i64[1] i32[1] i64[1] i64[1] i64[1] i64[2] i32[1] i64[1] i64",
+    "expand_owned": "i64[2] i64[1] i64 i64[1] i64[1] i64[2] i64[1] i64[1] i64[1] i64[1] "
+                    "i64[1] i64[1] i64[1] i64[1] i64[1] i64[2] i32[1] i64[2] i64[1] i64[1]",
     "props_batch": "i64[2] i64[1] i64[1] i64[1] i64[1] i64[2]",
     "constraints_batch": "i64[2] i64[1] i64[1] i64[1] i64[1]",
     "terminal_batch": "i64[2] i64[1] i64[1] i64[1] i64[1]",

@@ -465,6 +465,82 @@ def expand_batch(rows, start, succ, parent, aid, U, P, S, buf, bufaid, err, m0):
 
 
 @jit
+def expand_owned(front, ffp, start, dtab, dslot, out, ofp, nsucc, acts, ctr, opts, U, P, S, V,
+                 buf, bufaid, cbuf, ckeys, err):
+    """Successors of ``front[start:]`` (fingerprints ``ffp``) without their
+    duplicates, for a partitioned search (the Spark engine's expand): each
+    distinct successor (its representative under symmetry when
+    ``opts[0]``) once in ``out``/``ofp`` from row ``ctr[1]``, in the order
+    of first occurrence, with the smallest parent fingerprint (unsigned)
+    among its duplicates in the open-addressing table ``dtab`` (pairs key,
+    parent, at least twice ``out``'s rows, a power of two; ``dslot`` gives
+    each row's pair).  A successor equal to its own pre-state is left out:
+    the pre-state is stored, so an owner would drop it.  ``nsucc[i]`` gets
+    row i's successors, ``acts`` the action instances taken, ``ctr[0]`` the
+    successors generated.  (status, row reached): 0 done, 2 ``out`` is full
+    (a flush: the caller takes the rows, clears the table and calls again
+    from the row reached; with no row taken, ``out`` is too small), 3
+    ``buf`` is too small, 4 a run-time error at the row reached.  One pass
+    a successor: the fingerprint, the prefetch of its slot with its row's
+    others, the probe (the bucket passes, the marks and the blocks of the
+    Spark engine's ``owner_split`` in one)."""
+    sym = NSYM > 0 and opts[0] != 0
+    mask = dtab.shape[0] // 2 - 1
+    for i in range(start, front.shape[0]):
+        k = successors(front, i, U, P, S, buf, bufaid, err)
+        if k == -2:
+            return 3, i
+        if k < 0:
+            err[3] = 1
+            err[4] = i
+            return 4, i
+        if ctr[1] + k > out.shape[0]:
+            return 2, i
+        nsucc[i] = k
+        ctr[0] += k
+        for j in range(k):
+            acts[bufaid[j]] += 1
+            if same_slots(buf[j], 0, front[i], 0, W):
+                ckeys[j] = 0
+                continue
+            if sym:
+                canon_row(buf, j, V, S, cbuf[j], True)
+                h = fingerprint_at(cbuf, j)
+            else:
+                h = fingerprint_at(buf, j)
+            ckeys[j] = h
+            prefetch(dtab, 2 * (h & mask))
+        pf = ffp[i]
+        for j in range(k):
+            h = ckeys[j]
+            if h == 0:
+                continue
+            s = h & mask
+            while True:
+                g = dtab[2 * s]
+                if g == 0:
+                    dtab[2 * s] = h
+                    dtab[2 * s + 1] = pf
+                    d = ctr[1]
+                    dslot[d] = s
+                    ofp[d] = h
+                    if sym:
+                        for w in range(W):
+                            out[d, w] = cbuf[j, w]
+                    else:
+                        for w in range(W):
+                            out[d, w] = buf[j, w]
+                    ctr[1] = d + 1
+                    break
+                if g == h:
+                    if (pf ^ SIGN) < (dtab[2 * s + 1] ^ SIGN):
+                        dtab[2 * s + 1] = pf
+                    break
+                s = (s + 1) & mask
+    return 0, front.shape[0]
+
+
+@jit
 def props_batch(rows, U, S, err, want, flags):
     """State-property columns for each row; -1 - row on a run-time error."""
     for i in range(rows.shape[0]):

@@ -93,8 +93,8 @@ class _Work:
             parents = self.table[2 * self.slots[:d] + 1]
             self.table[2 * self.slots[:d]] = 0
             self.ctr[1] = 0
-            return owner_split.by_owner(fp, parents.view(np.uint64),
-                                        self.out[:d].view(np.uint64), partitions)
+            return owner_split.reference_blocks(fp, parents.view(np.uint64),
+                                                self.out[:d].view(np.uint64), partitions)
         counts = np.bincount(owner_split.owners(fp, partitions), minlength=partitions)
         bounds = np.zeros(partitions + 1, np.int64)
         np.cumsum(counts, out=bounds[1:])
@@ -109,7 +109,8 @@ class _Work:
 if njit is not None:
     @njit(cache=True, nogil=True)
     def _blocks(table, slots, out, fp, d, partitions, cursor, block):
-        """``owner_split.by_owner`` of the flush's rows, each row's parent
+        """``owner_split.reference_blocks`` of the flush's rows (distinct
+        already: one counting pass and one scatter), each row's parent
         read from its pair in the table, and the pair's key cleared (only
         the slots taken: a flush of a narrow level touches a few pages of a
         table that fresh memory leaves unmapped), in one pass."""
@@ -132,7 +133,8 @@ def expand_owned_part(kernels: Any, frontier_fp: np.ndarray, frontier: np.ndarra
                       check_deadlock: bool, report: LevelReport, partitions: int,
                       rows: int = OUT_ROWS) -> Iterator[list[tuple[int, np.ndarray]]]:
     """Expand a frontier (sorted by fingerprint or not), yielding per flush
-    its candidate blocks ``(owner, block)`` (``owner_split.by_owner``);
+    its candidate blocks ``(owner, block)`` (``owner_split.reference_blocks``
+    of the flush's distinct rows);
     ``report`` receives the expansion's figures as ``partition.expand_part``
     gives them: generated, action counts, deadlocks, run-time errors."""
     n = len(frontier)

@@ -44,8 +44,9 @@ try:
 except ImportError:          # pragma: no cover - numba ships with the compiled engine
     njit = None
 
-__all__ = ["split_by_owner", "by_owner", "owners", "reference_blocks", "bucket_bits", "Scratch",
-           "distinct_in_buckets", "histogram", "scatter", "by_home"]
+__all__ = ["split_by_owner", "owners", "reference_blocks", "bucket_bits", "Scratch",
+           "distinct_in_buckets", "histogram", "scatter", "by_home", "bucket_tables",
+           "bucket_table", "GOLDEN"]
 
 _U64 = np.uint64
 #: Rows a bucket holds on average: its hash table (2 slots a row, 16 bytes a
@@ -100,7 +101,37 @@ def reference_blocks(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
 
 
 #: 2**64 / the golden ratio (odd): Fibonacci hashing's multiplier.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+def _jit(fn):
+    return fn if njit is None else njit(cache=True, nogil=True)(fn)
+
+
+@_jit
+def bucket_tables(bounds):
+    """The arrays of a bucket's small hash table (keys, ids), large enough
+    for the largest bucket between ``bounds``."""
+    most = 0
+    for b in range(len(bounds) - 1):
+        most = max(most, bounds[b + 1] - bounds[b])
+    size = 16
+    while size < 2 * most:
+        size <<= 1
+    return np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.int64)
+
+
+@_jit
+def bucket_table(ids, rows):
+    """A bucket of ``rows`` rows: its table's first slots cleared (ids -1),
+    and the mask and the shift of its multiplicative hash
+    (``(f * GOLDEN) >> shift``)."""
+    m, mbits = 16, 4
+    while m < 2 * rows:
+        m <<= 1
+        mbits += 1
+    ids[:m] = -1
+    return np.uint64(m - 1), np.uint64(64 - mbits)
+
 
 if njit is not None:
     @njit(cache=True, nogil=True)
@@ -129,33 +160,20 @@ if njit is not None:
         at d, never past the row being read); ``counts`` gets each owner's.
         Returns how many."""
         nb = len(bounds) - 1
-        most = 0
-        for b in range(nb):
-            most = max(most, bounds[b + 1] - bounds[b])
-        size = 16
-        while size < 2 * most:
-            size <<= 1
-        keys = np.empty(size, dtype=np.uint64)
-        ids = np.empty(size, dtype=np.int64)
+        keys, ids = bucket_tables(bounds)
         p = np.uint64(partitions)
         d = 0
         for b in range(nb):
             lo, hi = bounds[b], bounds[b + 1]
             if hi == lo:
                 continue
-            m, mbits = 16, 4
-            while m < 2 * (hi - lo):
-                m <<= 1
-                mbits += 1
-            mask = np.uint64(m - 1)
-            down = np.uint64(64 - mbits)
-            ids[:m] = -1
+            mask, down = bucket_table(ids, hi - lo)
             for i in range(lo, hi):
                 f = bfp[i]
                 # A multiplicative hash: the bucket may have been chosen by
                 # any of the fingerprint's bits (the merge's by the low
                 # ones), which are then the same across the bucket.
-                j = (f * _GOLDEN) >> down
+                j = (f * GOLDEN) >> down
                 while True:
                     g = ids[j]
                     if g < 0:
@@ -203,22 +221,6 @@ if njit is not None:
 
 
     @njit(cache=True, nogil=True)
-    def _route(fp, parent, states, partitions, cursor, out):
-        """Distinct rows into their owners' next places, in their order."""
-        p = np.uint64(partitions)
-        words = states.shape[1]
-        for i in range(len(fp)):
-            f = fp[i]
-            o = np.int64(((f >> np.uint64(32)) * p) >> np.uint64(32))
-            at = cursor[o]
-            cursor[o] = at + 1
-            out[at, 0] = f
-            out[at, 1] = parent[i]
-            for w in range(words):
-                out[at, 2 + w] = states[i, w]
-
-
-    @njit(cache=True, nogil=True)
     def _home_histogram(fp, down, bmask, hist):
         """Rows per bucket: the top bits of the home slot (the fingerprint's
         low bits), read in place where a rotation would copy the array."""
@@ -235,27 +237,6 @@ if njit is not None:
             bfp[at] = f
             bpar[at] = parent[i]
             brow[at] = i
-
-def by_owner(fp: np.ndarray, parent: np.ndarray, states: np.ndarray,
-             partitions: int) -> list[tuple[int, np.ndarray]]:
-    """Rows whose fingerprints are distinct already (``expand_owned``'s) as
-    candidate blocks, ``(owner, block)`` for every owner with rows,
-    ascending, each in the rows' order: ``reference_blocks`` of distinct
-    rows, in one counting pass and one scatter."""
-    fp = np.ascontiguousarray(fp, _U64)
-    if not len(fp):
-        return []
-    if njit is None:
-        return reference_blocks(fp, parent, states, partitions)
-    counts = np.bincount(owners(fp, partitions), minlength=partitions)
-    bounds = np.zeros(partitions + 1, np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    out = np.empty((len(fp), 2 + states.shape[1]), _U64)
-    _route(fp, np.ascontiguousarray(parent, _U64), np.ascontiguousarray(states, _U64),
-           partitions, bounds[:-1].copy(), out)
-    return [(part, out[bounds[part]:bounds[part + 1]])
-            for part in range(partitions) if bounds[part + 1] > bounds[part]]
-
 
 class Scratch:
     """The working arrays (the buckets' fp, parent and row; the rows'

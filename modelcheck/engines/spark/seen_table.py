@@ -82,6 +82,20 @@ def _slot(keys, f, mask):
 
 
 @_jit
+def _place(keys, f, mask):
+    """The slot holding fingerprint ``f`` (not 0), or the empty slot where
+    it goes, or -1: a full table, which only damaged files can give (the
+    walk is bounded by the capacity so that it fails rather than loops)."""
+    j = f & mask
+    for _ in range(len(keys)):
+        k = keys[j]
+        if k == 0 or k == f:
+            return np.int64(j)
+        j = (j + np.uint64(1)) & mask
+    return -1
+
+
+@_jit
 def probe_fresh(keys, stamps, meta, fps, level):
     """Per fingerprint: True if the table holds it from a level before
     ``level`` (seen), False otherwise; returned as the *fresh* mask (not seen)."""
@@ -122,28 +136,16 @@ def insert(keys, stamps, parents, meta, fps, pars, level, with_parents):
             if with_parents:
                 meta[M_ZERO_PARENT] = np.int64(pars[i])
             continue
-        j = f & mask
-        done = False
-        for _ in range(len(keys)):
-            k = keys[j]
-            if k == 0:
-                keys[j] = f
-                stamps[j] = level
-                if with_parents:
-                    parents[j] = pars[i]
-                added += 1
-                done = True
-                break
-            if k == f:
-                stamps[j] = level
-                if with_parents:
-                    parents[j] = pars[i]
-                done = True
-                break
-            j = (j + np.uint64(1)) & mask
-        if not done:
+        j = _place(keys, f, mask)
+        if j < 0:
             meta[M_COUNT] += added
             return -1
+        if keys[j] == 0:
+            keys[j] = f
+            added += 1
+        stamps[j] = level
+        if with_parents:
+            parents[j] = pars[i]
     meta[M_COUNT] += added
     return added
 
@@ -159,54 +161,39 @@ def fresh_insert_buckets(keys, stamps, meta, bfp, bpar, brow, bounds, level, key
     ``probe_fresh``; with ``keys_only`` no entry carries such a stamp).  A
     fingerprint's candidates share a bucket, so the insert cannot be met
     again by its own duplicates.  The new rows are compacted in place to the
-    front of ``bfp``/``bpar``/``brow``; returns how many.  The caller has
-    reserved room for every candidate and raised the table's top stamp."""
+    front of ``bfp``/``bpar``/``brow``; returns how many, or -1 if the table
+    had no free slot (damaged files).  The caller has reserved room for
+    every candidate and raised the table's top stamp."""
     mask = np.uint64(len(keys) - 1)
     nb = len(bounds) - 1
-    most = 0
-    for b in range(nb):
-        most = max(most, bounds[b + 1] - bounds[b])
-    size = 16
-    while size < 2 * most:
-        size <<= 1
-    lkeys = np.empty(size, dtype=np.uint64)
-    ids = np.empty(size, dtype=np.int64)
+    lkeys, ids = owner_split.bucket_tables(bounds)
     d = 0
     added = 0
     for b in range(nb):
         lo, hi = bounds[b], bounds[b + 1]
         if hi == lo:
             continue
-        m, mbits = 16, 4
-        while m < 2 * (hi - lo):
-            m <<= 1
-            mbits += 1
-        lmask = np.uint64(m - 1)
-        down = np.uint64(64 - mbits)
-        ids[:m] = -1
+        lmask, down = owner_split.bucket_table(ids, hi - lo)
         for i in range(lo, hi):
             f = bfp[i]
-            j = (f * np.uint64(0x9E3779B97F4A7C15)) >> down
+            j = (f * owner_split.GOLDEN) >> down
             while True:
                 g = ids[j]
                 if g == -1:
                     lkeys[j] = f
-                    s = f & mask
+                    s = _place(keys, f, mask)
+                    if s < 0:
+                        meta[M_COUNT] += added
+                        return -1
                     fresh = True
-                    for _ in range(len(keys)):
-                        k = keys[s]
-                        if k == 0:
-                            keys[s] = f
-                            stamps[s] = level
-                            added += 1
-                            break
-                        if k == f:
-                            if keys_only or stamps[s] < level:
-                                fresh = False
-                            else:
-                                stamps[s] = level
-                            break
-                        s = (s + np.uint64(1)) & mask
+                    if keys[s] == 0:
+                        keys[s] = f
+                        stamps[s] = level
+                        added += 1
+                    elif keys_only or stamps[s] < level:
+                        fresh = False
+                    else:
+                        stamps[s] = level
                     if fresh:
                         ids[j] = d
                         bfp[d] = f
@@ -375,6 +362,8 @@ class SeenTable:
                                                       len(self.keys).bit_length() - 1, scratch)
         d = int(fresh_insert_buckets(self.keys, self.stamps, self.meta, bfp, bpar, brow, bounds,
                                      np.int64(level), keys_only))
+        if d < 0:
+            raise RuntimeError("seen table full: its files are damaged")
         return bfp[:d], bpar[:d], brow[:d]
 
     def parents_of(self, fps: np.ndarray) -> dict[int, int]:

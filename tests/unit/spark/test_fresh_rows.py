@@ -135,3 +135,12 @@ def test_the_insert_in_the_probe_leaves_what_it_cannot_take():
     parents = SeenTable.empty(with_parents=True)
     assert fresh_inserted(parents, 2, block[:, 0][block[:, 0] != 0],
                           block[:, 1][block[:, 0] != 0]) is None
+
+
+def test_the_insert_in_the_probe_stops_at_a_damaged_full_table():
+    table = SeenTable.empty(4_000, with_parents=False)        # room for the candidates
+    # every slot taken while the count says empty: files a crash left half-written
+    table.keys[:] = np.arange(1, len(table.keys) + 1, dtype=U64) << U64(40)
+    fp = np.random.default_rng(3).integers(1, 2**40, 2_000, dtype=U64)
+    with pytest.raises(RuntimeError, match="damaged"):
+        fresh_inserted(table, 1, fp, fp)

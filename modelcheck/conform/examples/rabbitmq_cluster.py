@@ -269,14 +269,18 @@ class RabbitCluster:
 
 
 def publish_confirmed(cluster: RabbitCluster, node: int, queue: str, m: int,
-                      confirmed: set[int], nacked: set[int]) -> threading.Thread:
+                      confirmed: set[int], nacked: set[int],
+                      rejected: set[int] | None = None) -> threading.Thread:
     """Publish message ``m`` (persistent, mandatory) to ``queue`` through
     ``node`` with publisher confirms, on a thread of its own, so that the
     broker's confirm is its own later step; ``m`` goes into ``confirmed``
     at the confirm, into ``nacked`` at a nack, an unroutable return or a
-    lost connection.  Both drivers publish this way."""
+    lost connection, and also into ``rejected`` (when given) at the broker's
+    own basic.nack: the broker refused the message, where after a lost
+    connection it may still hold it.  Both drivers publish this way."""
     def publish() -> None:
         import pika
+        from pika.exceptions import NackError
         try:
             with cluster.connect(node) as conn:
                 ch = conn.channel()
@@ -284,7 +288,11 @@ def publish_confirmed(cluster: RabbitCluster, node: int, queue: str, m: int,
                 ch.basic_publish("", queue, str(m).encode(),
                                  pika.BasicProperties(delivery_mode=2), mandatory=True)
             confirmed.add(m)
-        except Exception:       # a nack, an unroutable message, a closed connection
+        except NackError:
+            if rejected is not None:
+                rejected.add(m)
+            nacked.add(m)
+        except Exception:       # an unroutable message, a closed connection
             nacked.add(m)
     t = threading.Thread(target=publish, daemon=True, name=f"publish-{queue}-{m}")
     t.start()

@@ -38,6 +38,11 @@ to the leader's log at once, where a quorum returning would commit it; the
 model's side of the comparison leaves a message the broker nacked out of
 the queue (``project``): its entry stands for the registration, which
 commits without it (QQ-large, seed 134).
+
+One module on purpose, past the size the others keep to: it is one driver,
+whose actions, observation and projection onto the spec's variables read
+each other's state (what was published, nacked, crashed, cut), and the
+cluster itself lives in ``rabbitmq_cluster.py``.
 """
 from __future__ import annotations
 

@@ -27,10 +27,8 @@ import numpy as np
 
 from modelcheck.engines.spark import owner_split
 
-try:
-    from numba import njit
-except ImportError:          # pragma: no cover - numba ships with the compiled engine
-    njit = None
+# Only the compiled kernels have the fused loop, and they need numba.
+from numba import njit
 from modelcheck.engines.spark.kernels import PropertyPlan, SearchKernels
 from modelcheck.engines.spark.partition import LevelReport, note_deadlocks, note_failed
 
@@ -89,12 +87,6 @@ class _Work:
         """The flush's rows as owner blocks; the table cleared for the next."""
         d = int(self.ctr[1])
         fp = self.out_fp[:d].view(np.uint64)
-        if njit is None:
-            parents = self.table[2 * self.slots[:d] + 1]
-            self.table[2 * self.slots[:d]] = 0
-            self.ctr[1] = 0
-            return owner_split.reference_blocks(fp, parents.view(np.uint64),
-                                                self.out[:d].view(np.uint64), partitions)
         counts = np.bincount(owner_split.owners(fp, partitions), minlength=partitions)
         bounds = np.zeros(partitions + 1, np.int64)
         np.cumsum(counts, out=bounds[1:])
@@ -106,27 +98,26 @@ class _Work:
                 for part in range(partitions) if bounds[part + 1] > bounds[part]]
 
 
-if njit is not None:
-    @njit(cache=True, nogil=True)
-    def _blocks(table, slots, out, fp, d, partitions, cursor, block):
-        """``owner_split.reference_blocks`` of the flush's rows (distinct
-        already: one counting pass and one scatter), each row's parent
-        read from its pair in the table, and the pair's key cleared (only
-        the slots taken: a flush of a narrow level touches a few pages of a
-        table that fresh memory leaves unmapped), in one pass."""
-        p = np.uint64(partitions)
-        words = out.shape[1]
-        for i in range(d):
-            f = fp[i]
-            o = np.int64(((f >> np.uint64(32)) * p) >> np.uint64(32))
-            at = cursor[o]
-            cursor[o] = at + 1
-            s = slots[i]
-            block[at, 0] = np.int64(f)
-            block[at, 1] = table[2 * s + 1]
-            table[2 * s] = 0
-            for w in range(words):
-                block[at, 2 + w] = out[i, w]
+@njit(cache=True, nogil=True)
+def _blocks(table, slots, out, fp, d, partitions, cursor, block):
+    """``owner_split.reference_blocks`` of the flush's rows (distinct
+    already: one counting pass and one scatter), each row's parent
+    read from its pair in the table, and the pair's key cleared (only
+    the slots taken: a flush of a narrow level touches a few pages of a
+    table that fresh memory leaves unmapped), in one pass."""
+    p = np.uint64(partitions)
+    words = out.shape[1]
+    for i in range(d):
+        f = fp[i]
+        o = np.int64(((f >> np.uint64(32)) * p) >> np.uint64(32))
+        at = cursor[o]
+        cursor[o] = at + 1
+        s = slots[i]
+        block[at, 0] = np.int64(f)
+        block[at, 1] = table[2 * s + 1]
+        table[2 * s] = 0
+        for w in range(words):
+            block[at, 2 + w] = out[i, w]
 
 
 def expand_owned_part(kernels: Any, frontier_fp: np.ndarray, frontier: np.ndarray,

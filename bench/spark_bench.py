@@ -200,7 +200,10 @@ def _floor_s(master: str, partitions: int, extra: dict | None = None) -> tuple[f
 
 def _spark_rows(label: str, master: str, model, partitions: int, wide: int, cores: int,
                 base_rate: float, base_cpu_per_state: float | None,
-                extra: dict | None = None) -> list[str]:
+                extra: dict | None = None, pair_rate: float | None = None) -> list[str]:
+    """The rows of one Spark mode.  ``base_rate``: the compiled engine's
+    states/s on one core; ``pair_rate``: with two workers (issue 34's
+    baseline for the wide levels' rate per core, against ``local[2]``)."""
     from modelcheck.engines.spark.session import spark_context, warmed_up
     started = time.monotonic()
     sc, _ = spark_context(master)
@@ -212,8 +215,11 @@ def _spark_rows(label: str, master: str, model, partitions: int, wide: int, core
     states = result.stats.distinct_states
     rate = states / wall
     wide_rate = recorder.wide_rate(wide)
+    pair = (f", {wide_rate / pair_rate:.2f}x the compiled engine with 2 workers "
+            f"(per core against per core)" if wide_rate and pair_rate else "")
     wide_text = (f"{wide_rate:,.0f} new states/s, per core {wide_rate / cores / base_rate:.2f}x "
-                 f"in-process" if wide_rate else f"no level of {wide:,}+ states")
+                 f"in-process on one core{pair}" if wide_rate
+                 else f"no level of {wide:,}+ states")
     first = recorder.first_spark_level_s()
     extras = result.stats.extras
     moved = extras.get("spark_bytes_per_level", 0)
@@ -256,13 +262,17 @@ def _two_phase(args) -> None:
     cpu = f"; {base_cpu * 1e6:.2f} CPU us per state" if base_cpu else ""
     print(f"{'compiled in-process':<24} {states:>12,} {wall:>8.1f} s "
           f"{base_rate:>12,.0f}/s {1.0:>6.2f}x{cpu}")
+    wall, _, pair = _run(model, "compiled", CheckOptions(symmetry=False, workers=2))
+    pair_rate = pair.stats.distinct_states / wall
+    print(f"{'compiled, 2 workers':<24} {pair.stats.distinct_states:>12,} {wall:>8.1f} s "
+          f"{pair_rate:>12,.0f}/s {pair_rate / base_rate:>6.2f}x")
     wall, rec, own = _run(model, "spark", CheckOptions(symmetry=False, spark_threshold=10**12))
     rate = own.stats.distinct_states / wall
     print(f"{'spark, all in-process':<24} {own.stats.distinct_states:>12,} {wall:>8.1f} s "
           f"{rate:>12,.0f}/s {rate / base_rate:>6.2f}x")
     for name, extra in _modes(args):
         for line in _spark_rows(f"spark local[2] {name}", "local[2]", model, args.partitions,
-                                args.wide, 2, base_rate, base_cpu, extra):
+                                args.wide, 2, base_rate, base_cpu, extra, pair_rate):
             print(line, flush=True)
     if args.cluster:
         from modelcheck.engines.spark.cluster import ClusterConfig, cluster_down, cluster_up
@@ -359,6 +369,9 @@ def main(argv: list[str]) -> int:
                         help="also run TwoPhase N=BIG (symmetry off) with --max-states 100M "
                              "and a --big-timeout, per mode: how far it gets")
     parser.add_argument("--big-timeout", type=float, default=300.0)
+    parser.add_argument("--big-partitions", type=int, default=None,
+                        help="the --big run's partitions (by default the engine's own "
+                             "choice for 100M states: a multiple of the cores)")
     parser.add_argument("--batch", choices=["on", "off", "both"], default="on",
                         help="levels in batches, one job each (the default), one job a "
                              "level, or both in one run (one job a level first)")
@@ -409,7 +422,7 @@ def _big(args) -> None:
         watcher.start()
         wall, rec, res = _run(model, "spark", CheckOptions(
             master="local[2]", symmetry=False, max_states=100_000_000,
-            timeout_s=args.big_timeout, extra=extra))
+            partitions=args.big_partitions, timeout_s=args.big_timeout, extra=extra))
         stop = True
         s, x = res.stats, res.stats.extras
         print(f"  {name:<8} {s.distinct_states:>13,} distinct {s.generated_states:>14,} generated "

@@ -103,6 +103,12 @@ def test_runtime_error_on_spark(spark):
     result = api.check(model, "spark", _options())
     assert result.error.diagnostic.code == "MC5001"
     assert len(result.error.trace) == 3
+    # One job a level: the levels' runs are in files, and the trace is
+    # walked back through them.
+    alone = api.check(model, "spark", _options(extra={"spark_batch": False}))
+    assert alone.error.diagnostic.code == "MC5001"
+    assert alone.error.trace == result.error.trace
+    assert alone.stats.extras["spark_file_run_levels"] >= 1
 
 
 def test_timeout_then_resume(spark, tmp_path):
@@ -222,6 +228,8 @@ def test_counts_stay_exact_when_resident_copies_are_missing_or_stale(spark):
     assert extras["spark_fallback_levels"] >= 4
     assert extras["spark_resident_levels"] >= 3
     assert extras["spark_batches"] == 0
+    # The fallbacks read the levels' runs from their files (a local master).
+    assert extras["spark_file_run_levels"] >= 3
     # Untouched, every level is merged against the resident copies.
     clean = api.check(model, "spark", _options(extra=alone))
     assert _summary(clean) == _summary(whole)
@@ -251,14 +259,17 @@ def test_batches_of_levels_stay_exact_when_resident_copies_are_spoiled(spark):
     assert clean.stats.extras["spark_batches"] >= 4
 
 
-def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("runs_in_files", [True, False], ids=["runs-in-files", "runs-kept-by-spark"])
+def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypatch, runs_in_files):
     # Level by level against the in-process search: the same new states, so
     # the merge never re-admits a seen state; at the end every state once,
-    # with the parent the in-process search keeps (the smallest).  Three runs
-    # at most, so that folds happen; halfway, a checkpoint is read back by
-    # the executors with another partition count and the search goes on
-    # from it.  Each level is a co-partitioned union: the runs are read where
-    # they are cached and only the candidates are shuffled.
+    # with the parent the in-process search keeps (the smallest).  Halfway,
+    # a checkpoint is read back by the executors with another partition
+    # count and the search goes on from it.  Each level is a co-partitioned
+    # union: the runs are read where they are (cached, or their files) and
+    # only the candidates are shuffled.  A local master writes the levels'
+    # runs to files (never folded: they hold no memory); kept by Spark (a
+    # cluster's way) three runs at most, so that folds happen.
     from modelcheck.engines.reference.explorer import select_properties
     from modelcheck.engines.spark import rdds as rdds_module
     from modelcheck.engines.spark.checkpoint import NPZ
@@ -270,6 +281,8 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
 
     monkeypatch.setattr(rdds_module, "MAX_RUNS", 3)
     monkeypatch.setattr(rdds_module, "RESIDENT_MAX_RUNS", 3)
+    if not runs_in_files:
+        monkeypatch.setattr(SparkPartitions, "_runs_to_files", lambda self, out: None)
     model = api.load(str(EXAMPLES / "die_hard.mc"))
     options = CheckOptions(symmetry=False)
     plan = plan_properties(select_properties(model, options))
@@ -289,11 +302,15 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
                 plan_text = _plan(out.level)
                 out.drop()
                 # The fallback: the level's one stage over a co-partitioned
-                # union of the cached runs and the candidates; one shuffle,
-                # the candidates' (the runs are cached, not moved).
+                # union of the runs and the candidates; one shuffle, the
+                # candidates' (the runs are cached, not moved; a run in its
+                # file is read by a task over its level's carrier, an empty
+                # shuffle whose map stage has run).
+                in_files = sum(1 for r in backend.runs if r.forget is not None)
+                assert (in_files > 0) == runs_in_files
                 assert "PartitionerAwareUnionRDD" in plan_text
-                assert plan_text.count("ShuffledRDD[") == 1
-                assert plan_text.count("CachedPartitions") >= len(backend.runs)
+                assert plan_text.count("ShuffledRDD[") == 1 + in_files
+                assert plan_text.count("CachedPartitions") >= len(backend.runs) - in_files
                 # Against the resident tables: the candidates only.
                 out = backend.fused(shuffled, True, True, True, False, exchange_in, None)
                 plan_text = _plan(out.level)
@@ -301,10 +318,15 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
                 assert "UnionRDD" not in plan_text
                 assert plan_text.count("ShuffledRDD[") == 1
                 # A level's lineage is cut where it is cached: it holds
-                # no level before it, and no shuffle.
+                # no level before it, and no shuffle; read from its file, no
+                # more than its carrier.
                 plan_text = _plan(backend.frontier)
-                assert "ShuffledRDD[" not in plan_text
-                assert plan_text.count("CachedPartitions") == 1
+                if runs_in_files:
+                    assert plan_text.count("ShuffledRDD[") == 1
+                    assert "UnionRDD" not in plan_text
+                else:
+                    assert "ShuffledRDD[" not in plan_text
+                    assert plan_text.count("CachedPartitions") == 1
             ours, theirs = backend.step(True, True, None), local.step(True, True)
             assert ours[1].new_states == theirs[1].new_states
             assert ours[0].generated == theirs[0].generated
@@ -319,7 +341,8 @@ def test_seen_set_on_spark_matches_the_in_process_one(spark, tmp_path, monkeypat
                                                      "level-000003", list(files), 3)
                 assert backend.frontier_size() == local.frontier_size()
                 assert backend.seen_size() == local.seen_size()
-        assert len(backend.runs) <= 3
+        if not runs_in_files:
+            assert len(backend.runs) <= 3
         part = local.part
         assert _seen_rows(backend) == dict(zip(part.seen_fp.tolist(), part.seen_parent.tolist()))
         some = part.seen_fp[::3].tolist()

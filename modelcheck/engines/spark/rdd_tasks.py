@@ -136,7 +136,7 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
                check_deadlock: bool, partitions: int, reports: Any, level: int,
                search: str | None, expected: list[int], from_runs: bool, index: int,
                elements: Any, exchange_in: str | None = None,
-               exchange_out: str | None = None) -> Any:
+               exchange_out: str | None = None, runs_to: str | None = None) -> Any:
     """One task of a level's only stage: merge partition ``index``'s
     candidates of ``level`` (``_merge``), then, with ``expand``, expand the
     new states at once (the next level's candidates, reported as level
@@ -150,7 +150,13 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
     go to the exchange files instead (``exchange.py``), and with
     ``exchange_in`` this level's candidates are read from them: a missing
     file is reported as an ``xmiss`` and nothing is merged or written (the
-    driver runs the level again with the shuffle)."""
+    driver runs the level again with the shuffle).  With ``runs_to`` (a
+    local master, the exchange on: ``rdds.SparkPartitions.step``) the
+    level's element goes to a runs file of that name under ``exchange_out``
+    instead, as a batch's runs do (``batch_runs_task`` reads it back when a
+    job first needs it): kept by Spark, a level crossed into the JVM, and a
+    wide one back out and in again when it was folded, all for nothing the
+    search needed (docs/engines/spark.md, "The JVM's share")."""
     kernels = _task_kernels(kernels_bc)
     exchanged = None
     if exchange_in is not None:
@@ -170,8 +176,11 @@ def fused_task(kernels_bc: Any, plan: PropertyPlan, commit: bool, expand: bool,
     fp, parent, states = new
     merged.from_python = fp.nbytes + parent.nbytes + states.nbytes
     reports.add({("m", level, index): merged})
-    yield _pack_long(LEVEL_KEY + index)
-    yield _dumps([(index, (LEVEL, fp, parent, states))])
+    if runs_to is not None and exchange_out is not None:
+        exchange.write_runs(exchange_out, runs_to, index, [(fp, parent, states)])
+    else:
+        yield _pack_long(LEVEL_KEY + index)
+        yield _dumps([(index, (LEVEL, fp, parent, states))])
     if not expand:
         return
     expanded = LevelReport()

@@ -81,7 +81,7 @@ from modelcheck.engines.spark.batch_step import step_many
 from modelcheck.engines.spark.runs import Run, owner_key, plain
 from modelcheck.engines.spark.rdd_tasks import (expand_task, fused_task, clear_task, fold_task,
                                                 combine_task, as_frontier, save_task,
-                                                lookup_task, read_pieces)
+                                                lookup_task, read_pieces, batch_runs_task)
 from modelcheck.engines.spark.shuffle_out import FusedLevel, KeyFilters, split_fused
 
 if TYPE_CHECKING:
@@ -170,6 +170,7 @@ class SparkPartitions:
         self.exchange = exchange.search_root(sc, exchange_to)
         self.exchange_levels = 0        # levels whose candidates came through the files
         self.exchange_misses = 0        # partitions (over all levels) missing a file
+        self.file_run_levels = 0        # levels (one job each) whose run went to a file
         # The next level's candidates, handed to their owners by the level
         # before (its fused tasks expanded its new states: shuffled, or in
         # the exchange directory named third, the RDD then empty), with the
@@ -272,14 +273,15 @@ class SparkPartitions:
 
     def fused(self, shuffled: "RDD", commit: bool, expand: bool, check_deadlock: bool,
               from_runs: bool, exchange_in: str | None,
-              exchange_out: str | None) -> FusedLevel:
+              exchange_out: str | None, runs_to: str | None = None) -> FusedLevel:
         """The level's one stage over ``shuffled``: each task merges its
         candidates (against the resident table, or ``from_runs``: over the
         co-partitioned union of the cached runs and the candidates; read
         from the files under ``exchange_in`` when given, ``shuffled`` then
         empty) and, with ``expand``, expands the new states into the next
         candidates (written under ``exchange_out`` when given, else
-        shuffled: the level's candidates RDD then empty)."""
+        shuffled: the level's candidates RDD then empty), and the level's
+        run to the runs file ``runs_to`` under it when given (``step``)."""
         source = shuffled
         search = self.search
         if from_runs:
@@ -290,9 +292,34 @@ class SparkPartitions:
         keyed = source.mapPartitionsWithIndex(functools.partial(
             fused_task, self.kernels_bc, self.plan, commit, expand, check_deadlock,
             self._partitions, self.reports, self.level, search, list(self.part_n), from_runs,
-            exchange_in=exchange_in, exchange_out=exchange_out),
+            exchange_in=exchange_in, exchange_out=exchange_out, runs_to=runs_to),
             preservesPartitioning=True)
         return self.split(keyed)
+
+    def _runs_to_files(self, exchange_out: str | None) -> str | None:
+        """A name for the level's runs file, where the level's run is written
+        to the exchange directory rather than kept by Spark: a local master
+        (each task runs once, as for the batches), the exchange on, the
+        level committed.  On a cluster Spark keeps the runs, the durable
+        copy a lost executor's tasks are recomputed from."""
+        from modelcheck.engines.spark.session import is_local
+        master = self.sc.master
+        if exchange_out is None or not is_local(master) or "," in master:
+            return None
+        return uuid.uuid4().hex
+
+    def _file_run(self, out: FusedLevel, tag: str, size: int) -> Run:
+        """The run of a level whose tasks wrote it to the runs file ``tag``
+        (``fused_task``'s ``runs_to``), read when a job first needs it (a
+        checkpoint, a trace, a fallback), then cached, as a batch's runs."""
+        assert self.exchange is not None
+        self.file_run_levels += 1
+        out.drop()          # the tasks' output: empty (the files hold it all)
+        level = out.candidates.mapPartitionsWithIndex(
+            functools.partial(batch_runs_task, self.exchange, tag), preservesPartitioning=True)
+        self._keep(level)
+        return Run(plain(self.sc, level), size, False, None,
+                   functools.partial(exchange.clear_batch, self.exchange, tag))
 
     def split(self, keyed: "RDD") -> FusedLevel:
         """A level's (or batch's) tasks' output split on the JVM
@@ -328,8 +355,9 @@ class SparkPartitions:
         # A level past the depth bound is not kept: its states are not
         # expanded (nor written to the exchange).
         exchange_out = self.exchange if commit else None
+        runs_to = self._runs_to_files(exchange_out)
         out = self.fused(shuffled, commit, commit, check_deadlock, from_runs, exchange_in,
-                         exchange_out)
+                         exchange_out, runs_to)
 
         def left() -> float | None:
             return None if time_left_s is None else \
@@ -347,8 +375,8 @@ class SparkPartitions:
                 self._stop_exchange()
                 out.drop()
                 self.reports.value = {}
-                shuffled, expanded, exchange_in, exchange_out = \
-                    self.candidates(check_deadlock), None, None, None
+                shuffled, expanded, exchange_in, exchange_out, runs_to = \
+                    self.candidates(check_deadlock), None, None, None, None
                 out = self.fused(shuffled, commit, commit, check_deadlock, from_runs, None,
                                  None)
                 self._run(out.run, left())
@@ -365,13 +393,15 @@ class SparkPartitions:
                 self.reports.value = {k: v for k, v in self.reports.value.items()
                                       if k[:2] == ("x", level)}
                 out = self.fused(shuffled, commit, commit, check_deadlock, True, exchange_in,
-                                 exchange_out)
+                                 exchange_out, runs_to)
                 self._run(out.run, left())
             elif not from_runs:
                 self.resident_levels += 1
                 self._fallbacks_in_a_row = 0
         except BaseException:
             out.drop()
+            if runs_to is not None and self.exchange is not None:
+                exchange.clear_batch(self.exchange, runs_to)
             self.level -= 1
             raise
         if exchange_in is not None:
@@ -388,8 +418,10 @@ class SparkPartitions:
             out.drop()
             return expanded, merged
         self.count_merged(level)
-        self.runs.append(Run(out.level, merged.new_states, False, out.keep))
-        self.frontier, self.frontier_n = out.level, merged.new_states
+        run = Run(out.level, merged.new_states, False, out.keep) if runs_to is None else \
+            self._file_run(out, runs_to, merged.new_states)
+        self.runs.append(run)
+        self.frontier, self.frontier_n = run.rdd, merged.new_states
         self.pending = (out.candidates, self._reports("x", level + 1), exchange_out) \
             if commit else None
         self._fold()
@@ -433,15 +465,22 @@ class SparkPartitions:
         if len(self.runs) < 3:
             return
         *older, last, frontier = self.runs
+        if last.forget is not None:
+            # Read from its file (a batch's, or a level's on a local master):
+            # it holds no memory, and a fold would move it into the JVM and
+            # back through a Python task for nothing.
+            return
         limit = self._max_runs()
         # The states the unfolded runs hold besides their (fp, parent): what
-        # a fold frees.
-        unfolded = sum(r.size for r in self.runs[:-1] if not r.slim)
-        if last.slim or (len(self.runs) <= limit and unfolded < FOLD_ROWS):
+        # a fold frees.  A run read from its file holds none until read.
+        unfolded = sum(r.size for r in self.runs[:-1] if not r.slim and r.forget is None)
+        held = sum(1 for r in self.runs if r.forget is None)
+        if last.slim or (held <= limit and unfolded < FOLD_ROWS):
             return
         taken = [last]
-        while older and (older[-1].size <= 2 * sum(r.size for r in taken)
-                         or len(older) + 2 > limit or not all(r.slim for r in older)):
+        while older and older[-1].forget is None and (
+                older[-1].size <= 2 * sum(r.size for r in taken) or len(older) + 2 > limit
+                or not all(r.slim or r.forget is not None for r in older)):
             taken.insert(0, older.pop())
         folded = self.union([r.rdd for r in taken]).mapPartitionsWithIndex(
             fold_task, preservesPartitioning=True)
@@ -525,6 +564,7 @@ class SparkPartitions:
                 "spark_exchange": "files" if self.exchange_levels or self.exchange else "shuffle",
                 "spark_exchange_levels": self.exchange_levels,
                 "spark_exchange_misses": self.exchange_misses,
+                "spark_file_run_levels": self.file_run_levels,
                 "spark_batches": self.batches,
                 "spark_batch_misses": self.batch_misses}
 

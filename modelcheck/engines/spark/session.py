@@ -56,6 +56,10 @@ def log_dir() -> str:
     return path
 
 
+#: The local JVM's options: compile with C1 only (``_conf_settings``).
+_LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+
+
 def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[str, str]:
     settings = {
         "spark.master": master,
@@ -92,6 +96,11 @@ def _conf_settings(master: str, verbose: bool, extra: dict[str, str]) -> dict[st
         settings["spark.driver.bindAddress"] = "127.0.0.1"
     if is_local(master):
         settings["spark.driver.memory"] = local_driver_memory()
+        # The driver is the only JVM, and with the exchange files it runs no
+        # hot loop of its own (the tasks' work is the Python workers'): the
+        # optimising compiler's (C2) compilations were most of its CPU
+        # during a search (docs/engines/spark.md, "The JVM's share").
+        settings["spark.driver.extraJavaOptions"] = _LOCAL_JAVA_OPTIONS
         # The shuffle stays on this machine's disk, and fingerprints (half of
         # what it carries) do not compress: compressing costs CPU for nothing.
         settings["spark.shuffle.compress"] = "false"

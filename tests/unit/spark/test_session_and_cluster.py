@@ -28,6 +28,17 @@ def test_conf_runs_workers_on_this_interpreter_quietly():
     assert conf["spark.shuffle.compress"] == "false"
 
 
+def test_local_jvm_compiles_with_c1_only_unless_told_otherwise():
+    # The local JVM runs no hot loop of its own: C2's compilations were
+    # most of its CPU (docs/engines/spark.md, "The JVM's share").
+    assert "-XX:TieredStopAtLevel=1" in _conf_settings("local[2]", False, {})[
+        "spark.driver.extraJavaOptions"]
+    own = {"spark.driver.extraJavaOptions": "-Xss4m"}
+    assert _conf_settings("local[2]", False, own)["spark.driver.extraJavaOptions"] == "-Xss4m"
+    # A cluster's driver and executors keep their JVMs' defaults.
+    assert "spark.driver.extraJavaOptions" not in _conf_settings("spark://10.0.0.5:7077", False, {})
+
+
 def test_conf_for_remote_masters_and_overrides():
     remote = _conf_settings("spark://10.0.0.5:7077", False, {"spark.executor.memory": "4g"})
     assert "spark.driver.bindAddress" not in remote and "spark.driver.memory" not in remote

@@ -435,7 +435,8 @@ def _big(args) -> None:
               f"{x.get('spark_exchange_bytes', 0) / 1e9:.2f} GB in all, largest level "
               f"{x.get('spark_exchange_bytes_max_level', 0) / 1e9:.2f} GB; resident levels "
               f"{x.get('spark_resident_levels', 0)}, fallback levels "
-              f"{x.get('spark_fallback_levels', 0)}; {x.get('spark_batches', 0)} batches"
+              f"{x.get('spark_fallback_levels', 0)}; {x.get('spark_batches', 0)} batches; runs of "
+              f"{x.get('spark_file_run_levels', 0)} levels in files"
               + ("" if x.get("spark_batches") else
                  " (more partitions than task slots: one job a level)"), flush=True)
         wide = rec.wide_rate(1_000_000)

@@ -80,6 +80,14 @@ class RabbitMQDriver(Driver):
         self.stopped: set[int] = set()
         self.lost: set[int] = set()          # disk lost, or forgotten: never back
         self.never_up: set[int] = set()      # down since the declaration
+        # Per node, the peers it saw go down (mnesia's mnesia_down records:
+        # a peer that went down while the node ran, not since seen up with
+        # it); a node boots with no peer running only if it saw every other
+        # member go down (``boots_alone``).  Kept exact without partitions
+        # and forget_cluster_node (``seen_exact``); nodes told by force_boot.
+        self.seen_down: dict[int, set[int]] = {}
+        self.seen_exact = True
+        self.forced: set[int] = set()
         self.split: frozenset = frozenset()
         self.partitioned = False
         self.confirmed: set[int] = set()
@@ -165,10 +173,14 @@ class RabbitMQDriver(Driver):
     def _declare(self, consts: Mapping[str, Any]) -> None:
         self.consts = dict(consts)
         self.confirmed, self.nacked = set(), set()
+        # Every node runs here (a fresh cluster, or the reset's restarts).
+        self.seen_down = {n: set() for n in range(1, self.size + 1)}
+        self.seen_exact, self.forced = True, set()
         # Nodes above initially_up are down when the queue is declared.
         for n in range(consts.get("initially_up", self.size) + 1, self.size + 1):
             self.cluster.ctl(n, "stop_app")
             self.stopped.add(n)
+            self._went_down(n)
         self.never_up = set(self.stopped)
         self.cluster.ctl(1, "set_policy", "mc-ha", "^mc\\.",
                          json.dumps(policy_of(consts, self.cluster.node)), "--apply-to", "queues")
@@ -187,6 +199,35 @@ class RabbitMQDriver(Driver):
     def _running(self) -> list[int]:
         return [n for n in range(1, self.size + 1)
                 if n not in self.crashed | self.stopped | self.lost]
+
+    def _went_down(self, x: int) -> None:
+        """Node ``x`` went down: every running node saw it (a mnesia_down)."""
+        for n in self._running():
+            if n != x:
+                self.seen_down.setdefault(n, set()).add(x)
+
+    def _came_up(self, x: int) -> None:
+        """Node ``x`` runs again, with the running nodes (a mnesia_up each way)."""
+        for n in self._running():
+            if n != x:
+                self.seen_down.setdefault(n, set()).discard(x)
+                self.seen_down.setdefault(x, set()).discard(n)
+
+    def boots_alone(self, n: int) -> bool:
+        """Whether node ``n``, started while no node runs, boots without
+        waiting for a peer.  Mnesia loads its tables from its own disk only
+        if it saw every other member go down after it last ran with them
+        (rabbitmq.md, CMQ-3-unavailable: node 2 waited at boot for node 3,
+        stopped at the declaration while node 2 was down); otherwise it
+        waits for them ("Waiting for Mnesia tables", 10 x 30 s).  Without
+        exact records (a partition, forget_cluster_node): only a node down
+        since the declaration is known to wait."""
+        if n in self.forced:
+            return True
+        if not self.seen_exact:
+            return n not in self.never_up
+        peers = set(range(1, self.size + 1)) - {n}
+        return peers <= self.seen_down.get(n, set())
 
     def _join_threads(self) -> None:
         for t in self.threads:
@@ -217,7 +258,11 @@ class RabbitMQDriver(Driver):
         # The spec lets a node that was down at the declaration boot alone
         # (boots_alone); here it is a cluster member that stopped before
         # node 1, and it waits at boot for the peers that stopped after it.
-        if action == "Start" and params.get("n") in self.never_up and not self._running():
+        # So does any node started while no node runs that did not see
+        # every peer go down (``boots_alone``: CMQ-3-unavailable's seed 124,
+        # node 2 started after crashes of nodes 1 and 2, waiting for node 3,
+        # stopped at the declaration while node 2 was down).
+        if action == "Start" and not self._running() and not self.boots_alone(params.get("n")):
             return False
         # The spec's consumer stays connected: its node stays up.
         if self.consumer_mode != "no_consumer" and action == "NodeDown":
@@ -240,15 +285,18 @@ class RabbitMQDriver(Driver):
             self.lost.add(n)
         else:
             raise DriverFailure(f"NodeDown how={how} is the system's own, not driven")
+        self._went_down(n)
 
     def do_ForceBoot(self, n: int) -> None:
         # rabbitmqctl force_boot on a node that is down: it boots next time
         # without waiting for the peers that stopped after it.
         self.cluster.ctl(n, "force_boot")
+        self.forced.add(n)
 
     def do_ForgetClusterNode(self, n: int) -> None:
         # From a running node; with none running, --offline from a node
         # that is down (the clustering guide's procedure for a lost node).
+        self.seen_exact = False
         others = [x for x in range(1, self.size + 1) if x != n and x not in self.lost]
         running = [x for x in others if x in self._running()]
         if running:
@@ -277,12 +325,14 @@ class RabbitMQDriver(Driver):
 
     def do_Start(self, n: int) -> None:
         self.never_up.discard(n)
+        self.forced.discard(n)
         if n in self.crashed:
             self.cluster.launch(n)
             self.crashed.discard(n)
         else:
             self.cluster.ctl(n, "start_app")
             self.stopped.discard(n)
+        self._came_up(n)
         # The spec's Start ends with the node serving the queue; the broker
         # answers "started" before the queue's process on it is back, and
         # for a while a basic.get fails (CMQ-boot's walks: after a crash of
@@ -308,6 +358,7 @@ class RabbitMQDriver(Driver):
         self.cluster.partition(set(s), set(rest), set(self._running()))
         self.split = frozenset(s)
         self.partitioned = True
+        self.seen_exact = False
 
     def do_Heal(self, w: bool) -> None:
         running = set(self._running())

@@ -13,8 +13,7 @@ from typing import Any
 from modelcheck.engines.spark import exchange
 from modelcheck.engines.spark.batch import BatchRule
 from modelcheck.engines.spark.partition import LevelReport
-from modelcheck.engines.spark.rdd_tasks import batch_runs_task, batch_task
-from modelcheck.engines.spark.runs import Run, plain
+from modelcheck.engines.spark.rdd_tasks import batch_task
 
 __all__ = ["step_many"]
 
@@ -67,24 +66,17 @@ def step_many(self: Any, check_deadlock: bool, time_left_s: float | None,
     self.batches += 1
     self.exchange_levels += len(pairs)
     self.resident_levels += len(pairs)
-    # The batch's runs, read from its files when a job first needs them
-    # (a fold, a checkpoint, a trace, a fallback), then cached.
-    level = out.candidates.mapPartitionsWithIndex(
-        functools.partial(batch_runs_task, self.exchange, batch), preservesPartitioning=True)
-    self._keep(level)
-    level = plain(self.sc, level)
-    self.runs.append(Run(level, sum(m.new_states for _, m in pairs), False, None,
-                          functools.partial(exchange.clear_batch, self.exchange, batch)))
-    self.frontier, self.frontier_n = level, pairs[-1][1].new_states
+    # The batch's runs, read from its files when a job first needs them.
+    run = self.file_run(out.candidates, batch, sum(m.new_states for _, m in pairs))
+    self.runs.append(run)
+    self.frontier, self.frontier_n = run.rdd, pairs[-1][1].new_states
     self.pending = (out.candidates, expanded, self.exchange)
     self._fold()
     return pairs
 
 
 def _possible(self: Any) -> bool:
-    from modelcheck.engines.spark.session import is_local
-    master = self.sc.master
     return (self.batching and self.search is not None and self.exchange is not None
             and self.pending is not None and self._fallbacks_in_a_row == 0
-            and is_local(master) and "," not in master
+            and self.tasks_run_once()
             and self._partitions <= max(1, self.sc.defaultParallelism))

@@ -302,20 +302,24 @@ class SparkPartitions:
         (each task runs once, as for the batches), the exchange on, the
         level committed.  On a cluster Spark keeps the runs, the durable
         copy a lost executor's tasks are recomputed from."""
-        from modelcheck.engines.spark.session import is_local
-        master = self.sc.master
-        if exchange_out is None or not is_local(master) or "," in master:
+        if exchange_out is None or not self.tasks_run_once():
             return None
         return uuid.uuid4().hex
 
-    def _file_run(self, out: FusedLevel, tag: str, size: int) -> Run:
-        """The run of a level whose tasks wrote it to the runs file ``tag``
-        (``fused_task``'s ``runs_to``), read when a job first needs it (a
-        checkpoint, a trace, a fallback), then cached, as a batch's runs."""
+    def tasks_run_once(self) -> bool:
+        """Whether the master runs each task once (a local one): what a
+        batch's notes and a level's runs file rely on."""
+        from modelcheck.engines.spark.session import is_local
+        master = self.sc.master
+        return is_local(master) and "," not in master
+
+    def file_run(self, carrier: "RDD", tag: str, size: int) -> Run:
+        """The run the tasks wrote to the runs files ``tag`` (a batch's, or
+        a level's: ``fused_task``'s ``runs_to``), read over ``carrier`` (the
+        stage's empty candidates RDD) when a job first needs it (a fold, a
+        checkpoint, a trace, a fallback), then cached."""
         assert self.exchange is not None
-        self.file_run_levels += 1
-        out.drop()          # the tasks' output: empty (the files hold it all)
-        level = out.candidates.mapPartitionsWithIndex(
+        level = carrier.mapPartitionsWithIndex(
             functools.partial(batch_runs_task, self.exchange, tag), preservesPartitioning=True)
         self._keep(level)
         return Run(plain(self.sc, level), size, False, None,
@@ -418,8 +422,12 @@ class SparkPartitions:
             out.drop()
             return expanded, merged
         self.count_merged(level)
-        run = Run(out.level, merged.new_states, False, out.keep) if runs_to is None else \
-            self._file_run(out, runs_to, merged.new_states)
+        if runs_to is None:
+            run = Run(out.level, merged.new_states, False, out.keep)
+        else:
+            out.drop()          # the tasks' output: empty (the files hold it all)
+            run = self.file_run(out.candidates, runs_to, merged.new_states)
+            self.file_run_levels += 1
         self.runs.append(run)
         self.frontier, self.frontier_n = run.rdd, merged.new_states
         self.pending = (out.candidates, self._reports("x", level + 1), exchange_out) \
@@ -438,7 +446,7 @@ class SparkPartitions:
         batches still read from their files are computed (and cached, their
         lineage cut) before the files go."""
         for run in self.runs:
-            if run.forget is not None:
+            if run.in_file:
                 self._run(run.rdd._jrdd.count, None)
         if self.exchange is not None:
             exchange.clear(self.exchange)
@@ -465,22 +473,21 @@ class SparkPartitions:
         if len(self.runs) < 3:
             return
         *older, last, frontier = self.runs
-        if last.forget is not None:
-            # Read from its file (a batch's, or a level's on a local master):
-            # it holds no memory, and a fold would move it into the JVM and
+        if last.in_file:
+            # It holds no memory, and a fold would move it into the JVM and
             # back through a Python task for nothing.
             return
         limit = self._max_runs()
         # The states the unfolded runs hold besides their (fp, parent): what
         # a fold frees.  A run read from its file holds none until read.
-        unfolded = sum(r.size for r in self.runs[:-1] if not r.slim and r.forget is None)
-        held = sum(1 for r in self.runs if r.forget is None)
+        unfolded = sum(r.size for r in self.runs[:-1] if not r.slim and not r.in_file)
+        held = sum(1 for r in self.runs if not r.in_file)
         if last.slim or (held <= limit and unfolded < FOLD_ROWS):
             return
         taken = [last]
-        while older and older[-1].forget is None and (
+        while older and not older[-1].in_file and (
                 older[-1].size <= 2 * sum(r.size for r in taken) or len(older) + 2 > limit
-                or not all(r.slim or r.forget is not None for r in older)):
+                or not all(r.slim or r.in_file for r in older)):
             taken.insert(0, older.pop())
         folded = self.union([r.rdd for r in taken]).mapPartitionsWithIndex(
             fold_task, preservesPartitioning=True)

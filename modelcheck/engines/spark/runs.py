@@ -29,6 +29,12 @@ class Run:
     keep: Any = None
     forget: Any = None      # removes what the run is read from (a batch's files)
 
+    @property
+    def in_file(self) -> bool:
+        """Read from its file (a batch's, or a level's on a local master):
+        it holds no memory until a job reads it."""
+        return self.forget is not None
+
     def drop(self) -> None:
         (self.rdd if self.keep is None else self.keep).unpersist(False)
         if self.forget is not None:

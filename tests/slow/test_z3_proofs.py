@@ -98,5 +98,7 @@ def test_qq_no_lost_confirmed_by_pdr():
 def test_two_phase_consistent_by_pdr():
     model = api.load(str(ROOT / "specs" / "examples" / "two_phase.mc"))
     result = pdr(model, ["Consistent"], timeout=600)
-    assert result.get("Consistent").status is ProofStatus.PROVED
-    assert result.notes == []
+    proof = result.get("Consistent")
+    assert proof.status is ProofStatus.PROVED
+    # Spacer's answer, as printed, says why if it ever fails to re-prove again.
+    assert result.notes == [], (proof.reason, proof.invariant)

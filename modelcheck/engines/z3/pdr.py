@@ -60,6 +60,17 @@ PDR_ENCODING = EncodingOptions(ints="bv", sets="bv")
 #: Deepest BMC run looking for the counterexample of a refuted invariant.
 _BMC_LIMIT = 10_000
 
+#: Spacer's settings, tried in turn while the invariant it finds does not
+#: print as a proof (a conjunct with no spelling in the spec language, or
+#: printed lemmas that do not re-prove the property): the defaults first; then
+#: without the inductive generalizer, whose lemmas stay closer to the states
+#: Spacer blocked, longer but plainer conditions.  Spacer's answer shifts with
+#: the terms the process created before (seen once in CI on TwoPhase).
+_SETTINGS: tuple[dict[str, object], ...] = ({}, {"spacer.use_inductive_generalizer": False})
+
+#: How ``_Spacer.proved`` begins its reason when a conjunct has no spelling.
+_UNSPELLED = "part of the invariant has no spelling in the spec language"
+
 
 def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float | None = None,
         encoding: EncodingOptions | None = None, verify: bool = True) -> ProofResult:
@@ -72,32 +83,9 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
     proofs, obligations, notes = [], [], []
     for target in targets:
         t0 = time.monotonic()
-        reduced, _ = freeze(model)
-        sliced = slice_model(reduced, [reduced.get_property(target.name)])
-        try:
-            with watchdog(deadline):
-                # The property is translated inside run(), after the actions.
-                enc = Encoding(sliced, encoding or PDR_ENCODING, deadline=deadline)
-                proof = _Spacer(enc, model, sliced.get_property(target.name), deadline).run()
-        except EncodingUnsupported as err:
-            proof = InvariantProof(target.name, ProofStatus.UNKNOWN,
-                                   reason=f"the Z3 encoding does not support this spec: {err}")
-        except (EncodingTimeout, z3.Z3Exception):
-            # The watchdog's interrupt may end a call that is not a check.
-            if not past(deadline):
-                raise
-            proof = InvariantProof(target.name, ProofStatus.UNKNOWN, reason="timeout")
-        else:
-            if proof.status is ProofStatus.PROVED:
-                # Spacer's invariant speaks of the frozen model: the values
-                # of the frozen variables are part of it on the whole model.
-                facts = [c for decl, value in frozen_facts(model, target)
-                         for c in value_conditions(decl.name, decl.type, value)]
-                proof.invariant = facts + proof.invariant
-        if proof.status is ProofStatus.PROVED and verify and proof.invariant:
-            note = _verify(model, target.name, proof.invariant, deadline)
-            if note:
-                notes.append(note)
+        proof, note = _prove_one(model, target, deadline, encoding, verify)
+        if note:
+            notes.append(note)
         proofs.append(proof)
         obligations.append(Obligation("pdr", target.name, None, proof.status,
                                       time.monotonic() - t0, proof.trace, proof.reason))
@@ -106,13 +94,58 @@ def pdr(model: ir.Model, invariants: Sequence[str] | None = None, timeout: float
                                                    time.monotonic() - start, notes))
 
 
+def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
+               encoding: EncodingOptions | None, verify: bool) -> tuple[InvariantProof, str | None]:
+    """Spacer's answer for one invariant, and the note on its printed
+    invariant (None when it re-proves, or was not to be checked).  Spacer is
+    asked again with the next of ``_SETTINGS`` while its invariant does not
+    print as a proof; the first answer is kept if none does."""
+    reduced, _ = freeze(model)
+    sliced = slice_model(reduced, [reduced.get_property(target.name)])
+    first: tuple[InvariantProof, str | None] | None = None
+    for settings in _SETTINGS:
+        try:
+            with watchdog(deadline):
+                # The property is translated inside run(), after the actions.
+                enc = Encoding(sliced, encoding or PDR_ENCODING, deadline=deadline)
+                proof = _Spacer(enc, model, sliced.get_property(target.name), deadline,
+                                settings).run()
+        except EncodingUnsupported as err:
+            return InvariantProof(target.name, ProofStatus.UNKNOWN,
+                                  reason=f"the Z3 encoding does not support this spec: {err}"), None
+        except (EncodingTimeout, z3.Z3Exception):
+            # The watchdog's interrupt may end a call that is not a check.
+            if not past(deadline):
+                raise
+            return first or (InvariantProof(target.name, ProofStatus.UNKNOWN, reason="timeout"),
+                             None)
+        if proof.status is not ProofStatus.PROVED:
+            return first or (proof, None)
+        # Spacer's invariant speaks of the frozen model: the values of the
+        # frozen variables are part of it on the whole model.
+        facts = [c for decl, value in frozen_facts(model, target)
+                 for c in value_conditions(decl.name, decl.type, value)]
+        proof.invariant = facts + proof.invariant
+        note = None
+        if verify and proof.invariant:
+            note = _verify(model, target.name, proof.invariant, deadline)
+        whole = proof.reason is None or not proof.reason.startswith(_UNSPELLED)
+        if note is None and whole:
+            return proof, None
+        first = first or (proof, note)
+        if past(deadline):
+            break
+    return first
+
+
 class _Spacer:
     def __init__(self, enc: Encoding, model: ir.Model, target: ir.Property,
-                 deadline: float | None):
+                 deadline: float | None, settings: dict[str, object] | None = None):
         self.enc = enc           # of the model sliced to the target's cone of influence
         self.model = model       # the whole model: counterexamples are found there
         self.target = target
         self.deadline = deadline
+        self.settings = settings or {}   # Spacer's parameters beyond the defaults
 
     def left_ms(self) -> int | None:
         if self.deadline is None:
@@ -166,6 +199,8 @@ class _Spacer:
         solver.set("xform.inline_eager", False)
         solver.set("xform.inline_linear", False)
         solver.set("xform.slice", False)
+        for key, value in self.settings.items():
+            solver.set(key, value)
         if (ms := self.left_ms()) is not None:
             solver.set("timeout", ms)
         solver.add(_clause(conj([x.wf, enc.init(x)[0]]), inv(*x.terms)))
@@ -236,8 +271,7 @@ class _Spacer:
         raw = [str(p) for p, t in zip(parts, texts) if t is None]
         reason = None
         if raw:
-            reason = ("part of the invariant has no spelling in the spec language: "
-                      + "; ".join(raw))
+            reason = f"{_UNSPELLED}: " + "; ".join(raw)
         return InvariantProof(self.target.name, ProofStatus.PROVED, reason=reason,
                               invariant=[t for t in texts if t is not None])
 

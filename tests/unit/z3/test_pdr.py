@@ -94,3 +94,52 @@ def test_a_spelling_that_means_something_else_is_caught_and_replaced():
     spelled = [printer.boolean(p) for p in parts]
     assert spelled[1] == "x != 0"
     assert spacer.misspelled(parts, spelled, x) == []
+
+
+def test_an_invariant_that_does_not_print_as_a_proof_is_asked_for_again(monkeypatch):
+    # Spacer's answer shifts with the terms the process made before (once in
+    # CI, TwoPhase's printed invariant did not re-prove); PDR then asks again
+    # with the next settings and keeps the answer that prints as a proof.
+    from modelcheck.engines.z3 import pdr as pdr_module
+
+    asked, checked = [], []
+    spacer_init = pdr_module._Spacer.__init__
+    verify = pdr_module._verify
+
+    def spy_init(self, *args, **kwargs):
+        spacer_init(self, *args, **kwargs)
+        asked.append(dict(self.settings))
+
+    def failing_first(model, name, lemmas, deadline):
+        checked.append(list(lemmas))
+        if len(checked) == 1:
+            return f"{name}: the printed invariant does not re-prove it by induction (planted)"
+        return verify(model, name, lemmas, deadline)
+
+    monkeypatch.setattr(pdr_module._Spacer, "__init__", spy_init)
+    monkeypatch.setattr(pdr_module, "_verify", failing_first)
+    model = load_source(NEEDS_LEMMA, "twice.mc")
+    result = pdr(model, ["NotFive"])
+    proof = result.get("NotFive")
+    assert proof.status is ProofStatus.PROVED
+    assert asked == list(pdr_module._SETTINGS)
+    assert result.notes == []
+    assert proof.invariant == checked[1]
+
+
+def test_when_no_setting_prints_a_proof_the_first_answer_and_its_note_stay(monkeypatch):
+    from modelcheck.engines.z3 import pdr as pdr_module
+
+    checked = []
+
+    def always_failing(model, name, lemmas, deadline):
+        checked.append(list(lemmas))
+        return f"{name}: the printed invariant does not re-prove it by induction (planted)"
+
+    monkeypatch.setattr(pdr_module, "_verify", always_failing)
+    model = load_source(NEEDS_LEMMA, "twice.mc")
+    result = pdr(model, ["NotFive"])
+    assert len(checked) == len(pdr_module._SETTINGS)
+    assert result.get("NotFive").invariant == checked[0]
+    assert result.notes == ["NotFive: the printed invariant does not re-prove it by induction "
+                            "(planted)"]

@@ -8,7 +8,6 @@ import hashlib
 import os
 import platform
 import shutil
-import subprocess
 from pathlib import Path
 
 __all__ = ["CFLAGS", "c_compiler", "c_library_path", "c_library_built"]
@@ -40,16 +39,25 @@ def _build_tag(compiler: str) -> str:
     here = Path(__file__).resolve().parent
     for name in _TRANSLATOR:
         h.update((here / name).read_bytes())
-    try:
-        version = subprocess.run([compiler, "--version"], capture_output=True, text=True,
-                                 timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        version = ""
     h.update(compiler.encode())
-    h.update(version.encode())
+    h.update(_compiler_identity(compiler).encode())
     h.update(" ".join(CFLAGS).encode())
     h.update(_cpu_id().encode())
     return h.hexdigest()[:16]
+
+
+def _compiler_identity(compiler: str) -> str:
+    """The compiler's executable as installed (its real path, size and
+    modification time): a new compiler is a new library.  Not its
+    ``--version``: a process at niceness 19 on a busy machine once waited past
+    the call's timeout, got another tag than its parent, and built a library
+    the parent did not find."""
+    try:
+        real = os.path.realpath(shutil.which(compiler) or compiler)
+        st = os.stat(real)
+    except OSError:
+        return ""
+    return f"{real} {st.st_size} {st.st_mtime_ns}"
 
 
 def _cpu_id() -> str:

@@ -14,7 +14,7 @@ from lark import Token
 
 from modelcheck.diagnostics import Diagnostic, Span
 
-__all__ = ["python_habit"]
+__all__ = ["python_habit", "TYPE_WORDS", "type_as_value"]
 
 _WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
@@ -177,6 +177,21 @@ def _python_def(tok: Token, source: str, path: str) -> Diagnostic | None:
                       hint=f"no ':' and no 'return': {text} = {value}")
 
 
+#: The words that build a type; written where a value is expected, they are
+#: a type used as a value (TLA+'s `x \in [Node -> BOOLEAN]`, `SUBSET Node`).
+TYPE_WORDS = frozenset({"set", "map", "seq", "bag", "tuple", "option"})
+_TYPE_OPEN = re.compile(r"\b(set|map|seq|bag|tuple|option)\s*\[[^\[\]\n]*$")
+
+
+def type_as_value(word: str, span: Span) -> Diagnostic:
+    """A type written where a value is expected: only a named type is a value."""
+    return Diagnostic(
+        "MC1001", f"a type written where a value is expected: '{word}[...]' is a type, and a "
+        f"type is a value only by its name", span,
+        hint=f"name it, e.g. `type T = {word}[...]`, then write `T` where its values are meant "
+        f"(`var v: T in T`, `pick x in T`, `x in T`)")
+
+
 def python_habit(tok: Token, keys: set[str], source: str, path: str) -> Diagnostic | None:
     """The error a Python habit causes, said as such, at the habit itself."""
     start = tok.start_pos or 0
@@ -208,6 +223,11 @@ def python_habit(tok: Token, keys: set[str], source: str, path: str) -> Diagnost
         return _match_case(tok, source, path, keys)
     if value == "]" and keys == {","}:
         return _missing_capacity(tok, source, path)
+    if value == ",":
+        opened = _TYPE_OPEN.search(source[:start])
+        if opened is not None:
+            return type_as_value(opened.group(1),
+                                 Span.at(path, source, opened.start(1), len(opened.group(1))))
     if value == ":" and keys <= {"=", "->"}:
         return _python_def(tok, source, path)
     return None

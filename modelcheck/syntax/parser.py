@@ -22,6 +22,7 @@ from lark.exceptions import UnexpectedInput
 from modelcheck.diagnostics import Diagnostic, Span
 from modelcheck.errors import CompileError
 from modelcheck.syntax import ast
+from modelcheck.syntax.habits import TYPE_WORDS, type_as_value
 from modelcheck.syntax.lark_tables import grammar_text, lark_parser
 from modelcheck.syntax.nesting import (MAX_BRACKETS, MAX_NESTING, brackets_too_deep,
                                        tree_too_deep)
@@ -478,6 +479,9 @@ class _ToAst(Transformer):
         return ast.NoneLit(self._sp(meta))
 
     def name_ref(self, meta, ch):
+        if str(ch[0]) in TYPE_WORDS:
+            self.errors.append(type_as_value(str(ch[0]), self._tsp(ch[0])))
+            return ast.NameRef(str(ch[0]), self._sp(meta))
         return ast.NameRef(self._n(ch[0]), self._sp(meta))
 
     def primed_ref(self, meta, ch):

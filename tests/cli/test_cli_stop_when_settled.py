@@ -84,6 +84,41 @@ def test_stop_on_first_leaves_the_others_unknown(die_hard, engine):
     assert "stop_on_first" in result.get_property("deadlock").reason
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_stop_on_first_reports_tlcs_depth(die_hard, engine):
+    # TLC 2.x on Lamport's DieHard.tla (its invariant NotSolved, -workers 1):
+    # "73 states generated, 14 distinct states found, 1 states left on queue.
+    # The depth of the complete state graph search is 7." The violation is
+    # stored at level 7 and counted among the distinct states, so the depth
+    # is 7, as where the search ends once every property is settled (above).
+    result = api.check(die_hard, engine=engine, options=CheckOptions(stop_on_first=True))
+    assert figures(result)[:3] == (14, 73, 7)
+
+
+FIRST_OF_THREE = """
+module first_of_three
+var x: 0..30 = 0
+action Next() {
+    either { x := x + 1 } or { x := x + 10 } or { x := x + 20 }
+}
+constraint Small: x < 10
+invariant NotOne: x != 1
+"""
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_stop_on_first_counts_the_successors_up_to_the_violation(engine):
+    # TLC 2.x on the same model (Next == x' = x + 1 \/ x' = x + 10 \/ x' = x + 20,
+    # CONSTRAINT x < 10, INVARIANT x # 1): "2 states generated, 2 distinct
+    # states found", depth 2: the violation is the first successor of the
+    # initial state, and the two after it are not generated.
+    model = api.load_source(FIRST_OF_THREE, "first_of_three.mc")
+    result = api.check(model, engine=engine, options=CheckOptions(stop_on_first=True))
+    assert figures(result) == (2, 2, 2, [("NotOne", Status.VIOLATED, 1),
+                                         ("deadlock", Status.UNKNOWN, None)])
+    assert result.stats.action_counts == {"Next": 1}
+
+
 def test_stop_at_first_on_the_command_line(mc, golden):
     run = mc("check", DIE_HARD, "--engine", "reference", "--stop-at-first", "-q", "--out", "OUT")
     assert run.exit_code == 1

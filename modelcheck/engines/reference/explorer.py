@@ -341,6 +341,11 @@ class _Search:
             self.expand(i, max_depth is not None and self.depth >= max_depth)
             i += 1
             self.tick(len(self.states) - i)
+        if self.stopped_on_first and len(self.states) > level_end:
+            # Stopped inside a level after storing states of the next one
+            # (the violation is often one of them): TLC's depth is the
+            # deepest level stored, as the distinct count already has them.
+            self.depth += 1
         if self.cut_at_depth and not self.stopped_on_first:
             raise _Bound(f"stopped at the depth bound: depth {self.depth} "
                          f"(max_depth={self.options.max_depth}) has successors not explored; "
@@ -359,7 +364,7 @@ class _Search:
             out: dict[tuple, Edge] = {}
             self.graph.edges.append([])
             self.graph.enabled.append(frozenset())
-        for action, params, new in transitions:
+        for n, (action, params, new) in enumerate(transitions, 1):
             counts[action] += 1
             for name in self.steps:
                 if self.verdicts.open(name) and not self.guarded(
@@ -367,6 +372,8 @@ class _Search:
                     self.found(name, PropertyKind.STEP, Status.VIOLATED,
                                self.trace_to(i, "counterexample", name, (action, params, new)))
             if self.stopped_on_first:
+                # TLC counts the successors generated up to the violation
+                self.generated -= len(transitions) - n
                 return
             if at_depth_bound:
                 # States past the bound are not stored, but the rest of this
@@ -384,6 +391,7 @@ class _Search:
                 if j is not None:
                     out.setdefault((j, action, params), Edge(j, (action, params), takes))
             if self.stopped_on_first:
+                self.generated -= len(transitions) - n
                 return
         if self.live:
             self.graph.edges[i] = list(out.values())

@@ -299,6 +299,9 @@ class CompiledSearch(Finds):
         """Expand level after level; ``depth`` is the level being expanded
         (initial states: 1), as in the reference explorer."""
         max_depth = self.options.max_depth
+        # every successor is one action's: the states generated are the
+        # initial ones and the action counts (a resumed run's too)
+        initial = int(self.ctr[C_GENERATED]) - int(self.act_counts.sum())
         while not self.stopped:
             if self.pos >= len(self.front) and not self._next_piece():
                 if self.ctr[C_NEXT] == 0 and self.frontier.next_disk is None:
@@ -312,6 +315,14 @@ class CompiledSearch(Finds):
             self.opts[O_STORE] = 0 if at_bound else 1
             self._expand_level()
             if self.stopped:
+                # TLC counts a state's successors up to the violation, as the
+                # action counts do, not the rest of them (the kernel counted
+                # them all)
+                self.ctr[C_GENERATED] = initial + int(self.act_counts.sum())
+                if self.ctr[C_NEXT] or self.frontier.next_disk is not None:
+                    # states of the next level are stored (and counted):
+                    # the depth is theirs, as TLC's and the reference's
+                    self.depth += 1
                 return
             if at_bound and not self.frontier.level_has_more():
                 if self.ctr[C_CUT]:

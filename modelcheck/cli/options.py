@@ -230,6 +230,65 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
     return options
 
 
+#: The flags only some engines read, with those engines ("auto" runs the
+#: compiled engine, or the reference explorer while a kernel compiles).
+#: Given to another engine, a flag would change nothing: ``ignored_flags``
+#: says so rather than let a run without checkpoints look like one with them.
+_READ_BY: dict[str, frozenset[str]] = {
+    "--workers": frozenset({"auto", "compiled"}),
+    "--max-memory": frozenset({"auto", "compiled"}),
+    "--preallocate": frozenset({"auto", "compiled"}),
+    "--frontier-dir": frozenset({"auto", "compiled"}),
+    "--frontier-memory": frozenset({"auto", "compiled"}),
+    "--dump-kernel": frozenset({"auto", "compiled", "spark"}),
+    "--kernel-backend": frozenset({"auto", "compiled", "spark"}),
+    "--checkpoint": frozenset({"auto", "compiled", "spark"}),
+    "--checkpoint-every": frozenset({"auto", "compiled", "spark"}),
+    "--master": frozenset({"spark"}),
+    "--partitions": frozenset({"spark"}),
+    "--spark-threshold": frozenset({"spark"}),
+    "--k": frozenset(),
+    "--lemma": frozenset(),
+}
+
+
+def _given(flags: CheckFlags) -> list[str]:
+    """The engine-specific flags ``flags`` has, as the command line spells them."""
+    extra = flags.extra
+    given = {
+        "--workers": flags.workers is not None,
+        "--max-memory": extra.get("max_memory_mib") is not None,
+        "--preallocate": bool(extra.get("preallocate")),
+        "--frontier-dir": extra.get("frontier_dir") is not None,
+        "--frontier-memory": extra.get("frontier_memory_mib") is not None,
+        "--dump-kernel": flags.dump_kernel is not None,
+        "--kernel-backend": extra.get("kernel_backend") is not None,
+        "--checkpoint": flags.checkpoint_dir is not None,
+        "--checkpoint-every": flags.checkpoint_every_s is not None,
+        "--master": flags.master is not None,
+        "--partitions": flags.partitions is not None,
+        "--spark-threshold": flags.spark_threshold is not None,
+        "--k": flags.k is not None,
+        "--lemma": bool(flags.lemmas),
+    }
+    return [flag for flag in _READ_BY if given[flag]]
+
+
+def ignored_flags(engine: str, flags: CheckFlags) -> list[str]:
+    """A note for each flag given that ``engine`` does not read."""
+    notes = []
+    for flag in _given(flags):
+        readers = _READ_BY[flag]
+        if engine in readers:
+            continue
+        if not readers:
+            notes.append(f"{flag} is for `modelcheck prove`; check ignores it")
+        else:
+            named = " and ".join(f"--engine {r}" for r in sorted(readers - {"auto"}))
+            notes.append(f"{flag} is read by {named}; --engine {engine} ignores it")
+    return notes
+
+
 def default_engine() -> tuple[str, str | None]:
     """The engine used when ``--engine`` is not given, and a one-line notice
     when it falls back: ``modelcheck.api.default_engine``, the one choice
@@ -245,9 +304,10 @@ def choose_engine(requested: str | None, flags: CheckFlags, err: Console) -> str
             raise UsageError(f"--simulate runs on the reference engine, not {requested}",
                              hint="drop --engine, or drop --simulate for an exhaustive check")
         return REFERENCE
-    if requested is not None:
-        return requested
-    engine, notice = default_engine()
-    if notice:
-        err.print(f"note: {notice}")
-    return engine
+    if requested is None:
+        requested, notice = default_engine()
+        if notice:
+            err.print(f"note: {notice}")
+    for note in ignored_flags(requested, flags):
+        err.print(f"note: {note}")
+    return requested

@@ -133,3 +133,36 @@ def test_default_engine_asks_the_compiled_engine_whether_it_can_run(monkeypatch)
         "reference", "the compiled engine is not available (no LLVM here); using the reference engine")
     fake.available = lambda: True
     assert default_engine() == ("auto", None)
+
+
+@pytest.mark.parametrize("engine, flags, notes", [
+    ("reference", CheckFlags(workers=4),
+     ["--workers is read by --engine compiled; --engine reference ignores it"]),
+    ("reference", CheckFlags(checkpoint_dir="ck"),
+     ["--checkpoint is read by --engine compiled and --engine spark; "
+      "--engine reference ignores it"]),
+    ("bmc", CheckFlags(extra={"max_memory_mib": 512.0, "preallocate": True}),
+     ["--max-memory is read by --engine compiled; --engine bmc ignores it",
+      "--preallocate is read by --engine compiled; --engine bmc ignores it"]),
+    ("compiled", CheckFlags(master="local[2]", partitions=4),
+     ["--master is read by --engine spark; --engine compiled ignores it",
+      "--partitions is read by --engine spark; --engine compiled ignores it"]),
+    ("auto", CheckFlags(k=2, lemmas=("Inv",)),
+     ["--k is for `modelcheck prove`; check ignores it",
+      "--lemma is for `modelcheck prove`; check ignores it"]),
+    ("spark", CheckFlags(workers=2, checkpoint_dir="ck", spark_threshold=0), [
+        "--workers is read by --engine compiled; --engine spark ignores it"]),
+    ("auto", CheckFlags(workers=2, checkpoint_dir="ck", dump_kernel="k.py"), []),
+    ("reference", CheckFlags(), []),
+])
+def test_a_flag_the_engine_does_not_read_is_said_to_be_ignored(engine, flags, notes):
+    from modelcheck.cli.options import ignored_flags
+    assert ignored_flags(engine, flags) == notes
+
+
+def test_the_note_comes_before_the_run(mc):
+    run = mc("check", "specs/examples/die_hard.mc", "--engine", "reference", "--workers", "2",
+             "--no-write", "-q")
+    assert run.exit_code == 1
+    assert "note: --workers is read by --engine compiled; --engine reference ignores it" \
+        in run.stderr

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelcheck.conform.driver import Driver, DriverFailure
-from modelcheck.conform.examples.rabbitmq_cluster import RabbitCluster, publish_confirmed
+from modelcheck.conform.examples.rabbitmq_cluster import (RabbitCluster, publish_confirmed,
+                                                          settle_past_publishes)
 from modelcheck.conform.examples.rabbitmq_consumer import Consumer
 from modelcheck.ir import nodes as ir
 
@@ -247,13 +248,9 @@ class RabbitMQDriver(Driver):
         never confirms it (CMQ-9, seed 133, sixth campaign of 30 November:
         after a crash of node 1 and the publish of m1, received and not
         confirmed; m1's confirm seen only after the next publish)."""
-        got = super().wait_settled()
-        if got.get("queued") == "unavailable" or not self._in_flight():
-            return got
-        deadline = time.monotonic() + self.publish_settle_s
-        while self._in_flight() and time.monotonic() < deadline:
-            time.sleep(self.settle_poll_s)
-        return super().wait_settled()
+        return settle_past_publishes(super().wait_settled, self._in_flight,
+                                     lambda got: got.get("queued") == "unavailable",
+                                     self.publish_settle_s, self.settle_poll_s)
 
     def _join_threads(self) -> None:
         for t in self.threads:

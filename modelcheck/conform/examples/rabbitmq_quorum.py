@@ -54,7 +54,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from modelcheck.conform.driver import Driver, DriverFailure
-from modelcheck.conform.examples.rabbitmq_cluster import RabbitCluster, publish_confirmed
+from modelcheck.conform.examples.rabbitmq_cluster import (RabbitCluster, publish_confirmed,
+                                                          settle_past_publishes)
 from modelcheck.conform.examples.rabbitmq_consumer import Consumer
 from modelcheck.ir import nodes as ir
 
@@ -417,13 +418,9 @@ class QuorumQueueDriver(Driver):
         was empty 0.9 s and 2.8 s after the heal, two equal readings, and
         held m1, confirmed, at 4.8 s.  While the queue is unavailable a publish
         stays in flight (up to 65 s, then the nack): not waited for."""
-        got = super().wait_settled()
-        if got.get("queue") == "unavailable" or not self._in_flight():
-            return got
-        deadline = time.monotonic() + self.publish_settle_s
-        while self._in_flight() and time.monotonic() < deadline:
-            time.sleep(self.settle_poll_s)
-        return super().wait_settled()
+        return settle_past_publishes(super().wait_settled, self._in_flight,
+                                     lambda got: got.get("queue") == "unavailable",
+                                     self.publish_settle_s, self.settle_poll_s)
 
     def _query(self) -> tuple[int, int, int, int, int] | None:
         """(ready, total, leader, term, dead-letters held) from the queue's

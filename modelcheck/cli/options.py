@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -230,56 +230,37 @@ def build_options(model: Model, flags: CheckFlags) -> CheckOptions:
     return options
 
 
-#: The flags only some engines read, with those engines ("auto" runs the
-#: compiled engine, or the reference explorer while a kernel compiles).
-#: Given to another engine, a flag would change nothing: ``ignored_flags``
-#: says so rather than let a run without checkpoints look like one with them.
-_READ_BY: dict[str, frozenset[str]] = {
-    "--workers": frozenset({"auto", "compiled"}),
-    "--max-memory": frozenset({"auto", "compiled"}),
-    "--preallocate": frozenset({"auto", "compiled"}),
-    "--frontier-dir": frozenset({"auto", "compiled"}),
-    "--frontier-memory": frozenset({"auto", "compiled"}),
-    "--dump-kernel": frozenset({"auto", "compiled", "spark"}),
-    "--kernel-backend": frozenset({"auto", "compiled", "spark"}),
-    "--checkpoint": frozenset({"auto", "compiled", "spark"}),
-    "--checkpoint-every": frozenset({"auto", "compiled", "spark"}),
-    "--master": frozenset({"spark"}),
-    "--partitions": frozenset({"spark"}),
-    "--spark-threshold": frozenset({"spark"}),
-    "--k": frozenset(),
-    "--lemma": frozenset(),
-}
-
-
-def _given(flags: CheckFlags) -> list[str]:
-    """The engine-specific flags ``flags`` has, as the command line spells them."""
-    extra = flags.extra
-    given = {
-        "--workers": flags.workers is not None,
-        "--max-memory": extra.get("max_memory_mib") is not None,
-        "--preallocate": bool(extra.get("preallocate")),
-        "--frontier-dir": extra.get("frontier_dir") is not None,
-        "--frontier-memory": extra.get("frontier_memory_mib") is not None,
-        "--dump-kernel": flags.dump_kernel is not None,
-        "--kernel-backend": extra.get("kernel_backend") is not None,
-        "--checkpoint": flags.checkpoint_dir is not None,
-        "--checkpoint-every": flags.checkpoint_every_s is not None,
-        "--master": flags.master is not None,
-        "--partitions": flags.partitions is not None,
-        "--spark-threshold": flags.spark_threshold is not None,
-        "--k": flags.k is not None,
-        "--lemma": bool(flags.lemmas),
-    }
-    return [flag for flag in _READ_BY if given[flag]]
+#: The flags only some engines read: each with the engines that read it
+#: ("auto" runs the compiled engine, or the reference explorer while a kernel
+#: compiles; none: ``prove``'s) and whether ``CheckFlags`` has it.  Given to
+#: another engine, a flag would change nothing: ``ignored_flags`` says so
+#: rather than let a run without checkpoints look like one with them.
+_COMPILED = frozenset({"auto", "compiled"})
+_KERNELS = frozenset({"auto", "compiled", "spark"})
+_SPARK = frozenset({"spark"})
+_ENGINE_FLAGS: tuple[tuple[str, frozenset[str], Callable[[CheckFlags], bool]], ...] = (
+    ("--workers", _COMPILED, lambda f: f.workers is not None),
+    ("--max-memory", _COMPILED, lambda f: f.extra.get("max_memory_mib") is not None),
+    ("--preallocate", _COMPILED, lambda f: bool(f.extra.get("preallocate"))),
+    ("--frontier-dir", _COMPILED, lambda f: f.extra.get("frontier_dir") is not None),
+    ("--frontier-memory", _COMPILED, lambda f: f.extra.get("frontier_memory_mib") is not None),
+    ("--dump-kernel", _KERNELS, lambda f: f.dump_kernel is not None),
+    ("--kernel-backend", _KERNELS, lambda f: f.extra.get("kernel_backend") is not None),
+    ("--checkpoint", _KERNELS, lambda f: f.checkpoint_dir is not None),
+    ("--checkpoint-every", _KERNELS, lambda f: f.checkpoint_every_s is not None),
+    ("--master", _SPARK, lambda f: f.master is not None),
+    ("--partitions", _SPARK, lambda f: f.partitions is not None),
+    ("--spark-threshold", _SPARK, lambda f: f.spark_threshold is not None),
+    ("--k", frozenset(), lambda f: f.k is not None),
+    ("--lemma", frozenset(), lambda f: bool(f.lemmas)),
+)
 
 
 def ignored_flags(engine: str, flags: CheckFlags) -> list[str]:
     """A note for each flag given that ``engine`` does not read."""
     notes = []
-    for flag in _given(flags):
-        readers = _READ_BY[flag]
-        if engine in readers:
+    for flag, readers, given in _ENGINE_FLAGS:
+        if not given(flags) or engine in readers:
             continue
         if not readers:
             notes.append(f"{flag} is for `modelcheck prove`; check ignores it")

@@ -103,11 +103,13 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
     reduced, _ = freeze(model)
     sliced = slice_model(reduced, [reduced.get_property(target.name)])
     first: tuple[InvariantProof, str | None] | None = None
+    enc: Encoding | None = None         # made once: each setting asks Spacer about it
     for settings in _SETTINGS:
         try:
             with watchdog(deadline):
                 # The property is translated inside run(), after the actions.
-                enc = Encoding(sliced, encoding or PDR_ENCODING, deadline=deadline)
+                if enc is None:
+                    enc = Encoding(sliced, encoding or PDR_ENCODING, deadline=deadline)
                 proof = _Spacer(enc, model, sliced.get_property(target.name), deadline,
                                 settings).run()
         except EncodingUnsupported as err:

@@ -60,13 +60,19 @@ PDR_ENCODING = EncodingOptions(ints="bv", sets="bv")
 #: Deepest BMC run looking for the counterexample of a refuted invariant.
 _BMC_LIMIT = 10_000
 
-#: Spacer's settings, tried in turn while the invariant it finds does not
-#: print as a proof (a conjunct with no spelling in the spec language, or
-#: printed lemmas that do not re-prove the property): the defaults first; then
-#: without the inductive generalizer, whose lemmas stay closer to the states
-#: Spacer blocked, longer but plainer conditions.  Spacer's answer shifts with
-#: the terms the process created before (seen once in CI on TwoPhase).
+#: Spacer's settings, tried in turn while the invariant it finds fails the
+#: check in its own encoding or does not print as a proof (a conjunct with no
+#: spelling in the spec language, or printed lemmas that do not re-prove the
+#: property): the defaults first; then without the inductive generalizer,
+#: whose lemmas stay closer to the states Spacer blocked, longer but plainer
+#: conditions.  Spacer's answer shifts with the terms the process made before
+#: (Z3 orders a commutative term's operands by their ids), and CI saw both
+#: faults on TwoPhase after other tests.
 _SETTINGS: tuple[dict[str, object], ...] = ({}, {"spacer.use_inductive_generalizer": False})
+
+#: How ``_Spacer.spacer`` begins its reason when Spacer's invariant fails
+#: the check in its own encoding (the next setting is then asked).
+_FLAWED = "the invariant Spacer answered with"
 
 #: How ``_Spacer.proved`` begins its reason when a conjunct has no spelling.
 _UNSPELLED = "part of the invariant has no spelling in the spec language"
@@ -98,8 +104,8 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
                encoding: EncodingOptions | None, verify: bool) -> tuple[InvariantProof, str | None]:
     """Spacer's answer for one invariant, and the note on its printed
     invariant (None when it re-proves, or was not to be checked).  Spacer is
-    asked again with the next of ``_SETTINGS`` while its invariant does not
-    print as a proof; the first answer is kept if none does."""
+    asked again with the next of ``_SETTINGS`` while its invariant is wrong
+    or does not print as a proof; the first proof is kept if none prints."""
     reduced, _ = freeze(model)
     sliced = slice_model(reduced, [reduced.get_property(target.name)])
     first: tuple[InvariantProof, str | None] | None = None
@@ -122,6 +128,8 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
             return first or (InvariantProof(target.name, ProofStatus.UNKNOWN, reason="timeout"),
                              None)
         if proof.status is not ProofStatus.PROVED:
+            if (proof.reason or "").startswith(_FLAWED) and not past(deadline):
+                continue        # a wrong answer: another setting may give a right one
             return first or (proof, None)
         # Spacer's invariant speaks of the frozen model: the values of the
         # frozen variables are part of it on the whole model.
@@ -137,7 +145,7 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
         first = first or (proof, note)
         if past(deadline):
             break
-    return first
+    return first or (proof, None)
 
 
 class _Spacer:
@@ -217,7 +225,7 @@ class _Spacer:
             flaw = self.flaw(found, x, y, step, bad)
             if flaw is not None:
                 return InvariantProof(name, ProofStatus.UNKNOWN,
-                                      reason=f"the invariant Spacer answered with {flaw}"), None
+                                      reason=f"{_FLAWED} {flaw}"), None
             return self.proved(found, x), found
         if answer == z3.unsat:
             return self.refuted(errors), None

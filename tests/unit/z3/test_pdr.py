@@ -127,6 +127,42 @@ def test_an_invariant_that_does_not_print_as_a_proof_is_asked_for_again(monkeypa
     assert proof.invariant == checked[1]
 
 
+def test_a_wrong_answer_from_spacer_is_asked_for_again(monkeypatch):
+    # Once in CI Spacer's invariant for TwoPhase failed the check in its own
+    # encoding (not inductive): that answer is UNKNOWN, never PROVED, and
+    # PDR asks again with the next setting rather than giving up.
+    from modelcheck.engines.z3 import pdr as pdr_module
+
+    asked = []
+    spacer = pdr_module._Spacer.spacer
+
+    def wrong_first(self, *args, **kwargs):
+        asked.append(dict(self.settings))
+        if len(asked) == 1:
+            return pdr_module.InvariantProof(self.target.name, ProofStatus.UNKNOWN,
+                                             reason=f"{pdr_module._FLAWED} is not inductive"), None
+        return spacer(self, *args, **kwargs)
+
+    monkeypatch.setattr(pdr_module._Spacer, "spacer", wrong_first)
+    result = pdr(load_source(NEEDS_LEMMA, "twice.mc"), ["NotFive"])
+    assert result.get("NotFive").status is ProofStatus.PROVED
+    assert asked == list(pdr_module._SETTINGS)
+    assert result.notes == []
+
+
+def test_when_every_answer_is_wrong_the_proof_stays_unknown(monkeypatch):
+    from modelcheck.engines.z3 import pdr as pdr_module
+
+    def always_wrong(self, *args, **kwargs):
+        return pdr_module.InvariantProof(self.target.name, ProofStatus.UNKNOWN,
+                                         reason=f"{pdr_module._FLAWED} is not inductive"), None
+
+    monkeypatch.setattr(pdr_module._Spacer, "spacer", always_wrong)
+    proof = pdr(load_source(NEEDS_LEMMA, "twice.mc"), ["NotFive"]).get("NotFive")
+    assert proof.status is ProofStatus.UNKNOWN
+    assert proof.reason == f"{pdr_module._FLAWED} is not inductive"
+
+
 def test_when_no_setting_prints_a_proof_the_first_answer_and_its_note_stay(monkeypatch):
     from modelcheck.engines.z3 import pdr as pdr_module
 

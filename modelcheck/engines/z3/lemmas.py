@@ -301,30 +301,80 @@ class LemmaPrinter:
         return text if (b.as_long() == 1) == z3.is_eq(e) else f"not ({text})"
 
     def _table(self, e: z3.ExprRef) -> str:
-        """The values of the comparison's fields that satisfy it, listed."""
-        fields = self._fields(e)
-        sizes = [self._size(leaf.type) for leaf in fields]
+        """The values of the comparison's fields that satisfy it, listed (or
+        those that do not, negated, when they are fewer)."""
+        cells = self._cells(e, self._fields(e))
         total = 1
-        for n in sizes:
-            total *= n
-        if not fields or total > _TABLE_LIMIT:
+        for _, values, _ in cells:
+            total *= len(values)
+        if not cells or total > _TABLE_LIMIT:
             raise Untranslatable(str(e))
-        rows = []
-        for combo in itertools.product(*(self._values(leaf) for leaf in fields)):
-            pairs = [(leaf.term, term) for leaf, (_, term) in zip(fields, combo)]
+        table: dict[tuple[str, ...], bool] = {}
+        for combo in itertools.product(*(values for _, values, _ in cells)):
+            pairs = [(term, value) for (term, _, _), (_, value) in zip(cells, combo)]
             value = z3.simplify(z3.substitute(e, *pairs))
             if not (z3.is_true(value) or z3.is_false(value)):
                 raise Untranslatable(str(e))
-            if z3.is_true(value):
-                rows.append([text for text, _ in combo])
+            table[tuple(text for text, _ in combo)] = z3.is_true(value)
+        # A cell the value never depends on is left out of the rows.
+        keep = [k for k, (_, values, _) in enumerate(cells)
+                if any(table[row] != table[row[:k] + (text,) + row[k + 1:]]
+                       for row in table for text, _ in values)]
+        cells = [cells[k] for k in keep]
+        rows, others = [], []
+        for row, value in table.items():
+            short = [row[k] for k in keep]
+            into = rows if value else others
+            if short not in into:
+                into.append(short)
         if not rows:
             return "false"
-        if len(rows) == total:
+        if not others:
             return "true"
-        if len(fields) == 1:
-            return self._one_of(fields[0], [r[0] for r in rows], total)
-        return " or ".join(_paren(" and ".join(f"{leaf.text} == {text}"
-                                               for leaf, text in zip(fields, r))) for r in rows)
+        if len(cells) == 1 and cells[0][2] is not None:
+            return self._one_of(cells[0][2], [r[0] for r in rows], len(cells[0][1]))
+
+        def spelled(row: list[str]) -> str:
+            return " and ".join(text if leaf is None else f"{leaf.text} == {text}"
+                                for (_, _, leaf), text in zip(cells, row))
+        if len(others) < len(rows):
+            return " and ".join(f"not ({spelled(r)})" for r in others)
+        return " or ".join(_paren(spelled(r)) for r in rows)
+
+    def _cells(self, e: z3.ExprRef, fields: list[Leaf]
+               ) -> list[tuple[z3.ExprRef, list[tuple[str, z3.ExprRef]], Leaf | None]]:
+        """What ``_table`` enumerates: each field over its values (with the
+        field), except a bit-vector set that ``e`` reads only bit by bit, as
+        Spacer writes "x in S": each bit read, as in or not in the set
+        (without a field), so a condition on one element of a large set
+        stays a small table."""
+        bits: dict[int, dict[int, z3.ExprRef]] = {}
+        todo, seen = [e], set()
+        while todo:
+            x = todo.pop()
+            if x.get_id() in seen:
+                continue
+            seen.add(x.get_id())
+            if z3.is_app_of(x, z3.Z3_OP_EXTRACT) and x.params()[0] == x.params()[1] \
+                    and self._is_leaf(x.arg(0)) and isinstance(self._leaf(x.arg(0)).type, SetType):
+                bits.setdefault(x.arg(0).get_id(), {})[x.params()[1]] = x
+            todo.extend(x.children())
+        cells = []
+        for leaf in fields:
+            read = bits.get(leaf.term.get_id())
+            if read and leaf.guard is None and not self._reads_whole(e, leaf, read):
+                for i in sorted(read):
+                    member = leaf.members[i]
+                    cells.append((read[i], [(f"not ({member})", z3.BitVecVal(0, 1)),
+                                            (member, z3.BitVecVal(1, 1))], None))
+            else:
+                cells.append((leaf.term, self._values(leaf), leaf))
+        return cells
+
+    def _reads_whole(self, e: z3.ExprRef, leaf: Leaf, read: dict[int, z3.ExprRef]) -> bool:
+        """Whether ``e`` reads ``leaf`` other than through the bits ``read``."""
+        probe = z3.substitute(e, *[(b, z3.BitVecVal(0, 1)) for b in read.values()])
+        return any(f.term.eq(leaf.term) for f in self._fields(probe))
 
     def _one_of(self, leaf: Leaf, chosen: list[str], total: int) -> str:
         """``x == a``, ``x != a`` or ``x in {a, b}``: the field takes one of ``chosen``."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import z3
+
 from modelcheck import api
 from modelcheck.engines.z3.induction import prove
 from modelcheck.engines.z3.pdr import pdr
@@ -179,3 +181,29 @@ def test_when_no_setting_prints_a_proof_the_first_answer_and_its_note_stay(monke
     assert result.get("NotFive").invariant == checked[0]
     assert result.notes == ["NotFive: the printed invariant does not re-prove it by induction "
                             "(planted)"]
+
+
+def test_an_answer_spacer_gave_once_prints_as_a_proof():
+    # Spacer's invariant for TwoPhase's Consistent after one particular set
+    # of terms made before it (saved as SMT-LIB): one conjunct compares a bit
+    # of rmState[rm3] with the element of msgs at bit 4, a set too large to
+    # list whole.  The printer once left it out, and the other lemmas did not
+    # re-prove Consistent; listed by that element, the invariant prints whole
+    # and re-proves.
+    from modelcheck.engines.z3 import pdr as pdr_module
+    from modelcheck.engines.z3.encoding import Encoding
+    from modelcheck.engines.z3.slicing import freeze, slice_model
+
+    model = api.load(str(ROOT / "specs" / "examples" / "two_phase.mc"))
+    reduced, _ = freeze(model)
+    sliced = slice_model(reduced, [reduced.get_property("Consistent")])
+    enc = Encoding(sliced, pdr_module.PDR_ENCODING)
+    x = enc.state("x:")
+    text = (ROOT / "tests" / "unit" / "z3" / "data" / "two_phase_spacer_answer.smt2").read_text()
+    found = z3.parse_smt2_string(f"(assert {text})",
+                                 decls={t.decl().name(): t.decl() for t in x.terms})[0]
+    spacer = pdr_module._Spacer(enc, model, sliced.get_property("Consistent"), None)
+    proof = spacer.proved(found, x)
+    assert proof.reason is None
+    assert any("in msgs" in lemma for lemma in proof.invariant)
+    assert pdr_module._verify(model, "Consistent", proof.invariant, None) is None

@@ -304,10 +304,7 @@ class LemmaPrinter:
         """The values of the comparison's fields that satisfy it, listed (or
         those that do not, negated, when they are fewer)."""
         cells = self._cells(e, self._fields(e))
-        total = 1
-        for _, values, _ in cells:
-            total *= len(values)
-        if not cells or total > _TABLE_LIMIT:
+        if not cells:
             raise Untranslatable(str(e))
         table: dict[tuple[str, ...], bool] = {}
         for combo in itertools.product(*(values for _, values, _ in cells)):
@@ -359,16 +356,25 @@ class LemmaPrinter:
                     and self._is_leaf(x.arg(0)) and isinstance(self._leaf(x.arg(0)).type, SetType):
                 bits.setdefault(x.arg(0).get_id(), {})[x.params()[1]] = x
             todo.extend(x.children())
-        cells = []
+        cells, wholes, total = [], [], 1
         for leaf in fields:
             read = bits.get(leaf.term.get_id())
             if read and leaf.guard is None and not self._reads_whole(e, leaf, read):
+                total *= 2 ** len(read)
                 for i in sorted(read):
                     member = leaf.members[i]
                     cells.append((read[i], [(f"not ({member})", z3.BitVecVal(0, 1)),
                                             (member, z3.BitVecVal(1, 1))], None))
             else:
-                cells.append((leaf.term, self._values(leaf), leaf))
+                total *= self._size(leaf.type)
+                wholes.append(len(cells))
+                cells.append((leaf.term, [], leaf))
+        # Counted before a field's values are listed: a 64-bit field has 2^64.
+        if total > _TABLE_LIMIT:
+            raise Untranslatable(str(e))
+        for k in wholes:
+            term, _, leaf = cells[k]
+            cells[k] = (term, self._values(leaf), leaf)
         return cells
 
     def _reads_whole(self, e: z3.ExprRef, leaf: Leaf, read: dict[int, z3.ExprRef]) -> bool:

@@ -128,8 +128,10 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
             return first or (InvariantProof(target.name, ProofStatus.UNKNOWN, reason="timeout"),
                              None)
         if proof.status is not ProofStatus.PROVED:
-            if (proof.reason or "").startswith(_FLAWED) and not past(deadline):
-                continue        # a wrong answer: another setting may give a right one
+            wrong = (proof.reason or "").startswith(_FLAWED) \
+                and "could not be checked" not in proof.reason
+            if wrong and not past(deadline):
+                continue        # another setting may give a right answer
             return first or (proof, None)
         # Spacer's invariant speaks of the frozen model: the values of the
         # frozen variables are part of it on the whole model.

@@ -16,7 +16,9 @@ node's data folder is removed; the node never returns), Partition and Heal
 AddMember/DeleteMember (``rabbitmq-queues add_member``/``delete_member``),
 TransferLeadership (``ra:transfer_leadership/2``), Settle and Requeue (the
 one consumer's ack and nack-with-requeue).  Waited for: elections, terms,
-replication, commits, confirms, deliveries to the consumer, ra's noop.
+replication, commits, confirms, deliveries to the consumer, ra's noop, and
+the publisher's client sending a pending enqueue again to a new leader
+(``Resend``: the channel's rabbit_fifo_client does it by itself).
 
 Observed: which nodes run (as the driver left them), which disks were lost,
 the publisher's confirms (and its nacks: a rejected publish, below), and

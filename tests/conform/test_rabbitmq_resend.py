@@ -42,14 +42,14 @@ def _walk(seed: int, resends: bool) -> list[int]:
     walked, trace = load_for_trace(SPEC, DATA / f"quorum_queue-conform-seed{seed}.itf.json")
     assert walked.const_values["client_resends"] is False
     model = load(SPEC, {**dict(walked.const_values), "client_resends": resends})
-    real = json.loads((DATA / f"quorum_queue-conform-seed{seed}.real.itf.json").read_text())
-    observed = [{k: v for k, v in s.items() if k != "#meta"} for s in real["states"]]
+    real = _observations(seed)
+    observed = [{k: v for k, v in s.items() if k != "#meta"} for s in real]
     driver = QuorumQueueDriver()
     driver.consts = dict(model.const_values)
     driver.size = driver.consts["N"]
     driven = [s for s in trace.steps[1:] if s.action is not None and driver.drives(s.action)
               and not driver.waits_for(s.action, dict(s.params))]
-    labels = [s["#meta"]["action"] for s in real["states"][1:]]
+    labels = [s["#meta"]["action"] for s in real[1:]]
     assert [label.split("(")[0] for label in labels] == [s.action for s in driven[:len(labels)]]
     belief = Belief(model, driver)
     candidates = belief.initial()
@@ -78,4 +78,6 @@ def test_with_the_resend_the_walk_conforms(seed):
 
 
 def _observations(seed: int) -> list:
+    """The broker's observations of the walk, step by step (the campaign's
+    ``.real.itf.json``)."""
     return json.loads((DATA / f"quorum_queue-conform-seed{seed}.real.itf.json").read_text())["states"]

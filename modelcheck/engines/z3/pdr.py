@@ -74,6 +74,10 @@ _SETTINGS: tuple[dict[str, object], ...] = ({}, {"spacer.use_inductive_generaliz
 #: the check in its own encoding (the next setting is then asked).
 _FLAWED = "the invariant Spacer answered with"
 
+#: How ``_Spacer.flaw`` says the check itself did not decide (no new
+#: setting is asked then: the answer is not known to be wrong).
+_UNCHECKED = "could not be checked"
+
 #: How ``_Spacer.proved`` begins its reason when a conjunct has no spelling.
 _UNSPELLED = "part of the invariant has no spelling in the spec language"
 
@@ -129,7 +133,7 @@ def _prove_one(model: ir.Model, target: ir.Property, deadline: float | None,
                              None)
         if proof.status is not ProofStatus.PROVED:
             wrong = (proof.reason or "").startswith(_FLAWED) \
-                and "could not be checked" not in proof.reason
+                and _UNCHECKED not in proof.reason
             if wrong and not past(deadline):
                 continue        # another setting may give a right answer
             return first or (proof, None)
@@ -252,7 +256,7 @@ class _Spacer:
                 return what
             if answer != z3.unsat:
                 why = "timeout" if past(self.deadline) else s.reason_unknown() or "unknown"
-                return f"could not be checked ({why})"
+                return f"{_UNCHECKED} ({why})"
         return None
 
     def solver(self, limit_ms: int | None = None) -> z3.Solver:
